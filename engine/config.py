@@ -1,0 +1,165 @@
+"""Config folders: find the five YAML files, parse them with limits, validate them against their schemas,
+run the semantic checks, and compile the plan. One loader for eval, check, the language server and the TUI.
+
+`analyze()` never raises: it returns a Config whose `diagnostics` say everything found and whose `plan` is
+None when any is an error. `load_config()` is the strict form the Python API documents.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping
+
+from evalkit.engine.diagnostics import FILE_START, Diagnostic, error, has_errors, warning
+from evalkit.engine.plan import ConfigPlan, compile_plan
+from evalkit.engine.schema_check import schema_diagnostics
+from evalkit.engine.semantic import semantic_diagnostics
+from evalkit.engine.yamlsource import YamlDocument, parse_yaml
+
+CONFIG_NAMES = ("dimensions", "ranking", "prompt", "rewrite", "rules")
+
+
+class ConfigError(Exception):
+    """The config has error-level diagnostics; they are in `diagnostics`, sorted by file and line."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics = sorted(diagnostics, key=Diagnostic.sort_key)
+        errors = [d for d in self.diagnostics if d.severity == 1]
+        super().__init__("\n".join(d.format() for d in errors) or "invalid config")
+
+
+@dataclass
+class Config:
+    folder: Path
+    documents: dict[str, YamlDocument] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    config_hash: str = ""
+    plan: ConfigPlan | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.plan is not None
+
+    def data(self, name: str) -> dict[str, Any]:
+        document = self.documents.get(name)
+        return document.data if document is not None and isinstance(document.data, dict) else {}
+
+    def path_of(self, name: str) -> Path | None:
+        document = self.documents.get(name)
+        return Path(document.path) if document is not None else None
+
+
+def default_config_dir() -> Path:
+    return Path(str(resources.files("evalkit.config_samples")))
+
+
+def config_files(folder: Path) -> dict[str, Path]:
+    """The config files present in `folder`, by config name (`.yaml` preferred over `.yml`)."""
+    found = {}
+    for name in CONFIG_NAMES:
+        for suffix in (".yaml", ".yml"):
+            candidate = folder / f"{name}{suffix}"
+            if candidate.is_file():
+                found[name] = candidate
+                break
+    return found
+
+
+def config_name(path: Path) -> str | None:
+    """The config name a file stands for (`rules` for rules.yml), or None."""
+    return path.stem if path.suffix in (".yaml", ".yml") and path.stem in CONFIG_NAMES else None
+
+
+def hash_config(texts: Mapping[str, bytes]) -> str:
+    """SHA-256 of the folder's YAML files' raw bytes, concatenated in sorted file-name order."""
+    digest = hashlib.sha256()
+    for name in sorted(texts):
+        digest.update(texts[name])
+    return digest.hexdigest()
+
+
+def _read(path: Path, overrides: Mapping[str, str]) -> tuple[bytes | None, Diagnostic | None]:
+    override = overrides.get(str(path))
+    if override is not None:
+        return override.encode("utf-8"), None
+    try:
+        return path.read_bytes(), None
+    except OSError as exc:
+        return None, error(str(path), FILE_START, "unreadable", f"cannot read the file: {exc.strerror or exc}")
+
+
+def _decode(raw: bytes, path: str) -> tuple[str | None, Diagnostic | None]:
+    try:
+        return raw.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        return None, error(path, FILE_START, "not-utf8", f"the file is not UTF-8 text (byte {exc.start})")
+
+
+def _load_document(name: str, path: Path, raw: bytes) -> tuple[YamlDocument | None, list[Diagnostic]]:
+    text, problem = _decode(raw, str(path))
+    if text is None:
+        return None, [problem] if problem else []
+    document, diagnostics = parse_yaml(text, str(path))
+    if document is None:
+        return None, diagnostics
+    if document.data is None:
+        document.data = {}
+    if not isinstance(document.data, dict):
+        return None, [*diagnostics, error(str(path), FILE_START, "wrong-type",
+                                          f"{path.name} must be a mapping of keys, not a {type(document.data).__name__}")]
+    found = schema_diagnostics(document, name)
+    if not has_errors(found):
+        found += semantic_diagnostics(name, document)
+    return document, [*diagnostics, *found]
+
+
+def _yaml_bytes(folder: Path, files: dict[str, Path], overrides: Mapping[str, str]) -> dict[str, bytes]:
+    texts: dict[str, bytes] = {}
+    for path in sorted(folder.glob("*.y*ml")) if folder.is_dir() else []:
+        if path.suffix in (".yaml", ".yml"):
+            raw, _ = _read(path, overrides)
+            if raw is not None:
+                texts[path.name] = raw
+    for path in files.values():
+        if path.name not in texts:
+            raw, _ = _read(path, overrides)
+            texts[path.name] = raw or b""
+    return texts
+
+
+def analyze(folder: Path | str | None = None, overrides: Mapping[str, str] | None = None) -> Config:
+    """Load, check and compile the config in `folder` (None: the shipped default). `overrides` maps a file
+    path to unsaved text that replaces the file's content on disk (the editor's buffer)."""
+    folder = Path(folder) if folder is not None else default_config_dir()
+    overrides = overrides or {}
+    config = Config(folder)
+    if not folder.is_dir():
+        config.diagnostics.append(error(str(folder), FILE_START, "no-config-dir", "the config folder does not exist"))
+        return config
+    files = config_files(folder)
+    for name in CONFIG_NAMES:
+        if name in files and (folder / f"{name}.yml").is_file() and files[name].suffix == ".yaml":
+            config.diagnostics.append(warning(str(folder / f"{name}.yml"), FILE_START, "shadowed-file",
+                                              f"ignored: {name}.yaml in the same folder takes precedence"))
+    raw_texts = _yaml_bytes(folder, files, overrides)
+    for name, path in files.items():
+        document, found = _load_document(name, path, raw_texts.get(path.name, b""))
+        config.diagnostics.extend(found)
+        if document is not None:
+            config.documents[name] = document
+    config.config_hash = hash_config(raw_texts)
+    config.diagnostics.sort(key=Diagnostic.sort_key)
+    if not has_errors(config.diagnostics):
+        config.plan = compile_plan({name: config.data(name) for name in CONFIG_NAMES})
+    return config
+
+
+def load_config(path: Path | str | None = None) -> Config:
+    """The config in folder `path` (None: the shipped default); raises ConfigError when it has errors."""
+    config = analyze(path)
+    if config.plan is None:
+        raise ConfigError(config.diagnostics)
+    return config

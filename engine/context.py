@@ -1,0 +1,60 @@
+"""What conditions and actions see: the signals of one submission, and the state the rules change."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalkit.engine.submission import Submission
+
+
+@dataclass(slots=True)
+class Signals:
+    """Computed once per submission, before any rule runs."""
+
+    text_space: str
+    text_lower: str
+    rewrite: str
+    rewrite_lower: str
+    length_total: int
+    response_count: int
+    ratings: dict[str, float]
+
+    @classmethod
+    def of(cls, submission: Submission) -> Signals:
+        rewrite = submission.rewrite_preferred
+        text_space = "\n".join([r.text for r in submission.responses]) + "\n" + rewrite
+        return cls(text_space, text_space.lower(), rewrite, rewrite.lower(), len(text_space),
+                   len(submission.responses), submission.ratings)
+
+    def public(self) -> dict[str, int]:
+        return {"length_total": self.length_total, "response_count": self.response_count}
+
+
+@dataclass(slots=True)
+class RuleState:
+    """What the rules accumulate for one submission."""
+
+    corrected: dict[str, float]
+    scale: tuple[float, float]
+    round_digits: int | None
+    dedupe_comments: bool
+    comments: list[str] = field(default_factory=list)
+    flags: dict[str, bool] = field(default_factory=dict)
+    score: float | None = None
+    label: str | None = None
+    moved_by: dict[str, list[str]] = field(default_factory=dict)
+
+    def add_comment(self, text: str) -> None:
+        if self.dedupe_comments and text in self.comments:
+            return
+        self.comments.append(text)
+
+    def settle(self, value: float) -> float:
+        """Clamp to the scale and round (float noise always; to `round` digits when configured)."""
+        low, high = self.scale
+        value = min(max(value, low), high)
+        return round(value, self.round_digits if self.round_digits is not None else 10)
+
+
+Detail = dict[str, Any]

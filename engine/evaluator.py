@@ -1,0 +1,107 @@
+"""`Evaluator(config).evaluate(submission) -> Result`: the seed's phases in order, a pure function of the
+compiled plan and one submission (no I/O, no globals)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalkit import __version__
+from evalkit.engine.config import Config, ConfigError
+from evalkit.engine.context import RuleState, Signals
+from evalkit.engine.phases import (check_prompt, decide_label, finalize_rewrite, normalize_ranking,
+                                   pull_dimensions, require_justification)
+from evalkit.engine.plan import ConfigPlan, RulePlan
+from evalkit.engine.result import FiredRule, Result, SkippedRule
+from evalkit.engine.submission import Submission, parse_submission
+
+
+class Evaluator:
+    def __init__(self, config: Config) -> None:
+        if config.plan is None:
+            raise ConfigError(config.diagnostics)
+        self.config = config
+        self.plan: ConfigPlan = config.plan
+        self._meta_base = {"rule_version": self.plan.rule_version, "config_hash": config.config_hash,
+                           "evalkit_version": __version__}
+
+    def evaluate(self, submission: Submission | dict[str, Any]) -> Result:
+        """Raises SubmissionError for a submission that cannot be evaluated."""
+        if not isinstance(submission, Submission):
+            submission = parse_submission(submission)
+        plan = self.plan
+        signals = Signals.of(submission)
+        corrected, rationale = pull_dimensions(plan, submission.ratings)
+        state = RuleState(dict(corrected), plan.scale, plan.round_digits, plan.dedupe_comments)
+        fired: list[FiredRule] = []
+        skipped: list[SkippedRule] = []
+        self._run_rules(plan.rating_rules, signals, state, fired, skipped, plan.stop_after_first)
+        ranking, ranking_feedback, ranking_issues = normalize_ranking(plan, submission)
+        self._run_rules(plan.ranking_rules, signals, state, fired, skipped, False)
+        rewrite_final, rewrite_fired = finalize_rewrite(plan, submission)
+        fired.extend(rewrite_fired)
+        prompt_feedback = check_prompt(plan, submission)
+        require_justification(plan, submission, state)
+        return Result(
+            corrected_ratings=self._ratings(submission, state, rationale),
+            corrected_ranking=ranking,
+            ranking_feedback=ranking_feedback,
+            rewrite_final=rewrite_final,
+            prompt_feedback=prompt_feedback,
+            global_summary=self._summary(submission, state),
+            comments=state.comments,
+            fired_rules=fired,
+            score=state.score,
+            flags=state.flags,
+            label=decide_label(plan, state),
+            meta={**self._meta_base, "signals": signals.public(), "warnings": self._warnings(submission)},
+            skipped_rules=skipped,
+            ranking_issues=ranking_issues,
+        )
+
+    @staticmethod
+    def _run_rules(rules: list[RulePlan], signals: Signals, state: RuleState, fired: list[FiredRule],
+                   skipped: list[SkippedRule], stop_after_first: bool) -> None:
+        stopped_by: str | None = None
+        for rule in rules:
+            if stopped_by is not None:
+                skipped.append(SkippedRule(rule.id, rule.type, {}, None, f"not run: '{stopped_by}' fired first "
+                                           "and stop_after_first is set"))
+                continue
+            held, detail = rule.check(signals)
+            if not held:
+                failed = next((name for name, seen in detail.items() if not seen["held"]), None)
+                skipped.append(SkippedRule(rule.id, rule.type, detail, failed, f"condition '{failed}' did not hold"))
+                continue
+            actions = [apply(state, signals, detail, rule.id) for apply in rule.actions]
+            fired.append(FiredRule(rule.id, rule.type, detail, actions))
+            if stop_after_first:
+                stopped_by = rule.id
+
+    @staticmethod
+    def _ratings(submission: Submission, state: RuleState, rationale: dict[str, str]) -> dict[str, dict[str, Any]]:
+        out = {}
+        for name, original in submission.ratings.items():
+            why = rationale[name]
+            rules = state.moved_by.get(name)
+            if rules:
+                why += f"; adjusted by {', '.join(rules)}"
+            out[name] = {"original": original, "updated": state.corrected[name], "rationale": why,
+                         "adjusted_by": rules or []}
+        return out
+
+    @staticmethod
+    def _summary(submission: Submission, state: RuleState) -> str:
+        ratings = submission.ratings
+        mean = sum(abs(state.corrected[n] - v) for n, v in ratings.items()) / len(ratings)
+        lines = [f"Mean absolute adjustment: {mean:.2f}."]
+        lines.extend(f"- {comment}" for comment in state.comments)
+        return "\n".join(lines)
+
+    def _warnings(self, submission: Submission) -> list[str]:
+        low, high = self.plan.scale
+        warnings = [f"ratings.{name} = {value:g} is outside the scale [{low:g}, {high:g}]; pulled and clamped"
+                    for name, value in submission.ratings.items() if not low <= value <= high]
+        ids = [r.id for r in submission.responses]
+        if len(set(ids)) != len(ids):
+            warnings.append("responses have duplicate ids; the ranking matches the first of each")
+        return warnings

@@ -1,0 +1,26 @@
+"""Safety limits, in one place. Rule files and submissions come from many hands; each limit here has a
+test that proves its guard holds (tests/engine/test_limits.py)."""
+
+MAX_YAML_BYTES = 1_000_000
+"""A config file larger than this is refused before parsing."""
+
+MAX_YAML_DEPTH = 64
+"""Nesting deeper than this is refused while scanning events, before any tree is built."""
+
+MAX_YAML_NODES = 200_000
+"""Nodes after alias expansion; stops "billion laughs" files that are tiny on disk."""
+
+MAX_SUBMISSION_BYTES = 50_000_000
+"""A submission file (or JSONL line) larger than this is refused."""
+
+MAX_TEMPLATE_OUTPUT = 4_000
+"""A rendered comment template is cut to this many characters."""
+
+MAX_TEMPLATE_SEQUENCE = 10_000
+"""`*` in a template may not build a string or list longer than this."""
+
+MAX_TEMPLATE_POWER_DIGITS = 1_000
+"""`**` in a template may not produce an integer with more digits than this."""
+
+MAX_REGEX_PROGRAM = 100_000
+"""RE2's memory budget for one compiled pattern, in bytes."""

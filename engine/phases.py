@@ -1,0 +1,168 @@
+"""The seed's phases after signals, each a small pure function over the plan and the submission."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from evalkit.engine.context import RuleState
+from evalkit.engine.plan import ConfigPlan, RewriteRulePlan
+from evalkit.engine.result import FiredRule
+from evalkit.engine.submission import Submission
+
+RANKING_DEFAULT = "Ranking processed."
+REWRITE_NOTE_DEFAULT = "Expand content."
+PROMPT_DEFAULTS = {"ok": "Prompt valid.", "missing_field": "Missing fields: {missing}",
+                   "invalid_label": "Invalid label {field}={value}"}
+_SPACE_RUNS = re.compile(" {2,}")
+
+
+def pull_dimensions(plan: ConfigPlan, ratings: dict[str, float]) -> tuple[dict[str, float], dict[str, str]]:
+    """Phase 2: a rating outside tolerance moves `pull_fraction` of the way to the ideal."""
+    low, high = plan.scale
+    corrected, rationale = {}, {}
+    for name, value in ratings.items():
+        ideal, tolerance = plan.dimensions[name]
+        distance = round(abs(value - ideal), 9)
+        if distance <= tolerance:
+            corrected[name] = value
+            rationale[name] = f"within tolerance (|{value:g} - {ideal:g}| = {distance:g} <= {tolerance:g}); kept"
+            continue
+        pulled = min(max(value + plan.pull_fraction * (ideal - value), low), high)
+        pulled = round(pulled, plan.round_digits if plan.round_digits is not None else 10)
+        corrected[name] = pulled
+        rationale[name] = (f"outside tolerance (|{value:g} - {ideal:g}| = {distance:g} > {tolerance:g}); "
+                           f"pulled {plan.pull_fraction:g} of the way toward {ideal:g}: {pulled:g}")
+    return corrected, rationale
+
+
+def normalize_ranking(plan: ConfigPlan, submission: Submission) -> tuple[list[Any], str, dict[str, list[Any]]]:
+    """Phase 4: known ids in order, unknown dropped, duplicates removed, missing appended."""
+    settings = plan.ranking
+    known = [r.id for r in submission.responses]
+    known_set = set(known)
+    keep_duplicates = settings.get("allow_duplicates", False)
+    ranking, seen, unknown, duplicates = [], set(), [], []
+    for rid in submission.ranking:
+        if rid not in known_set:
+            unknown.append(rid)
+        elif rid in seen and not keep_duplicates:
+            duplicates.append(rid)
+        else:
+            ranking.append(rid)
+            seen.add(rid)
+    missing = [rid for rid in known if rid not in seen]
+    if (settings.get("corrections") or {}).get("append_missing", True):
+        ranking.extend(missing)
+    issues = {"unknown": unknown, "duplicates": duplicates, "missing": missing}
+    return ranking, _ranking_feedback(settings, issues), issues
+
+
+def _ranking_feedback(settings: dict[str, Any], issues: dict[str, list[Any]]) -> str:
+    templates = settings.get("feedback_templates") or {}
+    outcomes = []
+    if issues["duplicates"]:
+        outcomes.append("had_duplicates")
+    if issues["missing"] and settings.get("require_all_ids", True):
+        outcomes.append("missing_ids")
+    if issues["unknown"]:
+        outcomes.append("unknown_ids")
+    if not outcomes:
+        outcomes.append("complete")
+    texts = [templates[o] for o in outcomes if o in templates]
+    return " ".join(texts) if texts else RANKING_DEFAULT
+
+
+def _ends_with_punct(text: str) -> bool:
+    return text.endswith((".", "!", "?"))
+
+
+def finalize_rewrite(plan: ConfigPlan, submission: Submission) -> tuple[str, list[FiredRule]]:
+    """Phase 5: strip, note if short, rewrite rules, postprocessors. Returns the text and the fired rules."""
+    settings = plan.rewrite
+    note = "\n\n" + settings.get("note_text", REWRITE_NOTE_DEFAULT)
+    text = submission.rewrite_preferred.strip()
+    short = len(text) < settings.get("min_length", 0)
+    if short and settings.get("add_note_if_short", True):
+        text += note
+    fired = []
+    for rule in plan.rewrite_rules:
+        detail = _rewrite_rule_detail(rule, text, short)
+        if all(seen["held"] for seen in detail.values()):
+            text, actions = _apply_rewrite_actions(rule, text, note)
+            fired.append(FiredRule(rule.id, "rewrite", detail, actions))
+    for step in settings.get("postprocessors") or []:
+        text = _postprocess(step["type"], text)
+    return text, fired
+
+
+def _rewrite_rule_detail(rule: RewriteRulePlan, text: str, short: bool) -> dict[str, Any]:
+    detail: dict[str, Any] = {}
+    if rule.ends_without_punct is not None:
+        ends_without = not _ends_with_punct(text)
+        detail["ends_without_punct"] = {"held": rule.ends_without_punct == ends_without, "last_char": text[-1:]}
+    if rule.shorter_than_min is not None:
+        detail["shorter_than_min"] = {"held": rule.shorter_than_min == short, "length": len(text)}
+    return detail
+
+
+def _apply_rewrite_actions(rule: RewriteRulePlan, text: str, note: str) -> tuple[str, list[dict[str, Any]]]:
+    actions: list[dict[str, Any]] = []
+    if rule.append_text:
+        text += rule.append_text
+        actions.append({"append_text": rule.append_text})
+    if rule.append_note:
+        text += note
+        actions.append({"append_note": True})
+    return text, actions
+
+
+def _postprocess(kind: str, text: str) -> str:
+    if kind == "ensure_period":
+        return text if not text or _ends_with_punct(text) else text + "."
+    return _SPACE_RUNS.sub(" ", text).strip()
+
+
+class _KeepUnknown(dict[str, Any]):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def check_prompt(plan: ConfigPlan, submission: Submission) -> str:
+    """Phase 6: required fields, then label catalogues, else ok."""
+    settings = plan.prompt
+    texts = {**PROMPT_DEFAULTS, **(settings.get("feedback") or {})}
+    messages = []
+    missing = [f for f in settings.get("required_fields") or [] if not submission.field_value(f)]
+    if missing:
+        messages.append(texts["missing_field"].format_map(_KeepUnknown(missing=", ".join(missing))))
+    for key, allowed in (settings.get("label_checks") or {}).items():
+        name = key.removesuffix("_allow")
+        value = submission.field_value(name)
+        if value is not None and value not in allowed:
+            messages.append(texts["invalid_label"].format_map(_KeepUnknown(field=name, value=value)))
+    return " ".join(messages) if messages else texts["ok"]
+
+
+def require_justification(plan: ConfigPlan, submission: Submission, state: RuleState) -> None:
+    """Phase 7: a large move with no justification sets a flag and a comment."""
+    threshold = plan.justification_delta
+    if threshold is None or submission.justification.strip():
+        return
+    moved = [name for name, original in submission.ratings.items()
+             if round(abs(state.corrected[name] - original), 9) >= threshold]
+    if moved:
+        state.flags["justification_required"] = True
+        state.add_comment(f"Justification required: {', '.join(moved)} moved by at least {threshold:g}.")
+
+
+def decide_label(plan: ConfigPlan, state: RuleState) -> str | None:
+    """Phase 8: the highest score threshold at or below the score, else the assigned label, else the default."""
+    if state.score is not None and plan.score_thresholds:
+        best: tuple[str, float] | None = None
+        for label, minimum in plan.score_thresholds:
+            if minimum <= state.score and (best is None or minimum > best[1]):
+                best = (label, minimum)
+        if best is not None:
+            return best[0]
+    return state.label if state.label is not None else plan.default_label

@@ -1,0 +1,109 @@
+"""Compile a validated config once into a ConfigPlan: settings with their defaults filled in, and the
+rules as RulePlans (compiled conditions and actions). Evaluation reads only the plan."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalkit.engine.actions import Apply, compile_actions
+from evalkit.engine.conditions import Check, compile_when
+
+DEFAULT_DIMENSIONS: dict[str, tuple[float, float]] = {
+    "instructions": (4.0, 1.5),
+    "accuracy": (4.2, 1.2),
+    "optimality": (3.8, 1.4),
+    "presentation": (4.0, 1.2),
+    "freshness": (3.5, 1.5),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RulePlan:
+    id: str
+    type: str
+    check: Check
+    actions: list[Apply]
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RewriteRulePlan:
+    id: str
+    ends_without_punct: bool | None
+    shorter_than_min: bool | None
+    append_text: str
+    append_note: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigPlan:
+    scale: tuple[float, float] = (0.0, 5.0)
+    dimensions: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(DEFAULT_DIMENSIONS))
+    pull_fraction: float = 0.4
+    round_digits: int | None = None
+    justification_delta: float | None = None
+    ranking: dict[str, Any] = field(default_factory=dict)
+    prompt: dict[str, Any] = field(default_factory=dict)
+    rewrite: dict[str, Any] = field(default_factory=dict)
+    rating_rules: list[RulePlan] = field(default_factory=list)
+    ranking_rules: list[RulePlan] = field(default_factory=list)
+    rewrite_rules: list[RewriteRulePlan] = field(default_factory=list)
+    dedupe_comments: bool = False
+    stop_after_first: bool = False
+    default_label: str | None = None
+    score_thresholds: list[tuple[str, float]] = field(default_factory=list)
+    rule_version: Any = None
+
+
+def _dimensions(data: dict[str, Any]) -> dict[str, Any]:
+    dims = dict(DEFAULT_DIMENSIONS)
+    for name, entry in (data.get("dimensions") or {}).items():
+        ideal, tolerance = dims[name]
+        dims[name] = (float(entry.get("ideal", ideal)), float(entry.get("tolerance", tolerance)))
+    adjustment = data.get("adjustment") or {}
+    low, high = data.get("scale") or (0, 5)
+    return {
+        "scale": (float(low), float(high)),
+        "dimensions": dims,
+        "pull_fraction": float(adjustment.get("pull_fraction", 0.4)),
+        "round_digits": adjustment.get("round"),
+        "justification_delta": (data.get("validation") or {}).get("require_justification_if_delta_ge"),
+    }
+
+
+def _rule(raw: dict[str, Any], kind: str) -> RulePlan:
+    return RulePlan(raw["id"], kind, compile_when(raw.get("when")), compile_actions(raw.get("actions") or {}),
+                    raw.get("description", ""))
+
+
+def _rewrite_rule(raw: dict[str, Any]) -> RewriteRulePlan:
+    when, actions = raw.get("when") or {}, raw.get("actions") or {}
+    return RewriteRulePlan(raw["id"], when.get("ends_without_punct"), when.get("shorter_than_min"),
+                           actions.get("append_text", ""), bool(actions.get("append_note", False)))
+
+
+def _rules(data: dict[str, Any]) -> dict[str, Any]:
+    options = data.get("options") or {}
+    thresholds = (data.get("decision") or {}).get("score_thresholds") or {}
+    return {
+        "rating_rules": [_rule(r, "rating") for r in data.get("rating_rules") or []],
+        "ranking_rules": [_rule(r, "ranking") for r in data.get("ranking_rules") or []],
+        "rewrite_rules": [_rewrite_rule(r) for r in data.get("rewrite_rules") or []],
+        "dedupe_comments": bool(options.get("dedupe_comments", False)),
+        "stop_after_first": bool(options.get("stop_after_first", False)),
+        "default_label": options.get("default_label"),
+        "score_thresholds": [(label, float(v)) for label, v in thresholds.items()],
+        "rule_version": data.get("version"),
+    }
+
+
+def compile_plan(data: dict[str, dict[str, Any]]) -> ConfigPlan:
+    """`data` maps each config name to its validated content ({} for an absent file)."""
+    return ConfigPlan(
+        **_dimensions(data.get("dimensions") or {}),
+        ranking=data.get("ranking") or {},
+        prompt=data.get("prompt") or {},
+        rewrite=data.get("rewrite") or {},
+        **_rules(data.get("rules") or {}),
+    )

@@ -1,0 +1,142 @@
+"""JSON Schema validation that speaks to people: each error at the offending node, in plain words.
+
+An unknown key gets the closest valid key as a suggestion (and a fix), a wrong type says what was
+expected, an enum lists the allowed values. Schema keyword `x-code` names the diagnostic code for an
+enum that stands for a vocabulary (dimension names, submission fields).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any, Iterator
+
+from evalkit.engine.diagnostics import Diagnostic, Fix, Span, closest, error
+from evalkit.engine.validator import SchemaError, Validator
+from evalkit.engine.yamlsource import JsonPath, YamlDocument
+
+_TYPE_WORDS = {
+    "object": "a mapping", "array": "a list", "string": "a string", "number": "a number",
+    "integer": "an integer", "boolean": "true or false", "null": "null",
+}
+
+
+@cache
+def validator(schema_name: str) -> Validator:
+    from evalkit import schemas
+
+    return Validator(schemas.load(schema_name))
+
+
+def schema_diagnostics(document: YamlDocument, schema_name: str) -> list[Diagnostic]:
+    """Every schema violation in `document`, positioned and worded for people."""
+    out: list[Diagnostic] = []
+    for err in validator(schema_name).iter_errors(document.data):
+        out.extend(_translate(err, document))
+    return out
+
+
+def describe_value(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return f"the string '{shown}'"
+    return f"the number {value}" if isinstance(value, (int, float)) else type(value).__name__
+
+
+def _where(path: JsonPath) -> str:
+    if not path:
+        return "at the top level"
+    parts = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+    return f"in {parts.lstrip('.')}"
+
+
+def _types(expected: str | list[str]) -> str:
+    names = [expected] if isinstance(expected, str) else expected
+    return " or ".join(_TYPE_WORDS.get(n, n) for n in names)
+
+
+def _translate(err: SchemaError, document: YamlDocument) -> Iterator[Diagnostic]:
+    path: JsonPath = err.absolute_path
+    kind = err.validator
+    if kind == "additionalProperties":
+        yield from _unknown_keys(err, document, path)
+    elif kind == "required":
+        yield _missing_key(err, document, path)
+    elif err.in_property_name:
+        yield _not_allowed(err, document, document.key_span((*path, err.instance)))
+    elif kind == "type":
+        yield error(document.path, document.value_span(path), "wrong-type",
+                    f"expected {_types(err.validator_value)} {_where(path)}, found {describe_value(err.instance)}")
+    elif kind == "enum":
+        yield _not_allowed(err, document, document.value_span(path))
+    else:
+        yield error(document.path, document.value_span(path), f"schema-{kind.lower()}",
+                    f"{_where(path)}: {_plain_message(err)}")
+
+
+def _plain_message(err: SchemaError) -> str:
+    kind, limit = err.validator, err.validator_value
+    words = {
+        "minimum": f"must be at least {limit}", "maximum": f"must be at most {limit}",
+        "minItems": f"needs at least {limit} item{'s' if limit != 1 else ''}",
+        "maxItems": f"takes at most {limit} item{'s' if limit != 1 else ''}",
+        "minLength": "must not be empty" if limit == 1 else f"needs at least {limit} characters",
+        "minProperties": "must not be empty",
+    }
+    return f"{words.get(kind, f'fails {kind} {limit}')}, found {describe_value(err.instance)}"
+
+
+def _allowed_keys(schema: dict[str, Any]) -> list[str]:
+    return list(schema.get("properties", {}))
+
+
+def _unknown_keys(err: SchemaError, document: YamlDocument, path: JsonPath) -> Iterator[Diagnostic]:
+    allowed = _allowed_keys(err.schema)
+    for key in err.instance:
+        if key in allowed:
+            continue
+        key_span = document.key_span((*path, key))
+        suggestion = closest(key, allowed)
+        message = f"unknown key '{key}' {_where(path)}"
+        fix = None
+        if suggestion:
+            message += f"; did you mean '{suggestion}'?"
+            fix = Fix(f"Replace with '{suggestion}'", key_span, suggestion)
+        else:
+            message += f"; valid keys: {', '.join(allowed)}"
+        yield error(document.path, key_span, "unknown-key", message, fix)
+
+
+def _missing_key(err: SchemaError, document: YamlDocument, path: JsonPath) -> Diagnostic:
+    missing = err.validator_value if isinstance(err.validator_value, list) else []
+    name = next((m for m in missing if m not in err.instance), "?")
+    span = document.value_span(path)
+    insert_at = type(span)(span.line, span.column, span.line, span.column)
+    indent = " " * (span.column - 1)
+    placeholder = '""' if name == "id" else "{}"
+    fix = Fix(f"Insert '{name}'", insert_at, f"{name}: {placeholder}\n{indent}")
+    return error(document.path, document.key_span(path) if not path or isinstance(path[-1], str) else span,
+                 "missing-key", f"missing required key '{name}' {_where(path)}", fix)
+
+
+def _not_allowed(err: SchemaError, document: YamlDocument, span: Span) -> Diagnostic:
+    """A key or value outside its vocabulary (an enum), with the closest allowed one suggested."""
+    allowed = [str(v) for v in err.schema.get("enum", [])]
+    code = err.schema.get("x-code", "invalid-value")
+    value = err.instance
+    if code.startswith("unknown-"):
+        message = f"unknown {code.removeprefix('unknown-')} '{value}' {_where(err.absolute_path)}"
+    else:
+        message = f"{describe_value(value)} is not allowed {_where(err.absolute_path)}"
+    suggestion = closest(str(value), allowed) if isinstance(value, str) else None
+    if suggestion:
+        return error(document.path, span, code, f"{message}; did you mean '{suggestion}'?",
+                     Fix(f"Replace with '{suggestion}'", span, suggestion))
+    return error(document.path, span, code, f"{message}; expected one of: {', '.join(allowed)}")

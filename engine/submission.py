@@ -1,0 +1,143 @@
+"""Submissions: parsed from plain data, strict where it matters and lenient where people are.
+
+`parse_submission` mirrors `schemas/submission.schema.json` with hand-written checks because it runs on
+every evaluation (a generic validator costs more than the evaluation itself); a property test keeps the
+two in step. Ratings outside the scale, null optional fields, unknown keys and integer ids are accepted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+DIMENSIONS = ("instructions", "accuracy", "optimality", "presentation", "freshness")
+OPTIONAL_TEXT = ("category", "subcategory", "difficulty", "ranking_rationale", "rewrite_preferred")
+
+ResponseId = str | int
+
+
+class SubmissionError(ValueError):
+    """A submission that cannot be evaluated; `where` is the offending field's path, e.g. `ratings.accuracy`."""
+
+    def __init__(self, message: str, where: str = "") -> None:
+        super().__init__(f"{where}: {message}" if where else message)
+        self.where = where
+        self.reason = message
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    id: ResponseId
+    text: str
+    meta: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    prompt: str
+    responses: tuple[Response, ...]
+    ranking: tuple[ResponseId, ...]
+    ratings: dict[str, float]
+    justification: str = ""
+    category: str | None = None
+    subcategory: str | None = None
+    difficulty: str | None = None
+    ranking_rationale: str | None = None
+    rewrite_preferred: str = ""
+    evidence: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def field_value(self, name: str) -> Any:
+        """A top-level field by name, as prompt.yaml's checks see it."""
+        if name in self.extra:
+            return self.extra[name]
+        return getattr(self, name, None)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _type_name(value: Any) -> str:
+    return {type(None): "null", bool: "a boolean", str: "a string", list: "a list", dict: "a mapping"}.get(
+        type(value), "a number" if _is_number(value) else type(value).__name__)
+
+
+def _expect(value: Any, kind: type | tuple[type, ...], where: str, words: str) -> None:
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise SubmissionError(f"expected {words}, found {_type_name(value)}", where)
+
+
+def _responses(raw: Any) -> tuple[Response, ...]:
+    _expect(raw, list, "responses", "a list of responses")
+    if not raw:
+        raise SubmissionError("expected at least one response", "responses")
+    out = []
+    for index, item in enumerate(raw):
+        where = f"responses[{index}]"
+        _expect(item, dict, where, "a mapping with 'id' and 'text'")
+        for key in ("id", "text"):
+            if key not in item:
+                raise SubmissionError(f"missing required key '{key}'", where)
+        _expect(item["id"], (str, int), f"{where}.id", "a string or an integer")
+        _expect(item["text"], str, f"{where}.text", "a string")
+        meta = item.get("meta")
+        if meta is not None:
+            _expect(meta, dict, f"{where}.meta", "a mapping")
+        out.append(Response(item["id"], item["text"], meta))
+    return tuple(out)
+
+
+def _ratings(raw: Any) -> tuple[dict[str, float], str]:
+    _expect(raw, dict, "ratings", "a mapping of dimension ratings")
+    ratings: dict[str, float] = {}
+    for name in DIMENSIONS:
+        if name not in raw:
+            raise SubmissionError(f"missing required key '{name}'", "ratings")
+        value = raw[name]
+        if not _is_number(value):
+            raise SubmissionError(f"expected a number, found {_type_name(value)}", f"ratings.{name}")
+        ratings[name] = float(value)
+    justification = raw.get("justification")
+    if justification is not None:
+        _expect(justification, str, "ratings.justification", "a string")
+    return ratings, justification or ""
+
+
+def _ranking(raw: Any) -> tuple[ResponseId, ...]:
+    _expect(raw, list, "ranking", "a list of response ids")
+    for index, item in enumerate(raw):
+        _expect(item, (str, int), f"ranking[{index}]", "a response id (string or integer)")
+    return tuple(raw)
+
+
+_KNOWN = frozenset({"prompt", "responses", "ranking", "ratings", "evidence", *OPTIONAL_TEXT})
+
+
+def parse_submission(data: Any) -> Submission:
+    """Check and convert one submission; raises SubmissionError naming the offending field."""
+    _expect(data, dict, "", "a mapping (a JSON object)")
+    for key in ("prompt", "responses", "ranking", "ratings"):
+        if key not in data:
+            raise SubmissionError(f"missing required key '{key}'")
+    _expect(data["prompt"], str, "prompt", "a string")
+    optional: dict[str, Any] = {}
+    for key in OPTIONAL_TEXT:
+        value = data.get(key)
+        if value is not None:
+            _expect(value, str, key, "a string")
+            optional[key] = value
+    evidence = data.get("evidence")
+    if evidence is not None:
+        _expect(evidence, (str, list, dict), "evidence", "a string, a list or a mapping")
+    ratings, justification = _ratings(data["ratings"])
+    return Submission(
+        prompt=data["prompt"],
+        responses=_responses(data["responses"]),
+        ranking=_ranking(data["ranking"]),
+        ratings=ratings,
+        justification=justification,
+        evidence=evidence,
+        extra={k: v for k, v in data.items() if k not in _KNOWN},
+        **optional,
+    )

@@ -1,0 +1,119 @@
+"""Comment templates: Jinja2 in an immutable sandbox, checked and compiled once at load.
+
+The sandbox blocks attribute escapes but not resource abuse, so this module also caps `*`, `**` and `+`,
+allows only a short list of harmless filters and no globals, refuses loops, macros and private names
+when the template is loaded, and cuts the rendered output (limits.py).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache, lru_cache
+from typing import Any, Callable
+
+from evalkit.engine import limits
+
+CONTEXT_NAMES = frozenset({"signals", "detail", "corrected"})
+SAFE_FILTERS = frozenset({
+    "abs", "capitalize", "count", "d", "default", "first", "float", "int", "join", "last", "length",
+    "lower", "max", "min", "round", "string", "title", "trim", "truncate", "upper", "tojson", "sort",
+})
+
+
+class TemplateProblem(ValueError):
+    """A template that does not parse, uses names its context lacks, or uses what the sandbox refuses."""
+
+    def __init__(self, message: str, line: int = 1) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def _capped_binop(env: Any, context: Any, operator: str, left: Any, right: Any) -> Any:
+    from jinja2.exceptions import SecurityError
+
+    if operator == "**" and _power_too_big(left, right):
+        raise SecurityError("the power is too large")
+    if operator == "*" and _repeat_too_long(left, right):
+        raise SecurityError("the repeated sequence is too long")
+    if operator == "+" and isinstance(left, (str, list)) and isinstance(right, (str, list)):
+        if len(left) + len(right) > limits.MAX_TEMPLATE_SEQUENCE:
+            raise SecurityError("the concatenation is too long")
+    return env.binop_table[operator](left, right)
+
+
+def _power_too_big(base: Any, exponent: Any) -> bool:
+    if not isinstance(base, (int, float)) or not isinstance(exponent, (int, float)):
+        return False
+    if abs(base) <= 1 or exponent <= 0:
+        return False
+    return exponent * math.log10(abs(base)) > limits.MAX_TEMPLATE_POWER_DIGITS
+
+
+def _repeat_too_long(left: Any, right: Any) -> bool:
+    for sequence, count in ((left, right), (right, left)):
+        if isinstance(sequence, (str, list, tuple)) and isinstance(count, int):
+            return len(sequence) * count > limits.MAX_TEMPLATE_SEQUENCE
+    return False
+
+
+@cache
+def environment() -> Any:
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    class CappedSandbox(ImmutableSandboxedEnvironment):
+        intercepted_binops = frozenset({"*", "**", "+"})
+
+        def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+            return _capped_binop(self, context, operator, left, right)
+
+    env = CappedSandbox(autoescape=False)
+    env.filters = {name: f for name, f in env.filters.items() if name in SAFE_FILTERS}
+    env.globals.clear()
+    return env
+
+
+def _refused_constructs(ast: Any) -> TemplateProblem | None:
+    from jinja2 import nodes
+
+    refused = (nodes.For, nodes.Macro, nodes.CallBlock, nodes.Include, nodes.Import, nodes.FromImport,
+               nodes.Extends, nodes.Block)
+    for node in ast.find_all(refused):
+        return TemplateProblem(f"'{type(node).__name__.lower()}' is not allowed in a comment template", node.lineno)
+    for node in ast.find_all((nodes.Getattr, nodes.Getitem)):
+        name = node.attr if isinstance(node, nodes.Getattr) else getattr(node.arg, "value", None)
+        if isinstance(name, str) and name.startswith("_"):
+            return TemplateProblem(f"the sandbox refuses the private name '{name}'", node.lineno)
+    for node in ast.find_all(nodes.Filter):
+        if node.name not in SAFE_FILTERS:
+            return TemplateProblem(f"the filter '{node.name}' is not available; use one of: "
+                                   f"{', '.join(sorted(SAFE_FILTERS))}", node.lineno)
+    return None
+
+
+@lru_cache(maxsize=1024)
+def compile_template(source: str) -> Callable[[dict[str, Any]], str]:
+    """Check and compile a template; the result renders a context to capped text, never raising."""
+    from jinja2 import TemplateSyntaxError, meta
+
+    env = environment()
+    try:
+        ast = env.parse(source)
+    except TemplateSyntaxError as exc:
+        raise TemplateProblem(f"template syntax error: {exc.message}", exc.lineno or 1) from None
+    problem = _refused_constructs(ast)
+    if problem is not None:
+        raise problem
+    unknown = sorted(meta.find_undeclared_variables(ast) - CONTEXT_NAMES)
+    if unknown:
+        raise TemplateProblem(f"the template uses {', '.join(repr(n) for n in unknown)}, which its context "
+                              f"lacks (available: {', '.join(sorted(CONTEXT_NAMES))})")
+    template = env.from_string(ast)
+    return lambda context: _render(template, context)
+
+
+def _render(template: Any, context: dict[str, Any]) -> str:
+    try:
+        text = template.render(context)
+    except Exception as exc:  # a template must never break an evaluation
+        return f"[template error: {exc}]"
+    return text[: limits.MAX_TEMPLATE_OUTPUT]
