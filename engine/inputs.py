@@ -1,0 +1,117 @@
+"""Reading submissions: a `.json` or `.yaml` file, a `.jsonl` of submissions, or a folder of them.
+
+Every submission comes back as a `LoadedSubmission` with its `source` (the path, or `path:line` for
+JSONL); one that cannot be read or is invalid carries an `error` instead, and reading goes on.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from evalkit.engine import limits
+from evalkit.engine.submission import Submission, SubmissionError, parse_submission
+
+SUBMISSION_SUFFIXES = (".json", ".yaml", ".yml", ".jsonl")
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedSubmission:
+    source: str
+    submission: Submission | None = None
+    data: Any = None
+    error: str | None = None
+
+    def error_entry(self) -> dict[str, Any]:
+        return {"source": self.source, "error": {"message": self.error}}
+
+
+def expand_inputs(paths: Iterable[Path | str]) -> tuple[list[Path], list[str]]:
+    """Files to read, in order (a folder's submission files sorted by name), and the paths not found."""
+    files: list[Path] = []
+    missing: list[str] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files.extend(sorted(p for p in path.iterdir() if p.is_file() and p.suffix in SUBMISSION_SUFFIXES))
+        elif path.is_file():
+            files.append(path)
+        else:
+            missing.append(str(raw))
+    return files, missing
+
+
+def _parsed(source: str, data: Any) -> LoadedSubmission:
+    try:
+        return LoadedSubmission(source, parse_submission(data), data)
+    except SubmissionError as exc:
+        return LoadedSubmission(source, None, data, f"invalid submission: {exc}")
+
+
+def _read_text(path: Path) -> str:
+    if path.stat().st_size > limits.MAX_SUBMISSION_BYTES:
+        raise ValueError(f"the file is larger than {limits.MAX_SUBMISSION_BYTES:,} bytes")
+    return path.read_text(encoding="utf-8-sig")
+
+
+def parse_json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply") from None
+
+
+def _load_yaml(text: str, source: str) -> Any:
+    from evalkit.engine.yamlsource import parse_yaml
+
+    document, diagnostics = parse_yaml(text, source)
+    problems = [d for d in diagnostics if d.severity == 1]
+    if document is None or problems:
+        first = problems[0]
+        raise ValueError(f"line {first.line}:{first.column}: {first.message}")
+    return document.data
+
+
+def read_file(path: Path) -> Iterator[LoadedSubmission]:
+    """Every submission in one file, each parsed or carrying its error."""
+    source = str(path)
+    try:
+        text = _read_text(path)
+        if path.suffix == ".jsonl":
+            yield from _read_jsonl(text, source)
+            return
+        data = _load_yaml(text, source) if path.suffix in (".yaml", ".yml") else parse_json(text)
+    except json.JSONDecodeError as exc:
+        yield LoadedSubmission(source, error=f"invalid JSON at line {exc.lineno}:{exc.colno}: {exc.msg}")
+        return
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        yield LoadedSubmission(source, error=f"cannot read the file: {getattr(exc, 'strerror', None) or exc}")
+        return
+    yield _parsed(source, data)
+
+
+def _read_jsonl(text: str, source: str) -> Iterator[LoadedSubmission]:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{source}:{number}"
+        try:
+            data = parse_json(line)
+        except json.JSONDecodeError as exc:
+            yield LoadedSubmission(where, error=f"invalid JSON at column {exc.colno}: {exc.msg}")
+            continue
+        except ValueError as exc:
+            yield LoadedSubmission(where, error=str(exc))
+            continue
+        yield _parsed(where, data)
+
+
+def read_inputs(paths: Iterable[Path | str]) -> Iterator[LoadedSubmission]:
+    """Every submission under `paths`, in input order; a path that does not exist yields an error entry."""
+    files, missing = expand_inputs(paths)
+    for name in missing:
+        yield LoadedSubmission(name, error="no such file or folder")
+    for path in files:
+        yield from read_file(path)

@@ -1,0 +1,274 @@
+"""`evalkit score INPUT.jsonl`: score a JSONL dataset with the qydomain scorers.
+
+Each line is `{"data_source": ..., "extra_info": {"label": ...}, "model_output": ...}` (`response` is
+accepted too). Every line is written back in input order with `"score"` added; a line that cannot be scored
+becomes `{"source": "PATH:LINE", "error": {"code": ..., "message": ...}}`, is reported on stderr as
+`PATH:LINE: message`, and the run goes on. Blank lines are skipped.
+
+The scored JSONL goes to --out (written atomically) or to stdout; a summary per data source (count, mean,
+spread) goes to stdout when --out is given, else to stderr. Exit codes: 0 every line scored, 1 some lines
+were bad, 2 nothing could be done (unreadable input, unwritable output, bad usage).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import sys
+import time
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, NamedTuple
+
+if TYPE_CHECKING:
+    from evalkit.qydomain.summary import ScoreSummary
+
+CHUNK_LINES = 1000  # lines per unit of work: large enough to amortise pickling, small enough to stream
+CHUNKS_IN_FLIGHT_PER_JOB = 2  # keeps every worker busy without reading the whole input into memory
+PROGRESS_MIN_BYTES = 1 << 20  # smaller inputs finish before a bar would be worth drawing
+PROGRESS_INTERVAL_S = 0.1
+ERRORS_SHOWN = 20  # beyond this, bad lines are counted, not each printed
+_COLUMNS = ("mean", "std", "min", "p25", "median", "p75", "max")
+
+
+class _Unusable(Exception):
+    """Nothing can be done: the message says which file and why (exit code 2)."""
+
+
+class Line(NamedTuple):
+    number: int
+    raw: bytes
+
+
+class Chunk(NamedTuple):
+    lines: list[Line]
+    end_offset: int  # bytes of input consumed once this chunk is read, for the progress bar
+
+
+class Outcome(NamedTuple):
+    """One input line's result: its output line, and either (data_source, score) or an error message."""
+
+    number: int
+    output: bytes
+    scored: tuple[str, float] | None
+    error: str | None
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("input", metavar="INPUT.jsonl", help="rows with data_source, extra_info.label, model_output")
+    parser.add_argument("--out", metavar="FILE", help="write the scored JSONL here instead of stdout")
+    parser.add_argument("--jobs", metavar="N", type=_positive_int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="summary format (default text)")
+
+
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
+
+
+def run(args: argparse.Namespace) -> int:
+    from evalkit.qydomain.summary import ScoreSummary
+
+    summary = ScoreSummary()
+    try:
+        bad_lines = _score_file(args, summary)
+    except _Unusable as problem:
+        print(f"evalkit score: {problem}", file=sys.stderr)
+        return 2
+    report = _render_summary(args, summary, bad_lines)
+    print(report, file=sys.stdout if args.out else sys.stderr)
+    return 1 if bad_lines else 0
+
+
+def _score_file(args: argparse.Namespace, summary: ScoreSummary) -> int:
+    """Score every line of args.input into the output; returns the number of bad lines."""
+    source = _open_input(args.input)
+    with source, _Output(args.out) as output:
+        progress = _Progress(args.input, os.fstat(source.fileno()).st_size)
+        bad_lines = 0
+        for chunk_end, outcomes in _score_chunks(_chunks(source, args.input), args.input, args.jobs):
+            output.write(b"".join(outcome.output for outcome in outcomes))
+            for outcome in outcomes:
+                if outcome.scored is not None:
+                    summary.add(*outcome.scored)
+                    continue
+                bad_lines += 1
+                _show_error(progress, bad_lines, f"{args.input}:{outcome.number}: {outcome.error}")
+            progress.update(chunk_end, summary.total + bad_lines)
+        progress.clear()
+    return bad_lines
+
+
+def _open_input(path: str) -> BinaryIO:
+    if os.path.isdir(path):
+        raise _Unusable(f"{path}: cannot read: it is a folder, expected a .jsonl file")
+    try:
+        return open(path, "rb")
+    except OSError as error:
+        raise _Unusable(f"{path}: cannot read: {error.strerror}") from None
+
+
+def _chunks(source: BinaryIO, path: str) -> Iterator[Chunk]:
+    lines: list[Line] = []
+    offset = 0
+    try:
+        for number, raw in enumerate(source, start=1):
+            offset += len(raw)
+            if raw.strip():
+                lines.append(Line(number, raw))
+            if len(lines) == CHUNK_LINES:
+                yield Chunk(lines, offset)
+                lines = []
+    except OSError as error:
+        raise _Unusable(f"{path}: cannot read: {error.strerror}") from None
+    if lines:
+        yield Chunk(lines, offset)
+
+
+def score_chunk(path: str, lines: list[Line]) -> list[Outcome]:
+    """Score a chunk of lines; runs in a worker process when --jobs is above 1."""
+    from evalkit.qydomain.records import RowError, score_json_line
+
+    outcomes = []
+    for number, raw in lines:
+        try:
+            row = score_json_line(raw)
+        except RowError as error:
+            outcomes.append(_error_outcome(path, number, error.code, str(error)))
+        else:
+            outcomes.append(Outcome(number, row.line + b"\n", (row.data_source, row.score), None))
+    return outcomes
+
+
+def _error_outcome(path: str, number: int, code: str, message: str) -> Outcome:
+    entry = {"source": f"{path}:{number}", "error": {"code": code, "message": message}}
+    return Outcome(number, json.dumps(entry).encode("ascii") + b"\n", None, message)
+
+
+def _score_chunks(chunks: Iterable[Chunk], path: str, jobs: int) -> Iterator[tuple[int, list[Outcome]]]:
+    """(end offset, outcomes) per chunk, in input order."""
+    if jobs == 1:
+        for chunk in chunks:
+            yield chunk.end_offset, score_chunk(path, chunk.lines)
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pending: deque[tuple[int, Future[list[Outcome]]]] = deque()
+        for chunk in chunks:
+            pending.append((chunk.end_offset, pool.submit(score_chunk, path, chunk.lines)))
+            if len(pending) >= jobs * CHUNKS_IN_FLIGHT_PER_JOB:
+                offset, future = pending.popleft()
+                yield offset, future.result()
+        for offset, future in pending:
+            yield offset, future.result()
+
+
+def _show_error(progress: _Progress, count: int, message: str) -> None:
+    if count > ERRORS_SHOWN:
+        return
+    progress.clear()
+    if count == ERRORS_SHOWN:
+        message += "\n(further bad lines are not shown; the output has an error entry for each)"
+    print(message, file=sys.stderr)
+
+
+class _Output:
+    """The scored JSONL's destination: stdout, or a temporary file renamed over --out when all went well."""
+
+    def __init__(self, path: str | None) -> None:
+        self._path = path
+        self._temp_path = ""
+        self._temp: IO[bytes] | None = None
+
+    def __enter__(self) -> _Output:
+        if self._path is not None:
+            self._temp_path = _temp_path_beside(self._path)
+            self._temp = _create(self._temp_path, self._path)
+        return self
+
+    def write(self, data: bytes) -> None:
+        if self._temp is not None:
+            self._temp.write(data)
+        else:
+            sys.stdout.buffer.write(data)
+
+    def __exit__(self, error_type: type[BaseException] | None, *_: Any) -> None:
+        if self._temp is None or self._path is None:
+            sys.stdout.flush()
+            return
+        self._temp.close()
+        if error_type is not None:
+            os.unlink(self._temp_path)
+            return
+        try:
+            os.replace(self._temp_path, self._path)
+        except OSError as error:
+            os.unlink(self._temp_path)
+            raise _Unusable(f"{self._path}: cannot write: {error.strerror}") from None
+
+
+def _temp_path_beside(path: str) -> str:
+    """A fresh name in `path`'s folder, so that os.replace is an atomic rename within one filesystem."""
+    folder, name = os.path.split(os.path.abspath(path))
+    return os.path.join(folder, f".{name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+
+
+def _create(temp_path: str, path: str) -> IO[bytes]:
+    try:
+        # 0o666 less the umask, as for any new file (tempfile's 0o600 would surprise the user)
+        return os.fdopen(os.open(temp_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), "wb")
+    except OSError as error:
+        raise _Unusable(f"{path}: cannot write: {error.strerror}") from None
+
+
+class _Progress:
+    """A one-line progress bar on stderr, drawn only on a terminal and for inputs worth waiting for."""
+
+    WIDTH = 30
+
+    def __init__(self, path: str, total_bytes: int) -> None:
+        self._path = path
+        self._total = total_bytes
+        self._enabled = total_bytes >= PROGRESS_MIN_BYTES and sys.stderr.isatty()
+        self._drawn_at = 0.0
+        self._drawn = False
+
+    def update(self, done_bytes: int, rows: int) -> None:
+        now = time.monotonic()
+        if not self._enabled or now - self._drawn_at < PROGRESS_INTERVAL_S:
+            return
+        filled = self.WIDTH * done_bytes // self._total
+        percent = 100 * done_bytes // self._total
+        bar = "#" * filled + "-" * (self.WIDTH - filled)
+        sys.stderr.write(f"\r{self._path} [{bar}] {percent:3d}% {rows} rows")
+        sys.stderr.flush()
+        self._drawn_at, self._drawn = now, True
+
+    def clear(self) -> None:
+        if self._drawn:
+            sys.stderr.write("\r\033[K")  # erase the bar's line so the next output starts clean
+            sys.stderr.flush()
+            self._drawn = False
+
+
+def _render_summary(args: argparse.Namespace, summary: ScoreSummary, bad_lines: int) -> str:
+    stats = summary.stats()
+    if args.format == "json":
+        return json.dumps(
+            {
+                "input": args.input,
+                "scored": summary.total,
+                "bad_lines": bad_lines,
+                "data_sources": {name: source.to_dict() for name, source in stats.items()},
+            }
+        )
+    plural = "" if bad_lines == 1 else "s"
+    lines = [f"{args.input}: {summary.total} rows scored, {bad_lines} bad line{plural}"]
+    if stats:
+        lines.append(f"{'data_source':<14}{'count':>8}" + "".join(f"{name:>8}" for name in _COLUMNS))
+        for name, source in stats.items():
+            values = "".join(f"{getattr(source, column):>8.3f}" for column in _COLUMNS)
+            lines.append(f"{name:<14}{source.count:>8}{values}")
+    return "\n".join(lines)

@@ -1,0 +1,84 @@
+r"""Connections: did the answer sort the puzzle's words into the right groups of four?
+
+The ground truth lists the words group by group, comma-separated. The answer's words are found as
+LiveBench's `connections_process_results` finds them, trying in order:
+
+1. every `<solution>…</solution>` on one line; then the same with the answer's newlines removed;
+2. every `</solution>…</solution>` (a closing tag written for the opening one), likewise;
+3. the last `\boxed{…}`, with `\text{`, braces, backslashes, `$` and newlines removed.
+
+Several solution blocks are read as one list of which the last N words count (N: words in the ground
+truth). Words are stripped and lower-cased, then grouped in order: a group closes once it holds four
+distinct words. The score is the share of ground-truth groups found among the answer's groups, each
+counted once (unlike LiveBench, a group repeated in the answer does not count twice), so it is one of
+0, 1/k, …, 1 for k distinct ground-truth groups.
+
+>>> connections_process_results("Apple,Banana,Pear,Grape,Red,Blue,Green,Yellow",
+...     "<solution>Apple,Banana,Pear,Orange,Red,Blue,Green,Yellow</solution>")
+0.5
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from .boxed import last_boxed_content
+from .guard import malformed_scores_zero
+
+GROUP_SIZE = 4
+_CLOSE = "</solution>"
+# No DOTALL: a block spanning lines is found by the newline-free retry, as in LiveBench.
+_SOLUTION_PATTERNS = (
+    re.compile(r"<solution>(.*?)</solution>"),
+    re.compile(r"</solution>(.*?)</solution>"),
+)
+# Order matters: `\text{` goes before its brace and backslash would be removed on their own.
+_BOXED_NOISE = ("\\text{", "{", "}", "\\", "$", "\n")
+
+
+@malformed_scores_zero(0.0)
+def connections_process_results(ground_truth: str, llm_answer: str) -> float:
+    """The share of ground-truth groups the answer got right (0.0 for a malformed pair)."""
+    truth_words = ground_truth.split(",")
+    answer_words = connections_answer_words(llm_answer, len(truth_words))
+    if answer_words is None:
+        return 0.0
+    truth = set(group_words(truth_words))
+    return len(truth.intersection(group_words(answer_words))) / len(truth)
+
+
+def connections_answer_words(llm_answer: str, expected: int) -> list[str] | None:
+    """The answer's words before normalising, or None when it gives no solution at all."""
+    blocks = _solution_blocks(llm_answer)
+    if not blocks:
+        return None
+    if len(blocks) == 1:
+        return blocks[0].split(",")
+    return [word for block in blocks for word in block.split(",")][-expected:]
+
+
+def _solution_blocks(llm_answer: str) -> list[str]:
+    if _CLOSE in llm_answer:  # every tag pattern needs a closing tag: skip them all cheaply
+        for pattern in _SOLUTION_PATTERNS:
+            blocks = pattern.findall(llm_answer) or pattern.findall(llm_answer.replace("\n", ""))
+            if blocks:
+                return blocks
+    boxed = last_boxed_content(llm_answer)
+    return [] if boxed is None else [_without_boxed_noise(boxed)]
+
+
+def _without_boxed_noise(text: str) -> str:
+    for noise in _BOXED_NOISE:
+        text = text.replace(noise, "")
+    return text
+
+
+def group_words(words: Iterable[str]) -> list[frozenset[str]]:
+    """Normalised words in order, in groups that close at GROUP_SIZE distinct words."""
+    groups: list[set[str]] = [set()]
+    for word in words:
+        if len(groups[-1]) == GROUP_SIZE:
+            groups.append(set())
+        groups[-1].add(word.strip().lower())
+    return [frozenset(group) for group in groups]

@@ -1,0 +1,102 @@
+"""The scorers as reward functions: `(model_output, extra_info)` wrappers, `score` and `compute_score`.
+
+Each wrapper reads the ground truth from `extra_info["label"]`, removes the model's complete
+`<think>…</think>` blocks (reasoning models think out loud before answering, as evaluation harnesses
+expect), and returns a float. Like the scorers, the wrappers never raise on malformed data: a missing
+label or a non-string output scores 0.0. Only an unknown data source raises, `UnknownDataSource`,
+because that is a mistake in the caller's configuration, not in one row.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from .connections import connections_process_results
+from .typos import typos_process_results
+from .unscrambling import plot_unscrambling_process_results
+
+ScoreFn = Callable[[str, Mapping[str, Any]], float]
+
+_THINK_OPEN = "<think>"
+_THINK_CLOSE = "</think>"
+
+
+class UnknownDataSource(ValueError):
+    """`score` or `compute_score` was given a data source that no scorer handles."""
+
+    def __init__(self, data_source: object) -> None:
+        known = ", ".join(DATA_SOURCES)
+        super().__init__(f"unknown data_source {data_source!r}: expected one of {known}")
+        self.data_source = data_source
+
+
+def strip_think(text: str) -> str:
+    """`text` without its complete `<think>…</think>` blocks; an unclosed `<think>` stays.
+
+    The same as `re.sub(r"<think>.*?</think>", "", text, flags=re.DOTALL)`, in linear time.
+    """
+    if not isinstance(text, str) or _THINK_OPEN not in text:
+        return text
+    kept: list[str] = []
+    position = 0
+    while (start := text.find(_THINK_OPEN, position)) != -1:
+        end = text.find(_THINK_CLOSE, start + len(_THINK_OPEN))
+        if end == -1:
+            break
+        kept.append(text[position:start])
+        position = end + len(_THINK_CLOSE)
+    kept.append(text[position:])
+    return "".join(kept)
+
+
+def _label(extra_info: Mapping[str, Any]) -> object:
+    return extra_info.get("label") if isinstance(extra_info, Mapping) else None
+
+
+def typos_score_fn(model_output: str, extra_info: Mapping[str, Any]) -> float:
+    """1.0 if the answer contains the corrected text `extra_info["label"]`, else 0.0."""
+    return float(typos_process_results(_label(extra_info), strip_think(model_output)))
+
+
+def connections_score_fn(model_output: str, extra_info: Mapping[str, Any]) -> float:
+    """The share of the groups in `extra_info["label"]` that the answer found."""
+    return connections_process_results(_label(extra_info), strip_think(model_output))
+
+
+def unscrambling_score_fn(model_output: str, extra_info: Mapping[str, Any]) -> float:
+    """How close the answer's sentence order is to the plot in `extra_info["label"]`."""
+    return plot_unscrambling_process_results(_label(extra_info), strip_think(model_output))
+
+
+SCORERS: dict[str, ScoreFn] = {
+    "typos": typos_score_fn,
+    "connections": connections_score_fn,
+    "unscrambling": unscrambling_score_fn,
+}
+DATA_SOURCES: tuple[str, ...] = tuple(sorted(SCORERS))
+
+
+def scorer_for(data_source: str) -> ScoreFn:
+    """The wrapper for `data_source`; raises UnknownDataSource for any other value."""
+    try:
+        return SCORERS[data_source]
+    except (KeyError, TypeError):  # TypeError: an unhashable value, e.g. a list read from JSON
+        raise UnknownDataSource(data_source) from None
+
+
+def score(data_source: str, model_output: str, extra_info: Mapping[str, Any]) -> float:
+    """Score one output with the scorer for `data_source` ("typos", "connections" or "unscrambling")."""
+    return scorer_for(data_source)(model_output, extra_info)
+
+
+def compute_score(
+    data_source: str,
+    solution_str: str,
+    ground_truth: str,
+    extra_info: Mapping[str, Any] | None = None,
+) -> float:
+    """The reward-function signature RL trainers (verl and the like) call.
+
+    `extra_info` is accepted because trainers pass it; the ground truth comes from `ground_truth`.
+    """
+    return score(data_source, solution_str, {"label": ground_truth})

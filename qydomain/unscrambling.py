@@ -1,0 +1,65 @@
+"""Plot unscrambling: how close is the answer's sentence order to the original plot's?
+
+The answer is the text inside `<PLOT_SUMMARY>…</PLOT_SUMMARY>` (first opening tag to last closing tag),
+else everything after an opening tag, else the whole answer. Both texts are split into sentences on '.'
+alone; pieces are stripped, and empty pieces (and, in the answer, the stray pieces `</PLOT_SUMMARY>` and
+`**End of Plot Summary**`) are dropped.
+
+Each of the n ground-truth sentences is matched to the answer sentence at the smallest Levenshtein distance
+(the first one on ties), giving an ordering O of answer indices. With d the Levenshtein distance between
+[0, 1, …, n-1] and O, the score is max(0, (n - d) / n). Unlike LiveBench, the match is by edit distance,
+not by difflib's similarity ratio.
+
+>>> plot_unscrambling_process_results(
+...     "The hero wakes up. He fights the dragon. He wins the gold.",
+...     "<PLOT_SUMMARY>The hero wakes up. He wins the gold. He fights the dragon.</PLOT_SUMMARY>")
+0.3333333333333333
+"""
+
+from __future__ import annotations
+
+from rapidfuzz.distance import Levenshtein
+from rapidfuzz.process import extractOne
+
+from .guard import malformed_scores_zero
+
+_OPEN = "<PLOT_SUMMARY>"
+_CLOSE = "</PLOT_SUMMARY>"
+# Pieces that models leave behind around the summary; they are not sentences of the plot.
+_NOT_SENTENCES = frozenset({_CLOSE, "**End of Plot Summary**"})
+
+
+@malformed_scores_zero(0.0)
+def plot_unscrambling_process_results(ground_truth: str, llm_answer: str) -> float:
+    """The ordering score in [0, 1] (0.0 for a malformed pair or an answer without sentences)."""
+    truth = split_sentences(ground_truth)
+    answer = split_sentences(plot_summary(llm_answer), drop=_NOT_SENTENCES)
+    if not truth or not answer:
+        return 0.0
+    n = len(truth)
+    distance = Levenshtein.distance(list(range(n)), answer_ordering(truth, answer))
+    return max(0.0, (n - distance) / n)
+
+
+def plot_summary(llm_answer: str) -> str:
+    """The summary part of the answer: the same as LiveBench's greedy, DOTALL tag regexes."""
+    start = llm_answer.find(_OPEN)
+    if start == -1:
+        return llm_answer
+    content_start = start + len(_OPEN)
+    end = llm_answer.rfind(_CLOSE, content_start)
+    return llm_answer[content_start:] if end == -1 else llm_answer[content_start:end]
+
+
+def split_sentences(text: str, drop: frozenset[str] = frozenset()) -> list[str]:
+    """The stripped, non-empty pieces of `text` between full stops, less those in `drop`."""
+    return [sentence for piece in text.split(".") if (sentence := piece.strip()) and sentence not in drop]
+
+
+def answer_ordering(truth: list[str], answer: list[str]) -> list[int]:
+    """For each ground-truth sentence, the index of the closest answer sentence (the first on ties).
+
+    rapidfuzz's extractOne runs the scan over `answer` in C with the best distance so far as a cutoff, and
+    it keeps the first of equally distant candidates.
+    """
+    return [extractOne(sentence, answer, scorer=Levenshtein.distance)[2] for sentence in truth]

@@ -1,0 +1,115 @@
+"""The connections scorer: the seed's examples, extraction order, grouping and the count-once rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalkit.qydomain import connections_process_results
+from evalkit.qydomain.boxed import last_boxed_content
+from evalkit.qydomain.connections import group_words
+
+FRUIT_AND_COLOURS = "Apple,Banana,Pear,Grape,Red,Blue,Green,Yellow"
+FOUR_GROUPS = "apple,pear,plum,fig,red,blue,green,pink,cat,dog,cow,hen,one,two,six,ten"
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("<solution>Apple,Banana,Pear,Grape,Red,Blue,Green,Yellow</solution>", 1.0),
+        ("<solution>Apple,Banana,Pear,Orange,Red,Blue,Green,Yellow</solution>", 0.5),
+        ("<solution>Red,Apple,Blue,Banana,Green,Pear,Yellow,Grape</solution>", 0.0),
+    ],
+)
+def test_seed_examples(answer: str, expected: float) -> None:
+    assert connections_process_results(FRUIT_AND_COLOURS, answer) == expected
+
+
+def test_groups_match_in_any_order_and_words_in_any_order() -> None:
+    answer = "<solution>yellow,GREEN,blue,red,grape,pear,banana,apple</solution>"
+    assert connections_process_results(FRUIT_AND_COLOURS, answer) == 1.0
+
+
+def test_words_are_stripped_and_lower_cased() -> None:
+    answer = "<solution> APPLE , banana,PEAR ,grape ,red, Blue,green , yellow</solution>"
+    assert connections_process_results(FRUIT_AND_COLOURS, answer) == 1.0
+
+
+def test_a_one_line_block_is_preferred_to_one_spanning_lines() -> None:
+    answer = "<solution>w,x,\ny,z</solution>\n<solution>a,b,c,d</solution>"
+    assert connections_process_results("a,b,c,d", answer) == 1.0
+    assert connections_process_results("w,x,y,z", answer) == 0.0
+
+
+def test_a_block_spanning_lines_is_read_with_newlines_removed() -> None:
+    assert connections_process_results("a,b,c,d", "<solution>a,b,\nc,d</solution>") == 1.0
+
+
+def test_a_closing_tag_used_as_opening_tag_is_accepted_after_proper_blocks() -> None:
+    assert connections_process_results("a,b,c,d", "</solution>a,b,c,d</solution>") == 1.0
+    assert connections_process_results("a,b,c,d", "</solution>a,b,\nc,d</solution>") == 1.0
+    proper_first = "</solution>w,x,y,z</solution><solution>a,b,c,d</solution>"
+    assert connections_process_results("a,b,c,d", proper_first) == 1.0
+
+
+def test_solution_blocks_are_preferred_to_boxed() -> None:
+    answer = "<solution>a,b,c,d</solution> so \\boxed{w,x,y,z}"
+    assert connections_process_results("a,b,c,d", answer) == 1.0
+
+
+def test_boxed_is_read_with_text_braces_backslashes_and_newlines_removed() -> None:
+    assert connections_process_results("a,b,c,d", r"\boxed{\text{A, B, C, D}}") == 1.0
+    assert connections_process_results("a,b,c,d", r"$\boxed{{a},{b},c\\,d}$") == 1.0
+    assert connections_process_results("a,b,c,d", "\\boxed{a,b,\nc,d}") == 1.0
+
+
+def test_only_the_last_boxed_counts() -> None:
+    answer = r"first \boxed{a,b,c,d} then \boxed{w,x,y,z}"
+    assert connections_process_results("a,b,c,d", answer) == 0.0
+    assert connections_process_results("w,x,y,z", answer) == 1.0
+
+
+@pytest.mark.parametrize("answer", [r"\boxed{a,b,c,d", r"\boxed{a,b,c,d} then \boxed", r"\boxed a,b,c,d"])
+def test_a_malformed_last_boxed_scores_zero(answer: str) -> None:
+    assert connections_process_results("a,b,c,d", answer) == 0.0
+
+
+def test_last_boxed_content_balances_nested_braces() -> None:
+    assert last_boxed_content(r"\boxed{a{b}c} tail}") == "a{b}c"
+    assert last_boxed_content("no box here") is None
+
+
+def test_an_answer_without_a_solution_scores_zero() -> None:
+    assert connections_process_results(FRUIT_AND_COLOURS, FRUIT_AND_COLOURS) == 0.0
+
+
+def test_a_group_closes_at_four_distinct_words() -> None:
+    assert group_words(["a", "A ", "b", "c", "d", "e"]) == [frozenset("abcd"), frozenset("e")]
+    assert connections_process_results("a,b,c,d,e,f,g,h", "<solution>a,a,b,c,d,e,f,g,h</solution>") == 1.0
+
+
+def test_a_repeated_correct_group_counts_once() -> None:
+    groups = FOUR_GROUPS.split(",")
+    first_group = ",".join(groups[:4])
+    assert connections_process_results(FOUR_GROUPS, f"<solution>{','.join([first_group] * 4)}</solution>") == 0.25
+    assert connections_process_results("a,b,c,d,e,f,g,h", "<solution>a,b,c,d,a,b,c,d</solution>") == 0.5
+
+
+def test_a_ground_truth_repeating_a_group_counts_it_once() -> None:
+    assert connections_process_results("a,b,c,d,a,b,c,d", "<solution>a,b,c,d</solution>") == 1.0
+
+
+def test_several_blocks_are_combined_keeping_the_last_n_words() -> None:
+    assert connections_process_results("a,b,c,d", "<solution>a,b</solution> <solution>c,d</solution>") == 1.0
+    assert connections_process_results("a,b,c,d", "<solution>x,y</solution><solution>a,b,c,d</solution>") == 1.0
+
+
+def test_one_block_keeps_all_its_words() -> None:
+    assert connections_process_results("a,b,c,d", "<solution>x,y,a,b,c,d</solution>") == 0.0
+
+
+@pytest.mark.parametrize(
+    ("ground_truth", "answer"),
+    [("", "<solution></solution>"), (" ", "<solution> </solution>"), (None, "x"), ("a", 3), (["a"], "a")],
+)
+def test_malformed_input_scores_zero(ground_truth: object, answer: object) -> None:
+    assert connections_process_results(ground_truth, answer) == 0.0

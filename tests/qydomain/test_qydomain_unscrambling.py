@@ -1,0 +1,92 @@
+"""The plot unscrambling scorer: the seed's examples, extraction, sentence splitting and matching."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalkit.qydomain import plot_unscrambling_process_results
+from evalkit.qydomain.unscrambling import plot_summary
+
+PLOT = "The hero wakes up. He fights the dragon. He wins the gold."
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("The hero wakes up. He fights the dragon. He wins the gold.", 1.0),
+        ("The hero wakes up. He wins the gold. He fights the dragon.", 0.3333333333333333),
+        ("He wins the gold. He fights the dragon. The hero wakes up.", 0.3333333333333333),
+        ("He fights the dragon. The hero wakes up. He wins the gold.", 0.3333333333333333),
+    ],
+)
+def test_seed_examples_are_exact(answer: str, expected: float) -> None:
+    assert plot_unscrambling_process_results(PLOT, f"<PLOT_SUMMARY>{answer}</PLOT_SUMMARY>") == expected
+
+
+def test_seed_walkthrough() -> None:
+    assert plot_unscrambling_process_results("A. B. C.", "<PLOT_SUMMARY>B. A. C.</PLOT_SUMMARY>") == 0.3333333333333333
+
+
+def test_text_around_the_tags_is_ignored() -> None:
+    answer = "Sure. Here it is. <PLOT_SUMMARY>A. B. C.</PLOT_SUMMARY> Hope that helps. Bye."
+    assert plot_unscrambling_process_results("A. B. C.", answer) == 1.0
+
+
+def test_extraction_is_greedy_from_first_opening_to_last_closing_tag() -> None:
+    text = "x<PLOT_SUMMARY>a</PLOT_SUMMARY>b</PLOT_SUMMARY>y"
+    assert plot_summary(text) == "a</PLOT_SUMMARY>b"
+
+
+def test_without_a_closing_tag_everything_after_the_opening_tag_counts() -> None:
+    assert plot_summary("intro. <PLOT_SUMMARY>A. B.") == "A. B."
+    assert plot_summary("x</PLOT_SUMMARY><PLOT_SUMMARY>A.") == "A."
+    assert plot_unscrambling_process_results("A. B. C.", "Intro here. <PLOT_SUMMARY>A. B. C.") == 1.0
+
+
+def test_without_tags_the_whole_answer_counts() -> None:
+    assert plot_unscrambling_process_results("A. B. C.", "A. B. C.") == 1.0
+    assert plot_summary("A. B.") == "A. B."
+
+
+def test_sentences_split_on_full_stops_only() -> None:
+    # Split on '!' too, the answer would put "Third" between "First!" and "Second" and score 1/3.
+    assert plot_unscrambling_process_results("First! Second. Third.", "Third. First! Second.") == 0.0
+
+
+def test_pieces_are_stripped_and_empty_ones_dropped() -> None:
+    assert plot_unscrambling_process_results("A. B. C.", "  A .\n B.C  .") == 1.0
+    assert plot_unscrambling_process_results("A. B. C.", "A.. B. . C.") == 1.0
+
+
+def test_leftover_markers_are_not_sentences() -> None:
+    # Counted as a sentence, either marker would be the one match for "A" and score 1.0.
+    assert plot_unscrambling_process_results("A.", "**End of Plot Summary**. </PLOT_SUMMARY>") == 0.0
+    assert plot_unscrambling_process_results("A. B.", "A. B. **End of Plot Summary**.") == 1.0
+
+
+@pytest.mark.parametrize("answer", ["", "...", " . . ", "<PLOT_SUMMARY></PLOT_SUMMARY>", "<PLOT_SUMMARY>"])
+def test_an_answer_without_sentences_scores_zero(answer: str) -> None:
+    assert plot_unscrambling_process_results("A. B. C.", answer) == 0.0
+
+
+def test_matching_is_by_edit_distance_not_similarity_ratio() -> None:
+    # difflib's ratio pairs "abcd" with "abcdxxxxxx" (1.0 overall); the edit distance prefers "q" (4 < 6).
+    assert plot_unscrambling_process_results("abcd. q.", "abcdxxxxxx. q. zzzz.") == 0.5
+
+
+def test_ties_go_to_the_first_answer_sentence() -> None:
+    # "xx" is one edit from both "ax" and "xa"; taking "xa" (index 1) would score 0.0.
+    assert plot_unscrambling_process_results("xx. b.", "ax. xa. b.") == 0.5
+
+
+def test_scores_compare_answer_positions_so_an_inserted_sentence_shifts_the_rest() -> None:
+    assert plot_unscrambling_process_results("A. B.", "A. B. Something else entirely.") == 1.0
+    assert plot_unscrambling_process_results("A. B.", "A. Something else entirely. B.") == 0.5
+
+
+@pytest.mark.parametrize(
+    ("ground_truth", "answer"),
+    [("", "A."), ("...", "A."), ("  ", "A."), (None, "A."), ("A.", None), (1.5, "A.")],
+)
+def test_malformed_input_scores_zero(ground_truth: object, answer: object) -> None:
+    assert plot_unscrambling_process_results(ground_truth, answer) == 0.0
