@@ -50,7 +50,7 @@ def _parsed(source: str, data: Any) -> LoadedSubmission:
         return LoadedSubmission(source, None, data, f"invalid submission: {exc}")
 
 
-def _read_text(path: Path) -> str:
+def read_text(path: Path) -> str:
     if path.stat().st_size > limits.MAX_SUBMISSION_BYTES:
         raise ValueError(f"the file is larger than {limits.MAX_SUBMISSION_BYTES:,} bytes")
     return path.read_text(encoding="utf-8-sig")
@@ -74,38 +74,38 @@ def _load_yaml(text: str, source: str) -> Any:
     return document.data
 
 
+def parse_text(text: str, source: str, suffix: str) -> LoadedSubmission:
+    """One submission from its text (`suffix` says the format: .json, .yaml or .yml)."""
+    try:
+        data = _load_yaml(text, source) if suffix in (".yaml", ".yml") else parse_json(text)
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno}:{exc.colno}" if "\n" in text.strip() else f"column {exc.colno}"
+        return LoadedSubmission(source, error=f"invalid JSON at {where}: {exc.msg}")
+    except ValueError as exc:
+        return LoadedSubmission(source, error=str(exc))
+    return _parsed(source, data)
+
+
+def split_jsonl(text: str, source: str) -> Iterator[tuple[str, str]]:
+    """(`path:line`, line) for each non-blank line of a JSONL file."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            yield f"{source}:{number}", line
+
+
 def read_file(path: Path) -> Iterator[LoadedSubmission]:
     """Every submission in one file, each parsed or carrying its error."""
     source = str(path)
     try:
-        text = _read_text(path)
-        if path.suffix == ".jsonl":
-            yield from _read_jsonl(text, source)
-            return
-        data = _load_yaml(text, source) if path.suffix in (".yaml", ".yml") else parse_json(text)
-    except json.JSONDecodeError as exc:
-        yield LoadedSubmission(source, error=f"invalid JSON at line {exc.lineno}:{exc.colno}: {exc.msg}")
-        return
+        text = read_text(path)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         yield LoadedSubmission(source, error=f"cannot read the file: {getattr(exc, 'strerror', None) or exc}")
         return
-    yield _parsed(source, data)
-
-
-def _read_jsonl(text: str, source: str) -> Iterator[LoadedSubmission]:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{source}:{number}"
-        try:
-            data = parse_json(line)
-        except json.JSONDecodeError as exc:
-            yield LoadedSubmission(where, error=f"invalid JSON at column {exc.colno}: {exc.msg}")
-            continue
-        except ValueError as exc:
-            yield LoadedSubmission(where, error=str(exc))
-            continue
-        yield _parsed(where, data)
+    if path.suffix == ".jsonl":
+        for where, line in split_jsonl(text, source):
+            yield parse_text(line, where, ".json")
+    else:
+        yield parse_text(text, source, path.suffix)
 
 
 def read_inputs(paths: Iterable[Path | str]) -> Iterator[LoadedSubmission]:

@@ -57,10 +57,15 @@ class Outcome(NamedTuple):
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", metavar="INPUT.jsonl", help="rows with data_source, extra_info.label, model_output")
+    parser.epilog = (
+        'Each line: {"data_source": "typos"|"connections"|"unscrambling", "extra_info": {"label": ...}, '
+        '"model_output": ...}. Exit status: 0 all lines scored, 1 some lines were bad, '
+        "2 nothing could be done."
+    )
+    parser.add_argument("input", metavar="INPUT.jsonl", help="the rows to score, one JSON object a line")
     parser.add_argument("--out", metavar="FILE", help="write the scored JSONL here instead of stdout")
     parser.add_argument("--jobs", metavar="N", type=_positive_int, default=1, help="worker processes (default 1)")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="summary format (default text)")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="summary format")
 
 
 def _positive_int(text: str) -> int:
@@ -76,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         bad_lines = _score_file(args, summary)
     except _Unusable as problem:
-        print(f"evalkit score: {problem}", file=sys.stderr)
+        print(problem, file=sys.stderr)
         return 2
     report = _render_summary(args, summary, bad_lines)
     print(report, file=sys.stdout if args.out else sys.stderr)

@@ -90,7 +90,8 @@ def test_a_group_closes_at_four_distinct_words() -> None:
 def test_a_repeated_correct_group_counts_once() -> None:
     groups = FOUR_GROUPS.split(",")
     first_group = ",".join(groups[:4])
-    assert connections_process_results(FOUR_GROUPS, f"<solution>{','.join([first_group] * 4)}</solution>") == 0.25
+    repeated = ",".join([first_group] * 4)
+    assert connections_process_results(FOUR_GROUPS, f"<solution>{repeated}</solution>") == 0.25
     assert connections_process_results("a,b,c,d,e,f,g,h", "<solution>a,b,c,d,a,b,c,d</solution>") == 0.5
 
 
@@ -100,7 +101,8 @@ def test_a_ground_truth_repeating_a_group_counts_it_once() -> None:
 
 def test_several_blocks_are_combined_keeping_the_last_n_words() -> None:
     assert connections_process_results("a,b,c,d", "<solution>a,b</solution> <solution>c,d</solution>") == 1.0
-    assert connections_process_results("a,b,c,d", "<solution>x,y</solution><solution>a,b,c,d</solution>") == 1.0
+    longer_last = "<solution>x,y</solution><solution>a,b,c,d</solution>"
+    assert connections_process_results("a,b,c,d", longer_last) == 1.0
 
 
 def test_one_block_keeps_all_its_words() -> None:

@@ -1,4 +1,4 @@
-"""The reward-function face: wrappers, think-stripping, `score`, `compute_score`, and the docstring examples."""
+"""The reward-function face: wrappers, think-stripping, `score`, `compute_score`, docstring examples."""
 
 from __future__ import annotations
 
@@ -32,7 +32,9 @@ def test_module_docstring_examples_hold(module: str) -> None:
 
 def test_seed_api_usage_returns_floats() -> None:
     results = [
-        typos_score_fn(model_output="<solution>extraordinary</solution>", extra_info={"label": "extraordinary"}),
+        typos_score_fn(
+            model_output="<solution>extraordinary</solution>", extra_info={"label": "extraordinary"}
+        ),
         connections_score_fn(
             model_output="<solution>a,b,c,d,e,f,g,h</solution>", extra_info={"label": "a,b,c,d,e,f,g,h"}
         ),
@@ -74,8 +76,8 @@ def test_score_and_compute_score_dispatch_on_the_data_source(
     data_source: str, output: str, label: str, expected: float
 ) -> None:
     assert score(data_source, output, {"label": label}) == expected
-    keywords = {"data_source": data_source, "solution_str": output, "ground_truth": label, "extra_info": {"x": 1}}
-    assert compute_score(**keywords) == expected
+    keywords = {"data_source": data_source, "solution_str": output, "ground_truth": label}
+    assert compute_score(**keywords, extra_info={"index": 7}) == expected
     assert compute_score(data_source, output, label) == expected
 
 

@@ -24,7 +24,8 @@ def test_seed_examples_are_exact(answer: str, expected: float) -> None:
 
 
 def test_seed_walkthrough() -> None:
-    assert plot_unscrambling_process_results("A. B. C.", "<PLOT_SUMMARY>B. A. C.</PLOT_SUMMARY>") == 0.3333333333333333
+    answer = "<PLOT_SUMMARY>B. A. C.</PLOT_SUMMARY>"
+    assert plot_unscrambling_process_results("A. B. C.", answer) == 0.3333333333333333
 
 
 def test_text_around_the_tags_is_ignored() -> None:

@@ -1,0 +1,147 @@
+"""Batch evaluation for `evalkit eval`: read every input, evaluate in one process or a pool of workers,
+and hand back rendered outputs in input order.
+
+Workers receive raw text (a file's content or a JSONL line), not parsed objects, and send back strings,
+so little crosses the process boundary; each worker loads and compiles the config once.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from evalkit.engine.config import Config, analyze
+from evalkit.engine.evaluator import Evaluator
+from evalkit.engine.inputs import expand_inputs, parse_text, read_text, split_jsonl
+
+CHUNK = 256
+
+
+@dataclass(frozen=True, slots=True)
+class Want:
+    """Which renderings the caller needs."""
+
+    result: bool = True
+    explain: bool = False
+    report: bool = False
+    pretty: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    source: str
+    result: str | None = None
+    explain: str | None = None
+    report: str | None = None
+    error: str | None = None
+    label: str | None = None
+    fired: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RawItem:
+    source: str
+    text: str
+    suffix: str
+
+
+def raw_items(paths: Iterable[str]) -> Iterator[RawItem | Outcome]:
+    """Inputs as raw text items (one per JSONL line); unreadable paths come back as error outcomes."""
+    files, missing = expand_inputs(paths)
+    for name in missing:
+        yield Outcome(name, error="no such file or folder")
+    for path in files:
+        try:
+            text = read_text(path)
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            yield Outcome(str(path), error=f"cannot read the file: {getattr(exc, 'strerror', None) or exc}")
+            continue
+        if path.suffix != ".jsonl":
+            yield RawItem(str(path), text, path.suffix)
+            continue
+        for where, line in split_jsonl(text, str(path)):
+            yield RawItem(where, line, ".json")
+
+
+def _dumps(value: Any, pretty: bool) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2 if pretty else None)
+
+
+class BatchEvaluator:
+    def __init__(self, config: Config, want: Want) -> None:
+        self.evaluator = Evaluator(config)
+        self.want = want
+
+    def run(self, item: RawItem) -> Outcome:
+        loaded = parse_text(item.text, item.source, item.suffix)
+        if loaded.submission is None:
+            return Outcome(item.source, error=loaded.error)
+        return self._render(item.source, self.evaluator.evaluate(loaded.submission))
+
+    def _render(self, source: str, result: Any) -> Outcome:
+        want = self.want
+        data = result.to_dict()
+        return Outcome(
+            source,
+            result=_dumps(data, want.pretty) if want.result else None,
+            explain=_dumps(result.explain(), want.pretty) if want.explain else None,
+            report=_report_section(source, data) if want.report else None,
+            label=result.label,
+            fired=tuple(rule.id for rule in result.fired_rules),
+        )
+
+
+def _report_section(source: str, data: dict[str, Any]) -> str:
+    from evalkit.engine.report import submission_section
+
+    return submission_section(source, data)
+
+
+_worker: BatchEvaluator | None = None
+
+
+def _init_worker(folder: str, want: Want) -> None:
+    global _worker
+    _worker = BatchEvaluator(analyze(Path(folder)), want)
+
+
+def _run_chunk(items: list[RawItem]) -> list[Outcome]:
+    assert _worker is not None
+    return [_worker.run(item) for item in items]
+
+
+def _chunks(items: Iterable[RawItem | Outcome], size: int) -> Iterator[list[RawItem | Outcome]]:
+    chunk: list[RawItem | Outcome] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def evaluate_all(config: Config, items: Iterable[RawItem | Outcome], want: Want, jobs: int = 1) -> Iterator[Outcome]:
+    """Outcomes in input order; with jobs > 1, chunks are evaluated in worker processes."""
+    if jobs <= 1:
+        batch = BatchEvaluator(config, want)
+        for item in items:
+            yield item if isinstance(item, Outcome) else batch.run(item)
+        return
+    yield from _parallel(config, items, want, jobs)
+
+
+def _parallel(config: Config, items: Iterable[RawItem | Outcome], want: Want, jobs: int) -> Iterator[Outcome]:
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(str(config.folder), want)) as pool:
+        pending = []
+        for chunk in _chunks(items, CHUNK):
+            raw = [item for item in chunk if isinstance(item, RawItem)]
+            pending.append((chunk, pool.submit(_run_chunk, raw)))
+        for chunk, future in pending:
+            done = iter(future.result())
+            for item in chunk:
+                yield item if isinstance(item, Outcome) else next(done)

@@ -1,0 +1,203 @@
+"""`evalkit score` driven through the installed entry point, as users and pipelines run it."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EVALKIT = str(Path(sys.executable).with_name("evalkit"))
+
+
+def row(data_source: str, label: str, output: str, field: str = "model_output") -> dict[str, object]:
+    return {"data_source": data_source, "extra_info": {"label": label}, field: output}
+
+
+ROWS = [
+    row("typos", "extraordinary", "<solution>extraordinary</solution>"),
+    row("typos", "extraordinary", "<solution>extraordinry</solution>", field="response"),
+    row(
+        "connections",
+        "Apple,Banana,Pear,Grape,Red,Blue,Green,Yellow",
+        "<think>hmm</think><solution>Apple,Banana,Pear,Orange,Red,Blue,Green,Yellow</solution>",
+        field="response",
+    ),
+    row(
+        "unscrambling",
+        "The hero wakes up. He fights the dragon. He wins the gold.",
+        "<PLOT_SUMMARY>The hero wakes up. He wins the gold. He fights the dragon.</PLOT_SUMMARY>",
+    ),
+]
+SCORES = [1.0, 0.0, 0.5, 0.3333333333333333]
+
+
+def evalkit_score(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([EVALKIT, "score", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def write_jsonl(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def jsonl(rows: list[dict[str, object]]) -> list[str]:
+    return [json.dumps(row) for row in rows]
+
+
+def test_scored_rows_go_to_stdout_in_order_and_the_summary_to_stderr(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "data.jsonl", jsonl(ROWS))
+    result = evalkit_score("data.jsonl", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    scored = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [row.pop("score") for row in scored] == SCORES
+    assert scored == ROWS
+    assert "data.jsonl: 4 rows scored, 0 bad lines" in result.stderr
+    assert "typos                2   0.500   0.500   0.000" in result.stderr
+    assert "\r" not in result.stderr  # no progress bar when stderr is not a terminal
+
+
+def test_out_writes_the_file_and_prints_the_summary_on_stdout(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "data.jsonl", jsonl(ROWS))
+    (tmp_path / "scored.jsonl").write_text("old content\n")
+    result = evalkit_score("data.jsonl", "--out", "scored.jsonl", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = (tmp_path / "scored.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["score"] for line in lines] == SCORES
+    assert "4 rows scored" in result.stdout
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["data.jsonl", "scored.jsonl"]
+
+
+def test_out_may_replace_the_input_itself(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "data.jsonl", jsonl(ROWS))
+    assert evalkit_score("data.jsonl", "--out", "data.jsonl", cwd=tmp_path).returncode == 0
+    lines = (tmp_path / "data.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["score"] for line in lines] == SCORES
+
+
+def test_bad_lines_get_error_entries_and_the_run_goes_on(tmp_path: Path) -> None:
+    lines = [
+        "not json",
+        jsonl(ROWS[:1])[0],
+        "",
+        '{"data_source": "typo", "extra_info": {"label": "x"}, "model_output": "x"}',
+        '{"data_source": "typos", "extra_info": {"label": "x"}, "model_output": null}',
+        '{"data_source": "typos", "extra_info": {}, "model_output": "x"}',
+        "[1, 2]",
+    ]
+    write_jsonl(tmp_path / "data.jsonl", lines)
+    result = evalkit_score("data.jsonl", cwd=tmp_path)
+    assert result.returncode == 1
+    entries = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [entry.get("source") for entry in entries] == [
+        "data.jsonl:1", None, "data.jsonl:4", "data.jsonl:5", "data.jsonl:6", "data.jsonl:7"
+    ]  # fmt: skip
+    codes = [entry["error"]["code"] for entry in entries if "error" in entry]
+    assert codes == ["invalid-json", "unknown-data-source", "wrong-type", "missing-field", "not-an-object"]
+    assert entries[1]["score"] == 1.0
+    assert "data.jsonl:1: invalid JSON: Expecting value (column 1)" in result.stderr
+    assert 'data.jsonl:5: "model_output" must be a string, found null' in result.stderr
+    assert "1 rows scored, 5 bad lines" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_line_that_is_not_utf8_is_a_bad_line(tmp_path: Path) -> None:
+    data = json.dumps(ROWS[0]).encode() + b"\n" + b'{"x": "\xff"}\n'
+    (tmp_path / "data.jsonl").write_bytes(data)
+    result = evalkit_score("data.jsonl", cwd=tmp_path)
+    assert result.returncode == 1
+    assert json.loads(result.stdout.splitlines()[1])["error"]["code"] == "invalid-utf8"
+
+
+def test_jobs_keep_input_order_across_chunks(tmp_path: Path) -> None:
+    rows = [dict(ROWS[index % len(ROWS)], id=index) for index in range(2500)]
+    write_jsonl(tmp_path / "data.jsonl", jsonl(rows))
+    serial = evalkit_score("data.jsonl", "--out", "serial.jsonl", cwd=tmp_path)
+    parallel = evalkit_score("data.jsonl", "--out", "parallel.jsonl", "--jobs", "3", cwd=tmp_path)
+    assert serial.returncode == parallel.returncode == 0
+    serial_text = (tmp_path / "serial.jsonl").read_text(encoding="utf-8")
+    assert serial_text == (tmp_path / "parallel.jsonl").read_text(encoding="utf-8")
+    assert [json.loads(line)["id"] for line in serial_text.splitlines()] == list(range(2500))
+    assert serial.stdout == parallel.stdout
+
+
+def test_json_summary_gives_count_mean_and_spread_per_data_source(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "data.jsonl", jsonl(ROWS))
+    result = evalkit_score("data.jsonl", "--out", "scored.jsonl", "--format", "json", cwd=tmp_path)
+    summary = json.loads(result.stdout)
+    assert summary["scored"] == 4 and summary["bad_lines"] == 0
+    typos = summary["data_sources"]["typos"]
+    assert [typos[key] for key in ("count", "mean", "std", "min", "max")] == [2, 0.5, 0.5, 0.0, 1.0]
+    assert typos["histogram"] == [1, 0, 0, 0, 0, 0, 0, 0, 0, 1]
+    assert sorted(summary["data_sources"]) == ["connections", "typos", "unscrambling"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["missing.jsonl"], "missing.jsonl: cannot read: No such file or directory"),
+        (["."], ".: cannot read: it is a folder"),
+        (["data.jsonl", "--out", "no/such/folder/out.jsonl"], "no/such/folder/out.jsonl: cannot write"),
+        (["data.jsonl", "--jobs", "0"], "expected a whole number of at least 1"),
+        (["data.jsonl", "--format", "xml"], "invalid choice: 'xml'"),
+        ([], "the following arguments are required: INPUT.jsonl"),
+    ],
+)
+def test_nothing_can_be_done_exits_2_without_a_traceback(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    write_jsonl(tmp_path / "data.jsonl", jsonl(ROWS))
+    result = evalkit_score(*args, cwd=tmp_path)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_a_failed_run_leaves_an_existing_output_untouched(tmp_path: Path) -> None:
+    (tmp_path / "scored.jsonl").write_text("keep me\n")
+    result = evalkit_score("missing.jsonl", "--out", "scored.jsonl", cwd=tmp_path)
+    assert result.returncode == 2
+    assert (tmp_path / "scored.jsonl").read_text() == "keep me\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["scored.jsonl"]
+
+
+def test_python_dash_m_runs_the_same_command(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "data.jsonl", jsonl(ROWS))
+    result = subprocess.run(
+        [sys.executable, "-m", "evalkit", "score", "data.jsonl"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert result.returncode == 0
+    assert [json.loads(line)["score"] for line in result.stdout.splitlines()] == SCORES
+
+
+def test_a_terminal_gets_a_progress_bar_for_a_large_file(tmp_path: Path) -> None:
+    rows = [dict(ROWS[index % len(ROWS)], padding="x" * 400) for index in range(4000)]  # about 2 MB
+    write_jsonl(tmp_path / "data.jsonl", jsonl(rows))
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [EVALKIT, "score", "data.jsonl", "--out", "scored.jsonl"], cwd=tmp_path, stderr=terminal,
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    os.close(terminal)
+    assert process.wait(timeout=120) == 0
+    shown = _read_all(controller)
+    assert "data.jsonl [" in shown and "%" in shown and "\r" in shown
+
+
+def _read_all(descriptor: int) -> str:
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(descriptor, 65536)
+        except OSError:  # the terminal's other end is closed: everything has been read
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(descriptor)
+    return b"".join(chunks).decode(errors="replace")
