@@ -1,105 +1,116 @@
-"""The conditions of a rule's `when`: one table, each entry compiles its YAML value once into a check.
+"""The conditions of a rule's `when`: one table, each entry compiles its YAML value once.
 
-A check takes the submission's Signals and returns whether it holds and what it observed, which becomes
-the rule's explanation (`detail`). Adding a condition means one entry here plus its schema in
+A compiled condition has two faces: `test(signals) -> bool`, the fast path every evaluation takes, and
+`explain(signals) -> detail`, what it observed, computed only for rules that fired or when an explanation
+is asked for. Adding a condition means one entry in CONDITIONS plus its schema in
 `schemas/rules.schema.json`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from evalkit.engine.context import Detail, Signals
 from evalkit.engine.regex import compile_pattern
 
-Check = Callable[[Signals], tuple[bool, Detail]]
+Test = Callable[[Signals], bool]
+Explain = Callable[[Signals], Detail]
 
 
-def _contains_any(needles: list[str]) -> Check:
+@dataclass(frozen=True, slots=True)
+class Condition:
+    name: str
+    test: Test
+    explain: Explain
+
+
+def _found(needles: list[str], lowered: list[str], haystack: str) -> list[str]:
+    return [n for n, low in zip(needles, lowered) if low in haystack]
+
+
+def _contains_any(needles: list[str]) -> tuple[Test, Explain]:
     lowered = [n.lower() for n in needles]
 
-    def check(s: Signals) -> tuple[bool, Detail]:
-        found = [n for n, low in zip(needles, lowered) if low in s.text_lower]
-        return bool(found), {"held": bool(found), "found": found}
+    def explain(s: Signals) -> Detail:
+        found = _found(needles, lowered, s.text_lower)
+        return {"held": bool(found), "found": found}
 
-    return check
+    return (lambda s: any(low in s.text_lower for low in lowered)), explain
 
 
-def _not_contains_any(needles: list[str]) -> Check:
+def _not_contains_any(needles: list[str]) -> tuple[Test, Explain]:
     lowered = [n.lower() for n in needles]
 
-    def check(s: Signals) -> tuple[bool, Detail]:
-        found = [n for n, low in zip(needles, lowered) if low in s.text_lower]
-        return not found, {"held": not found, "found": found}
+    def explain(s: Signals) -> Detail:
+        found = _found(needles, lowered, s.text_lower)
+        return {"held": not found, "found": found}
 
-    return check
+    return (lambda s: not any(low in s.text_lower for low in lowered)), explain
 
 
-def _rewrite_missing(needles: list[str]) -> Check:
+def _rewrite_missing(needles: list[str]) -> tuple[Test, Explain]:
     lowered = [n.lower() for n in needles]
 
-    def check(s: Signals) -> tuple[bool, Detail]:
-        present = [n for n, low in zip(needles, lowered) if low in s.rewrite_lower]
-        return not present, {"held": not present, "present": present}
+    def explain(s: Signals) -> Detail:
+        present = _found(needles, lowered, s.rewrite_lower)
+        return {"held": not present, "present": present}
 
-    return check
+    return (lambda s: not any(low in s.rewrite_lower for low in lowered)), explain
 
 
-def _regex_any(patterns: list[str]) -> Check:
+def _regex_any(patterns: list[str]) -> tuple[Test, Explain]:
     compiled = [(p, compile_pattern(p)) for p in patterns]
 
-    def check(s: Signals) -> tuple[bool, Detail]:
+    def explain(s: Signals) -> Detail:
         for pattern, regex in compiled:
             match = regex.search(s.rewrite)
             if match is not None:
-                return True, {"held": True, "pattern": pattern, "match": match.group(0)[:200]}
-        return False, {"held": False, "pattern": None}
+                return {"held": True, "pattern": pattern, "match": match.group(0)[:200]}
+        return {"held": False, "pattern": None}
 
-    return check
-
-
-def _min_length(minimum: int) -> Check:
-    def check(s: Signals) -> tuple[bool, Detail]:
-        held = s.length_total >= minimum
-        return held, {"held": held, "length_total": s.length_total, "min": minimum}
-
-    return check
+    return (lambda s: any(regex.search(s.rewrite) is not None for _, regex in compiled)), explain
 
 
-def _max_length(maximum: int) -> Check:
-    def check(s: Signals) -> tuple[bool, Detail]:
-        held = s.length_total <= maximum
-        return held, {"held": held, "length_total": s.length_total, "max": maximum}
+def _min_length(minimum: int) -> tuple[Test, Explain]:
+    def explain(s: Signals) -> Detail:
+        return {"held": s.length_total >= minimum, "length_total": s.length_total, "min": minimum}
 
-    return check
+    return (lambda s: s.length_total >= minimum), explain
 
 
-def _dimension_compare(thresholds: dict[str, float], greater: bool) -> Check:
+def _max_length(maximum: int) -> tuple[Test, Explain]:
+    def explain(s: Signals) -> Detail:
+        return {"held": s.length_total <= maximum, "length_total": s.length_total, "max": maximum}
+
+    return (lambda s: s.length_total <= maximum), explain
+
+
+def _dimension_compare(thresholds: dict[str, float], greater: bool) -> tuple[Test, Explain]:
     items = list(thresholds.items())
 
-    def check(s: Signals) -> tuple[bool, Detail]:
-        values = {dim: s.ratings[dim] for dim, _ in items}
+    def test(s: Signals) -> bool:
         if greater:
-            held = all(values[dim] > limit for dim, limit in items)
-        else:
-            held = all(values[dim] < limit for dim, limit in items)
-        return held, {"held": held, "values": values, "thresholds": thresholds}
+            return all(s.ratings[dim] > limit for dim, limit in items)
+        return all(s.ratings[dim] < limit for dim, limit in items)
 
-    return check
+    def explain(s: Signals) -> Detail:
+        return {"held": test(s), "values": {dim: s.ratings[dim] for dim, _ in items}, "thresholds": thresholds}
 
-
-def _any_of(blocks: list[dict[str, Any]]) -> Check:
-    compiled = [compile_when(block, exhaustive=True) for block in blocks]
-
-    def check(s: Signals) -> tuple[bool, Detail]:
-        results = [block(s) for block in compiled]
-        held = any(ok for ok, _ in results)
-        return held, {"held": held, "blocks": [detail for _, detail in results]}
-
-    return check
+    return test, explain
 
 
-CONDITIONS: dict[str, Callable[[Any], Check]] = {
+def _any_of(blocks: list[dict[str, Any]]) -> tuple[Test, Explain]:
+    compiled = [compile_when(block) for block in blocks]
+
+    def explain(s: Signals) -> Detail:
+        details = [block.explain(s, exhaustive=True) for block in compiled]
+        return {"held": any(block.test(s) for block in compiled), "blocks": details}
+
+    return (lambda s: any(block.test(s) for block in compiled)), explain
+
+
+CONDITIONS: dict[str, Callable[[Any], tuple[Test, Explain]]] = {
     "response_contains_any": _contains_any,
     "not_contains_any": _not_contains_any,
     "preferred_rewrite_missing_substring": _rewrite_missing,
@@ -112,21 +123,28 @@ CONDITIONS: dict[str, Callable[[Any], Check]] = {
 }
 
 
-def compile_when(when: dict[str, Any] | None, exhaustive: bool = False) -> Check:
-    """All conditions of a block must hold. The rule's own `when` stops at the first failure; an `any_of`
-    block is `exhaustive` so its explanation shows every condition."""
-    checks = [(name, CONDITIONS[name](value)) for name, value in (when or {}).items()]
+@dataclass(frozen=True, slots=True)
+class Block:
+    """Conditions that must all hold (a rule's `when`, or one block of `any_of`)."""
 
-    def check(s: Signals) -> tuple[bool, Detail]:
+    conditions: tuple[Condition, ...]
+
+    def test(self, s: Signals) -> bool:
+        for condition in self.conditions:
+            if not condition.test(s):
+                return False
+        return True
+
+    def explain(self, s: Signals, exhaustive: bool = False) -> Detail:
+        """What each condition observed; stops at the first failure unless `exhaustive`."""
         detail: Detail = {}
-        held = True
-        for name, condition in checks:
-            ok, observed = condition(s)
-            detail[name] = observed
-            if not ok:
-                held = False
-                if not exhaustive:
-                    break
-        return held, detail
+        for condition in self.conditions:
+            observed = condition.explain(s)
+            detail[condition.name] = observed
+            if not observed["held"] and not exhaustive:
+                break
+        return detail
 
-    return check
+
+def compile_when(when: dict[str, Any] | None) -> Block:
+    return Block(tuple(Condition(name, *CONDITIONS[name](value)) for name, value in (when or {}).items()))

@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
-from evalkit.engine.diagnostics import FILE_START, Diagnostic, error, has_errors, warning
+from evalkit.engine.diagnostics import FILE_START, Diagnostic, Severity, Span, error, has_errors, warning
 from evalkit.engine.plan import ConfigPlan, compile_plan
 from evalkit.engine.schema_check import schema_diagnostics
 from evalkit.engine.semantic import semantic_diagnostics
@@ -95,7 +95,11 @@ def _decode(raw: bytes, path: str) -> tuple[str | None, Diagnostic | None]:
     try:
         return raw.decode("utf-8-sig"), None
     except UnicodeDecodeError as exc:
-        return None, error(path, FILE_START, "not-utf8", f"the file is not UTF-8 text (byte {exc.start})")
+        line_start = raw.rfind(b"\n", 0, exc.start) + 1
+        column = len(raw[line_start:exc.start].decode("utf-8", "replace")) + 1
+        where = Span.point(raw.count(b"\n", 0, exc.start) + 1, column)
+        return None, error(path, where, "not-utf8",
+                           f"the file is not UTF-8 text (byte {exc.start}: 0x{raw[exc.start]:02x})")
 
 
 def _load_document(name: str, path: Path, raw: bytes) -> tuple[YamlDocument | None, list[Diagnostic]]:
@@ -110,10 +114,13 @@ def _load_document(name: str, path: Path, raw: bytes) -> tuple[YamlDocument | No
     if not isinstance(document.data, dict):
         return None, [*diagnostics, error(str(path), FILE_START, "wrong-type",
                                           f"{path.name} must be a mapping of keys, not a {type(document.data).__name__}")]
+    # the semantic checks read only what has the right shape, so one run reports both kinds of errors;
+    # their warnings wait until the file fits its schema (they would mostly restate a schema error)
     found = schema_diagnostics(document, name)
-    if not has_errors(found):
-        found += semantic_diagnostics(name, document)
-    return document, [*diagnostics, *found]
+    semantic = semantic_diagnostics(name, document)
+    if has_errors(found):
+        semantic = [d for d in semantic if d.severity == Severity.ERROR]
+    return document, [*diagnostics, *found, *semantic]
 
 
 def _yaml_bytes(folder: Path, files: dict[str, Path], overrides: Mapping[str, str]) -> dict[str, bytes]:

@@ -86,6 +86,54 @@ class Diagnostic:
         return out
 
 
+CODES: dict[str, str] = {
+    "yaml-syntax": "The file is not valid YAML.",
+    "duplicate-key": "A mapping names the same key twice; YAML loaders would silently keep one.",
+    "yaml-too-deep": "The YAML nests deeper than the safety limit.",
+    "yaml-too-large": "The YAML expands (aliases included) to more nodes than the safety limit.",
+    "recursive-alias": "A YAML alias inside the node it refers to.",
+    "file-too-large": "The file is larger than the safety limit.",
+    "not-utf8": "The file is not UTF-8 text.",
+    "unreadable": "The file cannot be read.",
+    "no-config-dir": "The config folder does not exist.",
+    "shadowed-file": "A .yml file is ignored because the .yaml file of the same name takes precedence.",
+    "unknown-key": "A key the schema does not define (often a misspelling).",
+    "missing-key": "A required key is missing.",
+    "wrong-type": "A value of the wrong type.",
+    "invalid-value": "A value outside the allowed set.",
+    "unknown-dimension": "A rating dimension that does not exist.",
+    "unknown-field": "A submission field that does not exist.",
+    "schema-minimum": "A number below its minimum.",
+    "schema-maximum": "A number above its maximum.",
+    "schema-minitems": "A list with too few items.",
+    "schema-maxitems": "A list with too many items.",
+    "schema-minlength": "A string that is too short (usually empty).",
+    "schema-minproperties": "A mapping that must not be empty.",
+    "not-finite": "A number that is NaN or infinite.",
+    "duplicate-rule-id": "Two rules share an id.",
+    "bad-regex": "A pattern RE2 cannot compile.",
+    "bad-template": "A comment template that does not parse, uses names its context lacks, or uses what "
+                    "the sandbox refuses.",
+    "bad-placeholder": "A feedback text with a placeholder that cannot be filled.",
+    "impossible-length": "min_total_length above max_total_length: the rule can never fire.",
+    "bad-scale": "A rating scale whose minimum is not below its maximum.",
+    "outside-scale": "An ideal or tolerance outside the rating scale.",
+    "unreachable-rule": "A rule after an unconditional rule under stop_after_first: it can never run.",
+    "no-actions": "A rule without actions: it fires without effect.",
+    "evaluation-error": "Evaluating a sample submission failed.",
+    "invalid-sample": "A sample submission cannot be read or is invalid.",
+    "rule-never-fires": "A rule fires on none of the sample submissions.",
+    "unknown-rule": "A rule test names a rule id the config does not have.",
+    "uncovered-rule": "A rule that no rule test fires.",
+}
+"""Every diagnostic code, with what it means (SARIF rule descriptions, docs/check.md)."""
+
+
+def describe(code: str) -> str:
+    """The one-line meaning of `code` (the code itself for one not catalogued)."""
+    return CODES.get(code, code)
+
+
 def error(path: str, span: Span, code: str, message: str, fix: Fix | None = None) -> Diagnostic:
     return Diagnostic(path, span, Severity.ERROR, code, message, fix)
 

@@ -64,18 +64,15 @@ class Evaluator:
         stopped_by: str | None = None
         for rule in rules:
             if stopped_by is not None:
-                skipped.append(SkippedRule(rule.id, rule.type, {}, None, f"not run: '{stopped_by}' fired first "
-                                           "and stop_after_first is set"))
-                continue
-            held, detail = rule.check(signals)
-            if not held:
-                failed = next((name for name, seen in detail.items() if not seen["held"]), None)
-                skipped.append(SkippedRule(rule.id, rule.type, detail, failed, f"condition '{failed}' did not hold"))
-                continue
-            actions = [apply(state, signals, detail, rule.id) for apply in rule.actions]
-            fired.append(FiredRule(rule.id, rule.type, detail, actions))
-            if stop_after_first:
-                stopped_by = rule.id
+                skipped.append(SkippedRule(rule.id, rule.type, None, None, stopped_by))
+            elif not rule.when.test(signals):
+                skipped.append(SkippedRule(rule.id, rule.type, rule.when, signals))
+            else:
+                detail = rule.when.explain(signals)
+                fired.append(FiredRule(rule.id, rule.type, detail,
+                                       [apply(state, signals, detail, rule.id) for apply in rule.actions]))
+                if stop_after_first:
+                    stopped_by = rule.id
 
     @staticmethod
     def _ratings(submission: Submission, state: RuleState, rationale: dict[str, str]) -> dict[str, dict[str, Any]]:

@@ -28,14 +28,23 @@ class LoadedSubmission:
         return {"source": self.source, "error": {"message": self.error}}
 
 
+TOOL_OUTPUTS = (".decisions.jsonl", ".reviewed.jsonl")
+"""What `evalkit review` writes beside its inputs; a folder's listing skips them."""
+
+
+def _is_submission_file(path: Path) -> bool:
+    return path.is_file() and path.suffix in SUBMISSION_SUFFIXES and not path.name.endswith(TOOL_OUTPUTS)
+
+
 def expand_inputs(paths: Iterable[Path | str]) -> tuple[list[Path], list[str]]:
-    """Files to read, in order (a folder's submission files sorted by name), and the paths not found."""
+    """Files to read, in order (a folder's submission files sorted by name, without the review journals
+    and exports kept beside them), and the paths not found."""
     files: list[Path] = []
     missing: list[str] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(sorted(p for p in path.iterdir() if p.is_file() and p.suffix in SUBMISSION_SUFFIXES))
+            files.extend(sorted(p for p in path.iterdir() if _is_submission_file(p)))
         elif path.is_file():
             files.append(path)
         else:

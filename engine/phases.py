@@ -18,22 +18,35 @@ _SPACE_RUNS = re.compile(" {2,}")
 
 
 def pull_dimensions(plan: ConfigPlan, ratings: dict[str, float]) -> tuple[dict[str, float], dict[str, str]]:
-    """Phase 2: a rating outside tolerance moves `pull_fraction` of the way to the ideal."""
-    low, high = plan.scale
+    """Phase 2: a rating outside tolerance moves `pull_fraction` of the way to the ideal.
+
+    Ratings take few distinct values (4.0, 4.5, ...), so each (dimension, value) is worked out once per
+    plan and looked up after that."""
     corrected, rationale = {}, {}
+    cache = plan.pull_cache
     for name, value in ratings.items():
-        ideal, tolerance = plan.dimensions[name]
-        distance = round(abs(value - ideal), 9)
-        if distance <= tolerance:
-            corrected[name] = value
-            rationale[name] = f"within tolerance (|{value:g} - {ideal:g}| = {distance:g} <= {tolerance:g}); kept"
-            continue
-        pulled = min(max(value + plan.pull_fraction * (ideal - value), low), high)
-        pulled = round(pulled, plan.round_digits if plan.round_digits is not None else 10)
-        corrected[name] = pulled
-        rationale[name] = (f"outside tolerance (|{value:g} - {ideal:g}| = {distance:g} > {tolerance:g}); "
-                           f"pulled {plan.pull_fraction:g} of the way toward {ideal:g}: {pulled:g}")
+        key = (name, value)
+        entry = cache.get(key)
+        if entry is None:
+            if len(cache) > 100_000:
+                cache.clear()
+            entry = cache[key] = _pull_one(plan, name, value)
+        corrected[name], rationale[name] = entry
     return corrected, rationale
+
+
+def _pull_one(plan: ConfigPlan, name: str, value: float) -> tuple[float, str]:
+    ideal, tolerance = plan.dimensions[name]
+    low, high = plan.scale
+    distance = round(abs(value - ideal), 9)
+    if distance <= tolerance:
+        kept = min(max(value, low), high)
+        note = "kept" if kept == value else f"kept, clamped to the scale: {kept:g}"
+        return kept, f"within tolerance (|{value:g} - {ideal:g}| = {distance:g} <= {tolerance:g}); {note}"
+    pulled = min(max(value + plan.pull_fraction * (ideal - value), low), high)
+    pulled = round(pulled, plan.round_digits if plan.round_digits is not None else 10)
+    return pulled, (f"outside tolerance (|{value:g} - {ideal:g}| = {distance:g} > {tolerance:g}); "
+                    f"pulled {plan.pull_fraction:g} of the way toward {ideal:g}: {pulled:g}")
 
 
 def normalize_ranking(plan: ConfigPlan, submission: Submission) -> tuple[list[Any], str, dict[str, list[Any]]]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.engine.actions import Apply, compile_actions
-from evalkit.engine.conditions import Check, compile_when
+from evalkit.engine.conditions import Block, compile_when
 
 DEFAULT_DIMENSIONS: dict[str, tuple[float, float]] = {
     "instructions": (4.0, 1.5),
@@ -22,7 +22,7 @@ DEFAULT_DIMENSIONS: dict[str, tuple[float, float]] = {
 class RulePlan:
     id: str
     type: str
-    check: Check
+    when: Block
     actions: list[Apply]
     description: str = ""
 
@@ -54,6 +54,7 @@ class ConfigPlan:
     default_label: str | None = None
     score_thresholds: list[tuple[str, float]] = field(default_factory=list)
     rule_version: Any = None
+    pull_cache: dict[tuple[str, float], tuple[float, str]] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _dimensions(data: dict[str, Any]) -> dict[str, Any]:

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evalkit.engine.conditions import Block
+    from evalkit.engine.context import Signals
 
 
 @dataclass(slots=True)
@@ -17,20 +21,40 @@ class FiredRule:
         return {"id": self.id, "type": self.type, "detail": self.detail, "actions": self.actions}
 
 
-@dataclass(slots=True)
 class SkippedRule:
-    """A rule that did not fire: the first condition that failed and what it saw (or why it never ran)."""
+    """A rule that did not fire. What its conditions observed is worked out only when asked for
+    (the explain view, the TUI), so the common case of a rule that does not fire stays cheap."""
 
-    id: str
-    type: str
-    detail: dict[str, Any]
-    failed: str | None
-    reason: str
+    __slots__ = ("id", "type", "_block", "_signals", "_stopped_by", "_detail")
+
+    def __init__(self, rule_id: str, rule_type: str, block: Block | None, signals: Signals | None,
+                 stopped_by: str | None = None) -> None:
+        self.id, self.type = rule_id, rule_type
+        self._block, self._signals, self._stopped_by = block, signals, stopped_by
+        self._detail: dict[str, Any] | None = None
+
+    @property
+    def detail(self) -> dict[str, Any]:
+        if self._detail is None:
+            ready = self._block is not None and self._signals is not None and self._stopped_by is None
+            self._detail = self._block.explain(self._signals, exhaustive=True) if ready else {}  # type: ignore[union-attr,arg-type]
+        return self._detail
+
+    @property
+    def failed(self) -> str | None:
+        return next((name for name, seen in self.detail.items() if not seen["held"]), None)
+
+    @property
+    def reason(self) -> str:
+        if self._stopped_by is not None:
+            return f"not run: '{self._stopped_by}' fired first and stop_after_first is set"
+        return f"condition '{self.failed}' did not hold"
 
     def to_dict(self) -> dict[str, Any]:
-        observed = self.detail.get(self.failed) if self.failed else None
-        return {"id": self.id, "type": self.type, "failed": self.failed, "observed": observed,
-                "reason": self.reason, "detail": self.detail}
+        failed = self.failed
+        return {"id": self.id, "type": self.type, "failed": failed,
+                "observed": self.detail.get(failed) if failed else None, "reason": self.reason,
+                "detail": self.detail}
 
 
 @dataclass(slots=True)

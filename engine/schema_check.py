@@ -136,7 +136,8 @@ def _not_allowed(err: SchemaError, document: YamlDocument, span: Span) -> Diagno
     else:
         message = f"{describe_value(value)} is not allowed {_where(err.absolute_path)}"
     suggestion = closest(str(value), allowed) if isinstance(value, str) else None
+    choices = f"expected one of: {', '.join(allowed)}"
     if suggestion:
-        return error(document.path, span, code, f"{message}; did you mean '{suggestion}'?",
+        return error(document.path, span, code, f"{message}; did you mean '{suggestion}'? ({choices})",
                      Fix(f"Replace with '{suggestion}'", span, suggestion))
-    return error(document.path, span, code, f"{message}; expected one of: {', '.join(allowed)}")
+    return error(document.path, span, code, f"{message}; {choices}")

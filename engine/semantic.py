@@ -1,26 +1,43 @@
 """Checks the schema cannot express: duplicate rule ids, regexes RE2 refuses, templates the sandbox
-refuses, impossible length bounds, ideals outside the scale and rules that can never be reached.
+refuses, feedback placeholders that cannot be filled, impossible length bounds, numbers that are not
+finite, ideals outside the scale, rules without actions and rules that can never be reached.
 
-Each check takes the parsed document(s) and returns positioned diagnostics.
+Each check takes one parsed document and returns positioned diagnostics. The checks guard every type
+they read, so they also run on a document that failed schema validation: one run reports every problem.
 """
 
 from __future__ import annotations
 
+import math
+import string
 from typing import Any, Iterator
 
-from evalkit.engine.diagnostics import Diagnostic, Span, error, warning
+from evalkit.engine.diagnostics import Diagnostic, Span, closest, error, warning
 from evalkit.engine.regex import PatternError
 from evalkit.engine.templates import TemplateProblem
 from evalkit.engine.yamlsource import JsonPath, YamlDocument
 
 RULE_LISTS = ("rating_rules", "ranking_rules", "rewrite_rules")
+PROMPT_PLACEHOLDERS = {"ok": (), "missing_field": ("missing",), "invalid_label": ("field", "value")}
+"""The names each prompt.yaml feedback text may use, as engine/phases.py fills them."""
 
 
-def _rules(data: Any) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
-    if not isinstance(data, dict):
-        return
-    for key in RULE_LISTS:
-        for index, rule in enumerate(data.get(key) or []):
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def rule_entries(data: Any, lists: tuple[str, ...] = RULE_LISTS) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
+    """Every rule (a mapping) in the rules file's `lists`, with its path: ("rating_rules", 0), ..."""
+    for key in lists:
+        for index, rule in enumerate(_list(_mapping(data).get(key))):
             if isinstance(rule, dict):
                 yield (key, index), rule
 
@@ -29,14 +46,15 @@ def _condition_blocks(when: Any, at: JsonPath) -> Iterator[tuple[JsonPath, dict[
     if not isinstance(when, dict):
         return
     yield at, when
-    for index, block in enumerate(when.get("any_of") or []):
+    for index, block in enumerate(_list(when.get("any_of"))):
         yield from _condition_blocks(block, (*at, "any_of", index))
 
 
 def duplicate_rule_ids(doc: YamlDocument) -> list[Diagnostic]:
+    """Ids are unique across all three lists, so that a fired rule id names one rule."""
     seen: dict[str, int] = {}
     out = []
-    for at, rule in _rules(doc.data):
+    for at, rule in rule_entries(doc.data):
         rule_id = rule.get("id")
         if not isinstance(rule_id, str):
             continue
@@ -52,14 +70,16 @@ def regex_problems(doc: YamlDocument) -> list[Diagnostic]:
     from evalkit.engine.regex import compile_pattern
 
     out = []
-    for at, rule in _rules(doc.data):
+    for at, rule in rule_entries(doc.data):
         for block_at, block in _condition_blocks(rule.get("when"), (*at, "when")):
-            for index, pattern in enumerate(block.get("rewrite_regex_any") or []):
+            for index, pattern in enumerate(_list(block.get("rewrite_regex_any"))):
+                if not isinstance(pattern, str):
+                    continue
                 try:
                     compile_pattern(pattern)
                 except PatternError as exc:
                     span = doc.value_span((*block_at, "rewrite_regex_any", index))
-                    out.append(error(doc.path, span, "bad-regex", f"RE2 cannot compile {pattern!r}: {exc}"))
+                    out.append(error(doc.path, span, "bad-regex", f"RE2 cannot compile '{pattern}': {exc}"))
     return out
 
 
@@ -67,42 +87,56 @@ def template_problems(doc: YamlDocument) -> list[Diagnostic]:
     from evalkit.engine.templates import compile_template
 
     out = []
-    for at, rule in _rules(doc.data):
-        source = (rule.get("actions") or {}).get("add_comment_template")
+    for at, rule in rule_entries(doc.data):
+        source = _mapping(rule.get("actions")).get("add_comment_template")
         if not isinstance(source, str):
             continue
         try:
             compile_template(source)
         except TemplateProblem as exc:
-            span = doc.value_span((*at, "actions", "add_comment_template"))
-            if exc.line > 1:
-                span = Span.point(span.line + exc.line - 1, 1)
+            span = scalar_line_span(doc, (*at, "actions", "add_comment_template"), exc.line)
             out.append(error(doc.path, span, "bad-template", str(exc)))
     return out
 
 
+def scalar_line_span(doc: YamlDocument, at: JsonPath, line: int) -> Span:
+    """The span of line `line` (1-based) of the string at `at`. A block scalar (`|` or `>`) starts on the
+    line after its indicator; for the first line of any other scalar, the whole value is the best place."""
+    span = doc.value_span(at)
+    lines = doc.text.splitlines()
+    indicator = lines[span.line - 1][span.column - 1:span.column] if span.line <= len(lines) else ""
+    block = indicator in ("|", ">")
+    if (line <= 1 and not block) or (indicator == ">" and line > 1):  # folding joins lines: no mapping back
+        return span
+    target = span.line + line - (0 if block else 1)
+    if target > len(lines):
+        return span
+    text = lines[target - 1]
+    return Span(target, len(text) - len(text.lstrip()) + 1, target, len(text) + 1)
+
+
 def length_bounds(doc: YamlDocument) -> list[Diagnostic]:
     out = []
-    for at, rule in _rules(doc.data):
+    for at, rule in rule_entries(doc.data):
         for block_at, block in _condition_blocks(rule.get("when"), (*at, "when")):
             low, high = block.get("min_total_length"), block.get("max_total_length")
-            if isinstance(low, int) and isinstance(high, int) and low > high:
+            if _is_number(low) and _is_number(high) and low > high:
                 out.append(error(doc.path, doc.value_span((*block_at, "min_total_length")), "impossible-length",
                                  f"min_total_length {low} is above max_total_length {high}: the rule can never fire"))
     return out
 
 
 def unreachable_rules(doc: YamlDocument) -> list[Diagnostic]:
-    data = doc.data if isinstance(doc.data, dict) else {}
-    if not (data.get("options") or {}).get("stop_after_first"):
+    """stop_after_first stops the rating rules at the first that fires, and one without conditions always
+    fires."""
+    data = _mapping(doc.data)
+    if _mapping(data.get("options")).get("stop_after_first") is not True:
         return []
     out = []
     blocker = None
-    for index, rule in enumerate(data.get("rating_rules") or []):
-        if not isinstance(rule, dict):
-            continue
+    for at, rule in rule_entries(data, ("rating_rules",)):
         if blocker is not None:
-            out.append(warning(doc.path, doc.value_span(("rating_rules", index, "id")), "unreachable-rule",
+            out.append(warning(doc.path, doc.value_span((*at, "id")), "unreachable-rule",
                                f"rule '{rule.get('id')}' can never run: '{blocker}' has no conditions and "
                                "stop_after_first is set"))
         elif not rule.get("when"):
@@ -110,27 +144,103 @@ def unreachable_rules(doc: YamlDocument) -> list[Diagnostic]:
     return out
 
 
+def rules_without_actions(doc: YamlDocument) -> list[Diagnostic]:
+    out = []
+    for at, rule in rule_entries(doc.data):
+        if not _has_effect(rule.get("actions")):
+            out.append(warning(doc.path, doc.key_span((*at, "actions")), "no-actions",
+                               f"rule '{rule.get('id')}' has no actions: it fires without effect"))
+    return out
+
+
+def _has_effect(actions: Any) -> bool:
+    """False for actions that are all empty: `{}`, `add_comment: ""`, `append_note: false`."""
+    if not isinstance(actions, dict):
+        return True  # missing or of the wrong type: the schema reports that
+    return any(value is not False and value != "" for value in actions.values())
+
+
 def dimension_bounds(doc: YamlDocument) -> list[Diagnostic]:
-    data = doc.data if isinstance(doc.data, dict) else {}
-    low, high = data.get("scale") or (0, 5)
+    data = _mapping(doc.data)
+    scale = data.get("scale", [0, 5])
+    if not (isinstance(scale, list) and len(scale) == 2 and all(_is_number(v) for v in scale)):
+        return []
+    low, high = scale
     if low >= high:
         return [error(doc.path, doc.value_span(("scale",)), "bad-scale",
                       f"scale [{low}, {high}] is empty: the first value must be below the second")]
     out = []
-    for name, dim in (data.get("dimensions") or {}).items():
-        ideal, tolerance = dim.get("ideal"), dim.get("tolerance")
-        if ideal is not None and not low <= ideal <= high:
+    for name, dim in _mapping(data.get("dimensions")).items():
+        ideal, tolerance = _mapping(dim).get("ideal"), _mapping(dim).get("tolerance")
+        if _is_number(ideal) and not low <= ideal <= high:
             out.append(error(doc.path, doc.value_span(("dimensions", name, "ideal")), "outside-scale",
                              f"ideal {ideal} of '{name}' is outside the scale [{low}, {high}]"))
-        if tolerance is not None and tolerance > high - low:
+        if _is_number(tolerance) and tolerance > high - low:
             out.append(error(doc.path, doc.value_span(("dimensions", name, "tolerance")), "outside-scale",
                              f"tolerance {tolerance} of '{name}' is wider than the scale [{low}, {high}]"))
     return out
 
 
+def prompt_placeholders(doc: YamlDocument) -> list[Diagnostic]:
+    """Feedback texts are filled with str.format_map: a malformed or positional field, or attribute access,
+    would fail at evaluation time; an unknown name would be printed as it is."""
+    out = []
+    for outcome, text in _mapping(_mapping(doc.data).get("feedback")).items():
+        if isinstance(text, str) and outcome in PROMPT_PLACEHOLDERS:
+            problem = _placeholder_problem(text, PROMPT_PLACEHOLDERS[outcome])
+            if problem is not None:
+                severity = warning if problem.startswith("unknown") else error
+                span = doc.value_span(("feedback", outcome))
+                out.append(severity(doc.path, span, "bad-placeholder", problem))
+    return out
+
+
+def _placeholder_problem(text: str, names: tuple[str, ...]) -> str | None:
+    available = f"available: {', '.join('{' + n + '}' for n in names)}" if names else "this text takes none"
+    try:
+        fields = [field for _, field, _, _ in string.Formatter().parse(text) if field is not None]
+    except ValueError as exc:
+        return f"malformed placeholder: {exc}; write '{{{{' and '}}}}' for literal braces"
+    for field in fields:
+        if field == "" or field.isdigit():
+            return f"positional placeholder '{{{field}}}' cannot be filled; {available}"
+        if not field.isidentifier():
+            return (f"placeholder '{{{field}}}' uses attribute or index access, which is not allowed; "
+                    f"{available}")
+        if field not in names:
+            suggestion = closest(field, names) if names else None
+            hint = f"did you mean '{{{suggestion}}}'?" if suggestion else available
+            return f"unknown placeholder '{{{field}}}' is printed as it is; {hint}"
+    return None
+
+
+def non_finite_numbers(doc: YamlDocument) -> list[Diagnostic]:
+    """YAML's .nan and .inf are numbers to JSON Schema, but no threshold, delta or bound can be one."""
+    return [error(doc.path, doc.value_span(at), "not-finite",
+                  f"expected a finite number, found {_yaml_float(value)}")
+            for at, value in _floats(doc.data, ()) if not math.isfinite(value)]
+
+
+def _yaml_float(value: float) -> str:
+    return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
+
+
+def _floats(value: Any, at: JsonPath) -> Iterator[tuple[JsonPath, float]]:
+    if isinstance(value, float):
+        yield at, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _floats(item, (*at, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _floats(item, (*at, index))
+
+
 CHECKS = {
-    "rules": (duplicate_rule_ids, regex_problems, template_problems, length_bounds, unreachable_rules),
-    "dimensions": (dimension_bounds,),
+    "rules": (duplicate_rule_ids, regex_problems, template_problems, length_bounds, unreachable_rules,
+              rules_without_actions, non_finite_numbers),
+    "dimensions": (dimension_bounds, non_finite_numbers),
+    "prompt": (prompt_placeholders,),
 }
 
 

@@ -7,6 +7,8 @@ two in step. Ratings outside the scale, null optional fields, unknown keys and i
 
 from __future__ import annotations
 
+import math
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +60,26 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _response_id(value: Any, where: str) -> ResponseId:
+    """A string or an integer; an integer-valued float (`1.0`) is a JSON Schema integer and becomes `1`."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    _expect(value, (str, int), where, "a response id (string or integer)")
+    return value
+
+
+def _finite(value: int | float, where: str) -> float:
+    """A rating as a finite float: JSON allows integers beyond float range and Python reads 1e400 as inf;
+    both become the largest float of their sign, which the pull phase then brings into the scale."""
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf if value > 0 else -math.inf
+    if math.isnan(number):
+        raise SubmissionError("expected a number, found NaN", where)
+    return max(-sys.float_info.max, min(number, sys.float_info.max))
+
+
 def _type_name(value: Any) -> str:
     return {type(None): "null", bool: "a boolean", str: "a string", list: "a list", dict: "a mapping"}.get(
         type(value), "a number" if _is_number(value) else type(value).__name__)
@@ -79,12 +101,12 @@ def _responses(raw: Any) -> tuple[Response, ...]:
         for key in ("id", "text"):
             if key not in item:
                 raise SubmissionError(f"missing required key '{key}'", where)
-        _expect(item["id"], (str, int), f"{where}.id", "a string or an integer")
+        rid = _response_id(item["id"], f"{where}.id")
         _expect(item["text"], str, f"{where}.text", "a string")
         meta = item.get("meta")
         if meta is not None:
             _expect(meta, dict, f"{where}.meta", "a mapping")
-        out.append(Response(item["id"], item["text"], meta))
+        out.append(Response(rid, item["text"], meta))
     return tuple(out)
 
 
@@ -97,7 +119,7 @@ def _ratings(raw: Any) -> tuple[dict[str, float], str]:
         value = raw[name]
         if not _is_number(value):
             raise SubmissionError(f"expected a number, found {_type_name(value)}", f"ratings.{name}")
-        ratings[name] = float(value)
+        ratings[name] = _finite(value, f"ratings.{name}")
     justification = raw.get("justification")
     if justification is not None:
         _expect(justification, str, "ratings.justification", "a string")
@@ -106,9 +128,7 @@ def _ratings(raw: Any) -> tuple[dict[str, float], str]:
 
 def _ranking(raw: Any) -> tuple[ResponseId, ...]:
     _expect(raw, list, "ranking", "a list of response ids")
-    for index, item in enumerate(raw):
-        _expect(item, (str, int), f"ranking[{index}]", "a response id (string or integer)")
-    return tuple(raw)
+    return tuple(_response_id(item, f"ranking[{index}]") for index, item in enumerate(raw))
 
 
 _KNOWN = frozenset({"prompt", "responses", "ranking", "ratings", "evidence", *OPTIONAL_TEXT})

@@ -1,13 +1,15 @@
 """Comment templates: Jinja2 in an immutable sandbox, checked and compiled once at load.
 
-The sandbox blocks attribute escapes but not resource abuse, so this module also caps `*`, `**` and `+`,
-allows only a short list of harmless filters and no globals, refuses loops, macros and private names
-when the template is loaded, and cuts the rendered output (limits.py).
+The sandbox blocks attribute escapes but not resource abuse, so this module also caps `*`, `**`, `+` and
+`%`, and the string methods that build long strings from short ones (`ljust`, `format`, `replace`, ...);
+allows only a short list of harmless filters and no globals; refuses loops, macros and private names when
+the template is loaded; and cuts the rendered output (limits.py).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from functools import cache, lru_cache
 from typing import Any, Callable
 
@@ -38,7 +40,62 @@ def _capped_binop(env: Any, context: Any, operator: str, left: Any, right: Any) 
     if operator == "+" and isinstance(left, (str, list)) and isinstance(right, (str, list)):
         if len(left) + len(right) > limits.MAX_TEMPLATE_SEQUENCE:
             raise SecurityError("the concatenation is too long")
+    if operator == "%" and isinstance(left, str) and _printf_too_wide(left):
+        raise SecurityError("the format's width or precision is too large")
     return env.binop_table[operator](left, right)
+
+
+_PRINTF_SPEC = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d*)(?:\.(\*|\d*))?")
+_FORMAT_NUMBERS = re.compile(r"\d+")
+
+
+def _too_big(digits: str) -> bool:
+    return digits == "*" or (digits.isdigit() and int(digits) > limits.MAX_TEMPLATE_SEQUENCE)
+
+
+def _printf_too_wide(fmt: str) -> bool:
+    """`'%010000000d' % 1` asks for ten million characters; a `*` width comes from the arguments."""
+    return any(_too_big(width) or _too_big(precision) for width, precision in _PRINTF_SPEC.findall(fmt))
+
+
+def _format_too_wide(fmt: str) -> bool:
+    """`'{:>10000000}'.format(1)`; a nested `{}` in a spec takes its width from the arguments."""
+    from string import Formatter
+
+    try:
+        fields = list(Formatter().parse(fmt))
+    except ValueError:
+        return False  # str.format raises the same error, which the render reports
+    for _, _, spec, _ in fields:
+        if spec and ("{" in spec or any(_too_big(n) for n in _FORMAT_NUMBERS.findall(spec))):
+            return True
+    return False
+
+
+def _call_too_long(method: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """Whether a call on a string would build one longer than the cap."""
+    method = getattr(method, "__wrapped__", method)  # the sandbox wraps str.format at attribute access
+    owner = getattr(method, "__self__", None)
+    if not isinstance(owner, str):
+        return False
+    name, cap = method.__name__, limits.MAX_TEMPLATE_SEQUENCE
+    values = list(args) + list(kwargs.values())
+    if name in ("ljust", "rjust", "center", "zfill"):
+        return bool(values) and isinstance(values[0], int) and values[0] > cap
+    if name == "expandtabs":
+        size = values[0] if values and isinstance(values[0], int) else 8
+        return owner.count("\t") * size + len(owner) > cap
+    if name in ("format", "format_map"):
+        return _format_too_wide(owner)
+    if name == "replace" and len(values) >= 2 and all(isinstance(v, str) for v in values[:2]):
+        old, new = values[0], values[1]
+        hits = owner.count(old) if old else len(owner) + 1
+        return len(owner) + hits * len(new) > cap
+    if name == "join" and values:
+        items = values[0] if isinstance(values[0], (list, tuple)) else []
+        total = sum(len(i) for i in items if isinstance(i, str)) + len(owner) * len(items)
+        return total > cap
+    return False
 
 
 def _power_too_big(base: Any, exponent: Any) -> bool:
@@ -58,13 +115,20 @@ def _repeat_too_long(left: Any, right: Any) -> bool:
 
 @cache
 def environment() -> Any:
+    from jinja2.exceptions import SecurityError
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     class CappedSandbox(ImmutableSandboxedEnvironment):
-        intercepted_binops = frozenset({"*", "**", "+"})
+        intercepted_binops = frozenset({"*", "**", "+", "%"})
 
         def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
             return _capped_binop(self, context, operator, left, right)
+
+        def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+            if _call_too_long(__obj, args, kwargs):
+                raise SecurityError(f"'{__obj.__name__}' would build a string longer than "
+                                    f"{limits.MAX_TEMPLATE_SEQUENCE} characters")
+            return super().call(__context, __obj, *args, **kwargs)
 
     env = CappedSandbox(autoescape=False)
     env.filters = {name: f for name, f in env.filters.items() if name in SAFE_FILTERS}
@@ -105,8 +169,11 @@ def compile_template(source: str) -> Callable[[dict[str, Any]], str]:
         raise problem
     unknown = sorted(meta.find_undeclared_variables(ast) - CONTEXT_NAMES)
     if unknown:
+        from jinja2 import nodes
+
+        line = min((n.lineno for n in ast.find_all(nodes.Name) if n.name in unknown), default=1)
         raise TemplateProblem(f"the template uses {', '.join(repr(n) for n in unknown)}, which its context "
-                              f"lacks (available: {', '.join(sorted(CONTEXT_NAMES))})")
+                              f"lacks (available: {', '.join(sorted(CONTEXT_NAMES))})", line)
     template = env.from_string(ast)
     return lambda context: _render(template, context)
 

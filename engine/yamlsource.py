@@ -1,8 +1,8 @@
 """YAML text -> plain data plus the position of every node, with the safety limits applied first.
 
-The event stream is scanned before any tree is built, so alias bombs and absurd nesting are refused in
-milliseconds; then the tree is composed and turned into plain data, recording each node's span and
-refusing duplicate keys (PyYAML would silently keep the last one).
+The event stream is scanned before any tree is built, so alias bombs, recursive aliases and absurd nesting
+are refused in milliseconds; then the tree is composed and turned into plain data, recording each node's
+span, merging `<<` keys as PyYAML does, and refusing duplicate keys (PyYAML would silently keep the last).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Loader = yaml.SafeLoader
 
 JsonPath = tuple[str | int, ...]
+_MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 @dataclass(slots=True)
@@ -69,7 +70,7 @@ def _scan_limits(text: str, path: str) -> Diagnostic | None:
     for event in yaml.parse(text, Loader=_Loader):
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             stack.append([event.anchor, 0])
-            if len(stack) > limits.MAX_YAML_DEPTH:
+            if len(stack) - 1 > limits.MAX_YAML_DEPTH:  # the first entry stands for the stream
                 return error(path, _mark_span(event.start_mark), "yaml-too-deep",
                              f"nesting deeper than {limits.MAX_YAML_DEPTH} levels is refused")
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
@@ -82,7 +83,14 @@ def _scan_limits(text: str, path: str) -> Diagnostic | None:
                 anchored[event.anchor] = 1
             stack[-1][1] += 1
         elif isinstance(event, yaml.AliasEvent):
-            stack[-1][1] += anchored.get(event.anchor, 1)
+            if any(anchor == event.anchor for anchor, _ in stack):
+                # the composer accepts an alias to an enclosing node; walking the tree would never end
+                return error(path, _mark_span(event.start_mark), "recursive-alias",
+                             f"the alias *{event.anchor} refers to a node that contains it")
+            if event.anchor not in anchored:
+                return error(path, _mark_span(event.start_mark), "yaml-syntax", f"the alias *{event.anchor} "
+                             f"refers to no anchor (&{event.anchor}) defined before it")
+            stack[-1][1] += anchored[event.anchor]
         if stack[-1][1] > limits.MAX_YAML_NODES or stack[0][1] > limits.MAX_YAML_NODES:
             return error(path, _mark_span(event.start_mark), "yaml-too-large",
                          f"the document expands to more than {limits.MAX_YAML_NODES:,} nodes "
@@ -108,15 +116,35 @@ class _Builder:
         return self._constructor.construct_object(node)
 
     def _mapping(self, node: yaml.MappingNode, at: JsonPath) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+        out = self._merged(node, at)
+        seen: set[str] = set()
         for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:
+                continue
             key = self._key(key_node)
-            if key in out:
+            if key in seen:
                 self.diagnostics.append(error(
                     self.path, _span(key_node), "duplicate-key",
                     f"duplicate key '{key}' (first at line {self.spans[(*at, key)].key.line})"))  # type: ignore[union-attr]
                 continue
+            seen.add(key)
             out[key] = self.build(value_node, (*at, key), _span(key_node))
+        return out
+
+    def _merged(self, node: yaml.MappingNode, at: JsonPath) -> dict[str, Any]:
+        """The entries of YAML merge keys (`<<: *base`), as PyYAML's loader merges them: the mapping's own
+        keys override them, and an earlier merged mapping overrides a later one."""
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag != _MERGE_TAG:
+                continue
+            sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+            for source in reversed(sources):  # so that the earlier mappings' values and spans win
+                if isinstance(source, yaml.MappingNode):
+                    out.update(self._mapping(source, at))
+                else:
+                    self.diagnostics.append(error(self.path, _span(source), "yaml-syntax",
+                                                  "a merge key '<<' takes a mapping or a list of mappings"))
         return out
 
     def _key(self, key_node: yaml.Node) -> str:
@@ -136,7 +164,7 @@ def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Diagnost
             return None, [refused]
         root = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
-        return None, [_syntax_error(exc, path)]
+        return None, [_syntax_error(exc, path, text)]
     except yaml.YAMLError as exc:
         return None, [error(path, FILE_START, "yaml-syntax", str(exc))]
     if root is None:
@@ -145,13 +173,24 @@ def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Diagnost
     try:
         data = builder.build(root, ())
     except yaml.MarkedYAMLError as exc:
-        return None, [_syntax_error(exc, path)]
+        return None, [_syntax_error(exc, path, text)]
     return YamlDocument(path, text, data, builder.spans), builder.diagnostics
 
 
-def _syntax_error(exc: yaml.MarkedYAMLError, path: str) -> Diagnostic:
+def _syntax_error(exc: yaml.MarkedYAMLError, path: str, text: str) -> Diagnostic:
+    """At the parser's position; the context (what was being parsed) says where that began."""
     mark = exc.problem_mark or exc.context_mark
     problem = exc.problem or "invalid YAML"
+    began = exc.context_mark
     if exc.context and exc.context not in problem:
-        problem = f"{problem} ({exc.context})"
+        same_place = began is None or mark is None or (began.line, began.column) == (mark.line, mark.column)
+        where = "" if same_place else f" that began at line {began.line + 1}:{began.column + 1}"
+        problem = f"{problem} ({exc.context}{where})"
+    if mark is not None and _char_at(text, mark.line, mark.column) == "\t":
+        problem += "; YAML cannot indent with tabs: use spaces"
     return error(path, _mark_span(mark), "yaml-syntax", problem)
+
+
+def _char_at(text: str, line: int, column: int) -> str:
+    lines = text.splitlines()
+    return lines[line][column:column + 1] if line < len(lines) else ""

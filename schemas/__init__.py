@@ -10,7 +10,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-NAMES = ("dimensions", "ranking", "prompt", "rewrite", "rules", "submission")
+NAMES = ("dimensions", "ranking", "prompt", "rewrite", "rules", "submission", "ruletest")
 
 
 def text(name: str) -> str:

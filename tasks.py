@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Project tasks that need nothing but Python 3.11+ and pip.
+
+    python3 tasks.py demo   # make .venv, install evalkit, evaluate the shipped samples
+    python3 tasks.py test   # make .venv, install evalkit with its test tools, run the whole test suite
+
+The venv is reinstalled only when pyproject.toml changes (a stamp file records its hash).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+STAMP = VENV / ".evalkit-installed"
+
+
+def _run(*command: str | Path) -> None:
+    print("+", " ".join(str(c) for c in command), flush=True)
+    subprocess.run([str(c) for c in command], cwd=ROOT, check=True)
+
+
+def ensure_venv() -> None:
+    if sys.version_info < (3, 11):
+        sys.exit(f"evalkit needs Python 3.11 or newer; this is {sys.version.split()[0]}")
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if STAMP.exists() and STAMP.read_text() == wanted:
+        return
+    if not (BIN / "python").exists():
+        venv.create(VENV, with_pip=True)
+    _run(BIN / "python", "-m", "pip", "install", "--quiet", "--upgrade", "pip")
+    _run(BIN / "python", "-m", "pip", "install", "--quiet", "-e", ".[test]")
+    STAMP.write_text(wanted)
+
+
+def demo() -> None:
+    ensure_venv()
+    out = ROOT / "out"
+    out.mkdir(exist_ok=True)
+    _run(BIN / "evalkit", "eval", "samples/sample_submission.json", "--out", "out/result.json")
+    try:
+        _run(BIN / "evalkit", "eval", "samples", "--out", "out/results.jsonl", "--report-md", "out/report.md",
+             "--explain-json", "out/explain.jsonl")
+    except subprocess.CalledProcessError as exc:
+        sys.exit(exc.returncode)
+    print("\nResults: out/result.json (the seed's sample), out/results.jsonl, out/explain.jsonl, out/report.md")
+
+
+def test() -> None:
+    ensure_venv()
+    _run(BIN / "python", "-m", "pytest", "-q", *sys.argv[2:])
+
+
+TASKS = {"demo": demo, "test": test}
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or sys.argv[1] not in TASKS:
+        sys.exit(f"usage: python3 tasks.py {{{'|'.join(TASKS)}}}")
+    try:
+        TASKS[sys.argv[1]]()
+    except subprocess.CalledProcessError as exc:
+        sys.exit(exc.returncode)

@@ -1,0 +1,425 @@
+"""`evalkit eval` (and its alias `oai-eval`) through the real entry points, as users and pipelines run it:
+every flag, every exit code (0 all good, 1 some submissions invalid, 2 nothing could be done), JSONL in
+and out, --jobs, atomic outputs, and never a traceback."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evalkit.engine import Evaluator, load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "samples"
+SEED_SAMPLE = SAMPLES / "sample_submission.json"
+OAI_EVAL = str(Path(sys.executable).with_name("oai-eval"))
+
+
+def evalkit_eval(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    completed = subprocess.run([sys.executable, "-m", "evalkit", "eval", *map(str, args)], cwd=cwd,
+                               capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in completed.stderr, completed.stderr
+    return completed
+
+
+def oai_eval(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    completed = subprocess.run([OAI_EVAL, *map(str, args)], cwd=cwd, capture_output=True, text=True,
+                               timeout=120)
+    assert "Traceback" not in completed.stderr, completed.stderr
+    return completed
+
+
+def submission(**changes: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "prompt": "P", "category": "algorithms", "subcategory": "graphs", "difficulty": "easy",
+        "responses": [{"id": "a", "text": "alpha"}, {"id": "b", "text": "beta"}], "ranking": ["a", "b"],
+        "ratings": {"instructions": 4.0, "accuracy": 4.2, "optimality": 3.8, "presentation": 4.0,
+                    "freshness": 3.5, "justification": ""},
+        "rewrite_preferred": "rewrite",
+    }
+    data.update(changes)
+    return data
+
+
+def write_json(path: Path, data: Any) -> Path:
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def api_result(data: dict[str, Any], config_dir: Path | None = None) -> dict[str, Any]:
+    return Evaluator(load_config(config_dir)).evaluate(data).to_dict()
+
+
+def jsonl(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+@pytest.fixture
+def seed(tmp_path: Path) -> Path:
+    shutil.copy(SEED_SAMPLE, tmp_path / "sample_submission.json")
+    return tmp_path / "sample_submission.json"
+
+
+# --- one submission -------------------------------------------------------------------------------
+
+
+def test_one_submission_prints_the_result_object(tmp_path: Path, seed: Path) -> None:
+    done = evalkit_eval(seed.name, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result == api_result(json.loads(seed.read_text(encoding="utf-8")))
+    assert (result["label"], result["score"]) == ("good", 3.0)
+    assert "source" not in result
+
+
+def test_out_writes_the_result_object(tmp_path: Path, seed: Path) -> None:
+    done = evalkit_eval(seed.name, "--out", "result.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+    assert json.loads((tmp_path / "result.json").read_text(encoding="utf-8")) == api_result(
+        json.loads(seed.read_text(encoding="utf-8")))
+
+
+def test_oai_eval_is_the_same_command(tmp_path: Path, seed: Path) -> None:
+    via_alias = oai_eval(seed.name, cwd=tmp_path)
+    via_module = evalkit_eval(seed.name, cwd=tmp_path)
+    assert via_alias.returncode == via_module.returncode == 0
+    assert via_alias.stdout == via_module.stdout
+
+
+def test_yaml_submission_with_integer_ids(tmp_path: Path) -> None:
+    shutil.copy(SAMPLES / "16_integer_ids.yaml", tmp_path / "ids.yaml")
+    done = evalkit_eval("ids.yaml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["corrected_ranking"] == [2, 1]
+
+
+def test_config_dir(tmp_path: Path) -> None:
+    config = tmp_path / "rules_here"
+    config.mkdir()
+    (config / "rules.yml").write_text("rating_rules:\n  - id: always\n    actions: { assign_label: mine }\n",
+                                      encoding="utf-8")
+    write_json(tmp_path / "s.json", submission())
+    done = evalkit_eval("s.json", "--config-dir", "rules_here", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["label"] == "mine"
+    assert result["meta"]["config_hash"] == load_config(config).config_hash
+
+
+# --- several submissions: JSONL ----------------------------------------------------------------
+
+
+def test_several_inputs_give_jsonl_in_input_order(tmp_path: Path) -> None:
+    write_json(tmp_path / "b.json", submission(prompt="second"))
+    write_json(tmp_path / "a.json", submission(prompt="first", ranking=["b"]))
+    done = evalkit_eval("b.json", "a.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = jsonl(done.stdout)
+    assert [line["source"] for line in lines] == ["b.json", "a.json"]
+    assert lines[1]["corrected_ranking"] == ["b", "a"]
+    first = {k: v for k, v in lines[0].items() if k != "source"}
+    assert first == api_result(submission(prompt="second"))
+
+
+def test_a_folder_is_read_in_file_name_order(tmp_path: Path) -> None:
+    folder = tmp_path / "batch"
+    folder.mkdir()
+    write_json(folder / "2.json", submission())
+    write_json(folder / "1.json", submission())
+    (folder / "3.yaml").write_text("prompt: P\nresponses: [{id: 1, text: x}]\nranking: [1]\nratings:\n"
+                                   "  instructions: 4\n  accuracy: 4\n  optimality: 4\n  presentation: 4\n"
+                                   "  freshness: 4\n", encoding="utf-8")
+    (folder / "notes.txt").write_text("not a submission", encoding="utf-8")
+    done = evalkit_eval("batch", "--out", "out.jsonl", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = jsonl((tmp_path / "out.jsonl").read_text(encoding="utf-8"))
+    assert [line["source"] for line in lines] == [str(Path("batch") / n) for n in ("1.json", "2.json",
+                                                                                   "3.yaml")]
+
+
+def test_one_folder_with_one_file_is_still_jsonl(tmp_path: Path) -> None:
+    folder = tmp_path / "batch"
+    folder.mkdir()
+    write_json(folder / "only.json", submission())
+    done = evalkit_eval("batch", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    (line,) = jsonl(done.stdout)
+    assert line["source"] == str(Path("batch") / "only.json")
+
+
+BAD_JSONL_LINES = [
+    json.dumps(submission(prompt="one")),
+    "{not json",
+    "",
+    json.dumps({k: v for k, v in submission().items() if k != "ratings"}),
+    json.dumps(submission(ratings={"instructions": "4", "accuracy": 4, "optimality": 4, "presentation": 4,
+                                   "freshness": 4})),
+    "[1, 2]",
+    json.dumps(submission(prompt="six")),
+]
+
+
+def test_jsonl_with_bad_lines_reports_each_and_goes_on(tmp_path: Path) -> None:
+    (tmp_path / "in.jsonl").write_text("\n".join(BAD_JSONL_LINES) + "\n", encoding="utf-8")
+    done = evalkit_eval("in.jsonl", cwd=tmp_path)
+    assert done.returncode == 1
+    lines = jsonl(done.stdout)
+    assert [line["source"] for line in lines] == [f"in.jsonl:{n}" for n in (1, 2, 4, 5, 6, 7)]
+    assert [("error" in line) for line in lines] == [False, True, True, True, True, False]
+    assert "corrected_ratings" in lines[0] and "corrected_ratings" in lines[5]
+    assert "ratings" in lines[2]["error"]["message"]
+    assert "ratings.instructions" in lines[3]["error"]["message"]
+    for number in (2, 4, 5, 6):
+        assert f"in.jsonl:{number}" in done.stderr
+
+
+def test_some_invalid_submissions_exit_1_and_the_rest_are_evaluated(tmp_path: Path) -> None:
+    write_json(tmp_path / "good.json", submission())
+    write_json(tmp_path / "bad.json", submission(responses=[{"id": "a", "text": None}]))
+    done = evalkit_eval("good.json", "bad.json", cwd=tmp_path)
+    assert done.returncode == 1
+    good, bad = jsonl(done.stdout)
+    assert "corrected_ratings" in good
+    assert bad["source"] == "bad.json"
+    assert "responses[0].text" in bad["error"]["message"]
+    assert "bad.json" in done.stderr
+
+
+# --- bad input never gives a traceback -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "content"), [
+    ("broken.json", b'{"prompt": "P", "responses": ['),
+    ("empty.json", b""),
+    ("list.json", b"[1, 2, 3]"),
+    ("binary.json", b"\xff\xfe\x00\x01garbage\x80"),
+    ("deep.json", b"[" * 100_000 + b"]" * 100_000),
+    ("tabs.yaml", b"prompt: P\n\tresponses: []\n"),
+    ("alias.yaml", b"a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+                   b"c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+                   b"e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+                   b"f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n"),
+    ("dupkey.yaml", b"prompt: P\nprompt: Q\n"),
+], ids=lambda value: value if isinstance(value, str) else "content")
+def test_a_bad_submission_gets_a_clear_message_naming_the_file(tmp_path: Path, name: str,
+                                                               content: bytes) -> None:
+    (tmp_path / name).write_bytes(content)
+    done = evalkit_eval(name, "--out", "out.json", cwd=tmp_path)
+    assert done.returncode == 1
+    assert name in done.stderr
+    error = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    assert error["source"] == name
+    assert error["error"]["message"]
+
+
+def test_a_rating_too_large_for_a_float_is_no_traceback(tmp_path: Path) -> None:
+    text = json.dumps(submission()).replace('"accuracy": 4.2', '"accuracy": 1' + "0" * 400)
+    (tmp_path / "big.json").write_text(text, encoding="utf-8")
+    done = evalkit_eval("big.json", cwd=tmp_path)
+    assert done.returncode in (0, 1)
+
+
+def test_a_rating_beyond_float_range_gives_valid_json(tmp_path: Path) -> None:
+    text = json.dumps(submission()).replace('"accuracy": 4.2', '"accuracy": 1e400')
+    (tmp_path / "inf.json").write_text(text, encoding="utf-8")
+    done = evalkit_eval("inf.json", cwd=tmp_path)
+    assert done.returncode in (0, 1)
+    json.loads(done.stdout, parse_constant=lambda name: pytest.fail(f"{name} in the output"))
+
+
+# --- exit 2: nothing could be done ------------------------------------------------------------
+
+
+def test_a_missing_input_path_exits_2(tmp_path: Path, seed: Path) -> None:
+    done = evalkit_eval(seed.name, "nowhere.json", "--out", "out.jsonl", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "nowhere.json" in done.stderr
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_no_inputs_is_bad_usage(tmp_path: Path) -> None:
+    assert evalkit_eval(cwd=tmp_path).returncode == 2
+
+
+def test_an_unknown_flag_is_bad_usage(tmp_path: Path, seed: Path) -> None:
+    assert evalkit_eval(seed.name, "--frobnicate", cwd=tmp_path).returncode == 2
+
+
+@pytest.mark.parametrize("jobs", ["0", "-1", "two"])
+def test_bad_jobs_is_bad_usage(tmp_path: Path, seed: Path, jobs: str) -> None:
+    done = evalkit_eval(seed.name, "--jobs", jobs, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stdout == ""
+
+
+def test_a_folder_without_submissions_exits_2(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    assert evalkit_eval("empty", cwd=tmp_path).returncode == 2
+
+
+def test_a_missing_config_dir_exits_2(tmp_path: Path, seed: Path) -> None:
+    done = evalkit_eval(seed.name, "--config-dir", "no_such_config", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "no_such_config" in done.stderr
+
+
+BAD_RULES = (
+    "rating_rules:\n"
+    "  - id: r1\n"
+    "    when:\n"
+    "      {condition}: [x]\n"
+    "    actions: {{ set_flag: f }}\n"
+    "  - id: r2\n"
+    "    when: {{ rewrite_regex_any: ['(?=x)'] }}\n"
+    "    actions: {{ add_comment_template: '{{{{ signals.__class__.__mro__ }}}}' }}\n"
+)
+
+
+def bad_config(tmp_path: Path, condition: str) -> Path:
+    config = tmp_path / "bad_config"
+    config.mkdir()
+    (config / "rules.yaml").write_text(BAD_RULES.format(condition=condition), encoding="utf-8")
+    (config / "dimensions.yaml").write_text("scale: [0, 5]\nscale: [0, 10]\n", encoding="utf-8")
+    (config / "ranking.yaml").write_text("allow_duplicate: true\n", encoding="utf-8")
+    return config
+
+
+def test_an_invalid_config_exits_2_with_every_problem_positioned(tmp_path: Path, seed: Path) -> None:
+    bad_config(tmp_path, "response_contains_any")
+    done = evalkit_eval(seed.name, "--config-dir", "bad_config", "--out", "out.json", cwd=tmp_path)
+    assert done.returncode == 2
+    folder = Path("bad_config")
+    problems = [line for line in done.stderr.splitlines() if ": error[" in line]
+    assert [line.split(" ", 2)[:2] for line in problems] == [
+        [f"{folder / 'dimensions.yaml'}:2:1:", "error[duplicate-key]"],
+        [f"{folder / 'ranking.yaml'}:1:1:", "error[unknown-key]"],
+        [f"{folder / 'rules.yaml'}:7:33:", "error[bad-regex]"],
+        [f"{folder / 'rules.yaml'}:8:38:", "error[bad-template]"],
+    ]
+    assert "allow_duplicates" in problems[1]
+    assert not (tmp_path / "out.json").exists()
+    assert done.stdout == ""
+
+
+def test_schema_and_semantic_problems_in_one_file_are_all_reported(tmp_path: Path, seed: Path) -> None:
+    # "every problem": a misspelt condition must not hide the bad regex and template below it
+    bad_config(tmp_path, "respons_contains_any")
+    done = evalkit_eval(seed.name, "--config-dir", "bad_config", cwd=tmp_path)
+    assert done.returncode == 2
+    rules = Path("bad_config") / "rules.yaml"
+    assert f"{rules}:4:7: error[unknown-key] " in done.stderr
+    assert f"{rules}:7:33: error[bad-regex] " in done.stderr
+    assert f"{rules}:8:38: error[bad-template] " in done.stderr
+
+
+def test_an_unwritable_out_path_exits_2_without_a_traceback(tmp_path: Path, seed: Path) -> None:
+    done = evalkit_eval(seed.name, "--out", "no_such_dir/result.json", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "no_such_dir" in done.stderr
+
+
+# --- --explain-json, --report-md, --log-file --------------------------------------------------
+
+
+def test_explain_json_for_one_submission(tmp_path: Path, seed: Path) -> None:
+    done = evalkit_eval(seed.name, "--explain-json", "explain.json", "--out", "result.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    explain = json.loads((tmp_path / "explain.json").read_text(encoding="utf-8"))
+    result = json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))
+    assert explain["fired_rules"] == result["fired_rules"]
+    assert (explain["score"], explain["flags"], explain["label"]) == (result["score"], result["flags"],
+                                                                      result["label"])
+    assert explain["meta"]["config_hash"] == result["meta"]["config_hash"]
+    not_fired = {rule["id"]: rule for rule in explain["not_fired"]}
+    assert set(not_fired) == {"negative_weights_without_alternative", "low_optimality_penalty",
+                              "very_short_answers"}
+    assert not_fired["negative_weights_without_alternative"]["failed"] == "not_contains_any"
+    assert not_fired["negative_weights_without_alternative"]["observed"]["found"] == ["Bellman-Ford"]
+    assert not_fired["low_optimality_penalty"]["observed"]["values"] == {"optimality": 4.0}
+    assert not_fired["very_short_answers"]["observed"]["max"] == 80
+
+
+def test_explain_json_for_a_batch_is_jsonl(tmp_path: Path) -> None:
+    write_json(tmp_path / "a.json", submission())
+    write_json(tmp_path / "bad.json", {"prompt": "P"})
+    done = evalkit_eval("a.json", "bad.json", "--explain-json", "explain.jsonl", "--out", "out.jsonl",
+                        cwd=tmp_path)
+    assert done.returncode == 1
+    lines = jsonl((tmp_path / "explain.jsonl").read_text(encoding="utf-8"))
+    assert [line["source"] for line in lines] == ["a.json", "bad.json"]
+    assert "not_fired" in lines[0]
+    assert "error" in lines[1]
+
+
+def test_report_md(tmp_path: Path, seed: Path) -> None:
+    write_json(tmp_path / "bad.json", {"prompt": "P"})
+    done = evalkit_eval(seed.name, "bad.json", "--report-md", "report.md", "--out", "out.jsonl", cwd=tmp_path)
+    assert done.returncode == 1
+    report = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert report.startswith("# evalkit report")
+    assert load_config().config_hash in report
+    assert "1 evaluated, 1 with errors" in report
+    assert f"## {seed.name}" in report and "## bad.json" in report
+    assert "lower_accuracy_if_no_example" in report
+    assert "| accuracy | 5 | 4.5 |" in report
+
+
+def test_log_file(tmp_path: Path, seed: Path) -> None:
+    write_json(tmp_path / "bad.json", {"prompt": "P"})
+    done = evalkit_eval(seed.name, "bad.json", "--log-file", "run.log", "--out", "out.jsonl", cwd=tmp_path)
+    assert done.returncode == 1
+    log = (tmp_path / "run.log").read_text(encoding="utf-8")
+    assert load_config().config_hash in log
+    assert f"{seed.name}: label=good" in log
+    assert "bad.json" in log
+
+
+# --- outputs are atomic ----------------------------------------------------------------------------
+
+
+def test_outputs_replace_old_files_and_leave_no_temporary_files(tmp_path: Path, seed: Path) -> None:
+    for name in ("result.json", "explain.json", "report.md"):
+        (tmp_path / name).write_text("old content that is longer than nothing " * 1000, encoding="utf-8")
+    done = evalkit_eval(seed.name, "--out", "result.json", "--explain-json", "explain.json", "--report-md",
+                        "report.md", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))
+    json.loads((tmp_path / "explain.json").read_text(encoding="utf-8"))
+    assert "old content" not in (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["explain.json", "report.md", "result.json",
+                                                          "sample_submission.json"]
+
+
+# --- --jobs ------------------------------------------------------------------------------------------
+
+
+def test_jobs_2_gives_the_same_outputs_as_jobs_1(tmp_path: Path) -> None:
+    shutil.copytree(SAMPLES, tmp_path / "samples")
+    lines = []
+    for index in range(600):  # more than one chunk of work per worker
+        if index % 97 == 5:
+            lines.append("{broken")
+        else:
+            lines.append(json.dumps(submission(prompt=f"p{index}", ranking=["b"] if index % 2 else ["a", "a"],
+                                               rewrite_preferred="x" * (index % 130))))
+    (tmp_path / "many.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    outputs = {}
+    for jobs in ("1", "2"):
+        done = evalkit_eval("samples", "many.jsonl", "--jobs", jobs, "--out", f"out{jobs}.jsonl",
+                            "--explain-json", f"explain{jobs}.jsonl", "--report-md", f"report{jobs}.md",
+                            cwd=tmp_path)
+        assert done.returncode == 1
+        outputs[jobs] = [(tmp_path / f"{kind}{jobs}.{ext}").read_text(encoding="utf-8")
+                         for kind, ext in (("out", "jsonl"), ("explain", "jsonl"), ("report", "md"))]
+    assert outputs["1"] == outputs["2"]
+    sources = [line["source"] for line in jsonl(outputs["1"][0])]
+    assert sources[:31] == [str(Path("samples") / p.name) for p in sorted(SAMPLES.iterdir()) if p.suffix in
+                            (".json", ".yaml", ".yml", ".jsonl")]
+    assert sources[31:] == [f"many.jsonl:{n}" for n in range(1, 601)]

@@ -1,0 +1,105 @@
+"""The YAML loader's guards (engine/limits.py, engine/yamlsource.py): each hostile input is refused with a
+positioned diagnostic, quickly, without building the tree it describes, and no input makes it raise."""
+
+from __future__ import annotations
+
+import time
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evalkit.engine import limits
+from evalkit.engine.yamlsource import parse_yaml
+
+BILLION_LAUGHS = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"{name}: &{name} [{', '.join([f'*{previous}'] * 9)}]\n"
+    for previous, name in zip("abcdefgh", "bcdefghi"))
+
+
+def _refusal(text: str) -> tuple[str, int, int, float]:
+    """The one diagnostic refusing `text`, and the CPU seconds it took (wall time is at the mercy of load)."""
+    started = time.process_time()
+    document, diagnostics = parse_yaml(text, "f.yaml")
+    elapsed = time.process_time() - started
+    assert document is None and len(diagnostics) == 1
+    return diagnostics[0].code, diagnostics[0].line, diagnostics[0].column, elapsed
+
+
+def test_billion_laughs_is_refused_in_milliseconds_at_the_alias_that_crosses_the_limit() -> None:
+    assert len(BILLION_LAUGHS) < 500
+    code, line, column, elapsed = _refusal(BILLION_LAUGHS)
+    # a=10 nodes, b=91, c=820, d=7381, e=66430: the fourth *e on line 6 passes 200,000
+    assert (code, line, column) == ("yaml-too-large", 6, 20)
+    assert elapsed < 0.1
+
+
+def test_a_flat_document_with_too_many_nodes_is_refused() -> None:
+    code, _, _, _ = _refusal("a: [" + "1," * limits.MAX_YAML_NODES + "1]\n")
+    assert code == "yaml-too-large"
+
+
+def test_nesting_is_allowed_up_to_the_limit_and_refused_beyond_it() -> None:
+    depth = limits.MAX_YAML_DEPTH
+    document, diagnostics = parse_yaml("[" * depth + "]" * depth, "f.yaml")
+    assert document is not None and diagnostics == []
+    code, line, column, _ = _refusal("[" * (depth + 1) + "]" * (depth + 1))
+    assert (code, line, column) == ("yaml-too-deep", 1, depth + 1)
+
+
+def test_absurd_nesting_neither_crashes_nor_takes_long() -> None:
+    # the C loader's composer segfaults near 50,000 levels; the event scan stops at the limit first
+    for text in ("[" * 100_000, "{a: " * 100_000, "".join("  " * i + "- \n" for i in range(300))):
+        code, _, _, elapsed = _refusal(text)
+        assert code in ("yaml-too-deep", "file-too-large") and elapsed < 0.5
+
+
+def test_a_recursive_alias_is_refused_at_the_alias() -> None:
+    assert _refusal("rules:\n  - &r\n    id: x\n    nested: [*r]\n")[:3] == ("recursive-alias", 4, 14)
+
+
+def test_an_alias_to_no_anchor_names_the_alias() -> None:
+    document, (problem,) = parse_yaml("a: *nowhere\n", "f.yaml")
+    assert document is None and (problem.code, problem.line, problem.column) == ("yaml-syntax", 1, 4)
+    assert "*nowhere" in problem.message
+
+
+def test_a_file_over_the_size_limit_is_refused_before_parsing() -> None:
+    code, line, column, elapsed = _refusal("# " + "x" * limits.MAX_YAML_BYTES)
+    assert (code, line, column) == ("file-too-large", 1, 1) and elapsed < 0.05
+
+
+def test_a_duplicate_key_is_reported_at_the_second_one_and_the_first_is_kept() -> None:
+    document, (problem,) = parse_yaml("a: 1\nb: 2\na: 3\n", "f.yaml")
+    assert document is not None and document.data == {"a": 1, "b": 2}
+    assert (problem.code, problem.line, problem.column) == ("duplicate-key", 3, 1)
+    assert problem.message == "duplicate key 'a' (first at line 1)"
+
+
+def test_merge_keys_merge_as_pyyaml_does_with_spans_from_the_merged_mapping() -> None:
+    text = "base: &b {x: 1, y: 1}\nmore: &m {x: 2, z: 2}\nuse:\n  <<: [*b, *m]\n  y: 3\n"
+    document, diagnostics = parse_yaml(text, "f.yaml")
+    assert diagnostics == [] and document is not None
+    assert document.data["use"] == {"x": 1, "y": 3, "z": 2}
+    assert (document.value_span(("use", "x")).line, document.value_span(("use", "y")).line) == (1, 5)
+
+
+def test_a_tab_used_for_indentation_says_so() -> None:
+    document, (problem,) = parse_yaml("a:\n\tb: 1\n", "f.yaml")
+    assert (problem.code, problem.line, problem.column) == ("yaml-syntax", 2, 1)
+    assert problem.message.endswith("YAML cannot indent with tabs: use spaces")
+
+
+def test_a_syntax_error_names_where_the_unclosed_construct_began() -> None:
+    document, (problem,) = parse_yaml("a: [1, 2\nb: 3\n", "f.yaml")
+    assert (problem.line, problem.column) == (2, 2)
+    assert problem.message == ("did not find expected ',' or ']' (while parsing a flow sequence that began at "
+                               "line 1:4)")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([*"ab:-[]{}&*!|>'\"#\n\t ,?<%@`", "&x ", "*x", "<<: ", "\n  "]), max_size=40))
+def test_no_text_makes_the_loader_raise(tokens: list[str]) -> None:
+    text = "".join(tokens)
+    document, diagnostics = parse_yaml(text, "f.yaml")
+    assert document is not None or diagnostics
+    assert all(d.line >= 1 and d.column >= 1 for d in diagnostics)

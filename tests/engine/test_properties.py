@@ -1,0 +1,206 @@
+"""Laws that hold for every submission (hypothesis), with `jsonschema` as the oracle for what is valid:
+
+- any schema-valid submission evaluates without an exception, its ratings end within the scale, the
+  result is plain JSON (no NaN or Infinity), and evaluating a dict or its parsed Submission agrees;
+- `parse_submission` accepts exactly what schemas/submission.schema.json accepts.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from evalkit import schemas
+from evalkit.engine import DIMENSIONS, Evaluator, SubmissionError, load_config, parse_submission
+
+SCHEMA = jsonschema.Draft202012Validator(schemas.load("submission"))
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+BUSY_RULES = """\
+version: busy
+options: { dedupe_comments: true, default_label: neutral }
+decision:
+  score_thresholds: { high: 3, mid: 0, low: -3 }
+rating_rules:
+  - id: contains
+    when: { response_contains_any: [a, "1"], not_contains_any: [zz] }
+    actions:
+      adjust_dimension: { dimension: accuracy, delta: 2.5 }
+      add_comment_template: "{{ signals.length_total }} {{ corrected.accuracy }} {{ detail }}"
+      increment_score: 2
+  - id: rewrite
+    when:
+      preferred_rewrite_missing_substring: [example]
+      rewrite_regex_any: ['(a+)+$', '\\d']
+    actions: { adjust_dimension: { dimension: freshness, delta: -4 }, set_flag: rx, increment_score: -1 }
+  - id: either
+    when:
+      any_of:
+        - { min_total_length: 3, max_total_length: 40 }
+        - { dimension_gt: { instructions: 2 } }
+        - { dimension_lt: { optimality: 2 } }
+    actions: { adjust_dimension: { dimension: presentation, delta: -9 }, add_comment: seen, assign_label: x }
+ranking_rules:
+  - id: ranked
+    actions: { adjust_dimension: { dimension: optimality, delta: 0.7 }, increment_score: 0.5 }
+rewrite_rules:
+  - id: close
+    when: { ends_without_punct: true, shorter_than_min: true }
+    actions: { append_text: ".", append_note: true }
+"""
+BUSY_OTHER = {
+    "dimensions.yaml": "scale: [1, 4]\ndimensions:\n  accuracy: {ideal: 3, tolerance: 0.5}\n"
+                       "adjustment: {pull_fraction: 0.3, round: 1}\n"
+                       "validation: {require_justification_if_delta_ge: 0.5}\n",
+    "ranking.yaml": "allow_duplicates: false\ncorrections: {append_missing: false}\n",
+    "prompt.yaml": "required_fields: [prompt, category]\nlabel_checks: {difficulty_allow: [easy]}\n",
+    "rewrite.yaml": "min_length: 20\npostprocessors: [{type: trim_spaces}, {type: ensure_period}]\n",
+}
+
+
+@pytest.fixture(scope="module")
+def evaluators(tmp_path_factory: pytest.TempPathFactory) -> list[Evaluator]:
+    folder: Path = tmp_path_factory.mktemp("busy")
+    (folder / "rules.yaml").write_text(BUSY_RULES, encoding="utf-8")
+    for name, text in BUSY_OTHER.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return [Evaluator(load_config()), Evaluator(load_config(folder))]
+
+
+# --- strategies --------------------------------------------------------------------------------------
+
+texts = st.text(max_size=20)
+ids = st.one_of(st.text(max_size=4), st.integers(-3, 3), st.integers())
+numbers = st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.integers(-10, 10), st.integers(),
+                    st.floats(-1, 6))
+optional_text = st.one_of(st.none(), texts)
+# edge values where JSON Schema and Python disagree most easily: integer-valued floats are JSON Schema
+# integers, booleans are not numbers, and a JSON integer may be too large for a float
+EDGES = st.sampled_from([0.0, 1.0, -2.0, 0.5, True, False, "", "1", 10**400, -(10**400)])
+json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
+              st.text(max_size=5), EDGES),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner,
+                                                                         max_size=3)),
+    max_leaves=6,
+)
+responses = st.fixed_dictionaries(
+    {"id": ids, "text": texts},
+    optional={"meta": st.one_of(st.none(), st.dictionaries(st.text(max_size=5), json_values, max_size=2)),
+              "model": json_values},
+)
+
+
+@st.composite
+def valid_submissions(draw: st.DrawFn) -> dict[str, Any]:
+    answers = draw(st.lists(responses, min_size=1, max_size=4))
+    known = [r["id"] for r in answers]
+    ranking = draw(st.lists(st.one_of(st.sampled_from(known), ids), max_size=6))
+    ratings: dict[str, Any] = {name: draw(numbers) for name in DIMENSIONS}
+    if draw(st.booleans()):
+        ratings["justification"] = draw(optional_text)
+    data: dict[str, Any] = {"prompt": draw(texts), "responses": answers, "ranking": ranking,
+                            "ratings": ratings}
+    for key in ("category", "subcategory", "difficulty", "ranking_rationale", "rewrite_preferred"):
+        if draw(st.booleans()):
+            data[key] = draw(st.one_of(optional_text, st.sampled_from(["algorithms", "easy", "  padded  "])))
+    if draw(st.booleans()):
+        data["evidence"] = draw(st.one_of(st.none(), texts, st.lists(texts, max_size=2),
+                                          st.dictionaries(st.text(max_size=3), texts, max_size=2)))
+    if draw(st.booleans()):
+        data[draw(st.sampled_from(["exporter", "x-extra", "notes"]))] = draw(json_values)
+    return data
+
+
+def paths_in(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every place in a JSON value (the root included)."""
+    found = [at]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found.extend(paths_in(item, (*at, key)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found.extend(paths_in(item, (*at, index)))
+    return found
+
+
+def mutate(data: Any, path: tuple[Any, ...], replacement: Any, delete: bool) -> Any:
+    if not path:
+        return replacement
+    parent = data
+    for step in path[:-1]:
+        parent = parent[step]
+    if delete:
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = replacement
+    return data
+
+
+@st.composite
+def near_valid_submissions(draw: st.DrawFn) -> Any:
+    """A valid submission with up to three random deletions or replacements anywhere in it."""
+    data: Any = draw(valid_submissions())
+    for _ in range(draw(st.integers(0, 3))):
+        path = draw(st.sampled_from(paths_in(data)))
+        data = mutate(data, path, draw(json_values), delete=bool(path) and draw(st.booleans()))
+    return data
+
+
+# --- properties ----------------------------------------------------------------------------------------
+
+
+@SETTINGS
+@given(valid_submissions())
+def test_schema_valid_submissions_evaluate_within_scale(evaluators: list[Evaluator],
+                                                        data: dict[str, Any]) -> None:
+    assert SCHEMA.is_valid(data)
+    for evaluator in evaluators:
+        result = evaluator.evaluate(data).to_dict()
+        low, high = evaluator.plan.scale
+        for name, entry in result["corrected_ratings"].items():
+            assert low <= entry["updated"] <= high, (name, entry)
+        assert result["score"] is None or math.isfinite(result["score"])
+        json.dumps(result, allow_nan=False)
+        assert evaluator.evaluate(parse_submission(data)).to_dict() == result
+
+
+@SETTINGS
+@given(near_valid_submissions())
+def test_parse_submission_accepts_exactly_what_the_schema_accepts(data: Any) -> None:
+    expected = SCHEMA.is_valid(data)
+    try:
+        parse_submission(data)
+    except SubmissionError:
+        accepted = False
+    else:
+        accepted = True
+    assert accepted == expected, list(SCHEMA.iter_errors(data))[:1]
+
+
+SLOTS = [("prompt",), ("responses",), ("responses", 0), ("responses", 0, "id"), ("responses", 0, "text"),
+         ("responses", 0, "meta"), ("ranking",), ("ranking", 0), ("ratings",), ("ratings", "accuracy"),
+         ("ratings", "freshness"), ("ratings", "justification"), ("category",), ("difficulty",),
+         ("ranking_rationale",), ("rewrite_preferred",), ("evidence",)]
+
+
+@SETTINGS
+@given(st.sampled_from(SLOTS), st.one_of(EDGES, json_values))
+def test_every_field_accepts_exactly_the_values_the_schema_accepts(slot: tuple[Any, ...], value: Any) -> None:
+    data = mutate({"prompt": "P", "responses": [{"id": "a", "text": "t"}], "ranking": ["a"],
+                   "ratings": {name: 3 for name in DIMENSIONS}}, slot, value, delete=False)
+    expected = SCHEMA.is_valid(data)
+    try:
+        parse_submission(data)
+    except SubmissionError:
+        accepted = False
+    else:
+        accepted = True
+    assert accepted == expected, (slot, value)

@@ -1,0 +1,112 @@
+"""`rewrite_regex_any` runs in RE2: linear time whatever the pattern, and a pattern RE2 cannot compile
+is a config error at the pattern's file:line."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from evalkit.engine import ConfigError, Evaluator, analyze, load_config
+from evalkit.engine.regex import PatternError, compile_pattern
+
+Writer = Callable[..., Path]
+Factory = Callable[..., dict[str, Any]]
+Fires = Callable[..., bool]
+
+
+def regex_rules(pattern: str) -> str:
+    # the pattern sits on line 4, column 27 (the quoted scalar)
+    quoted = pattern.replace("'", "''")
+    return (
+        "rating_rules:\n"
+        "  - id: pattern\n"
+        "    when:\n"
+        f"      rewrite_regex_any: ['{quoted}']\n"
+        "    actions: { set_flag: matched }\n"
+    )
+
+
+@pytest.mark.parametrize("subject", ["a" * 100_000 + "b", "a" * 100_000, "ab" * 50_000 + "!"])
+def test_catastrophic_pattern_stays_fast(write_config: Writer, make_submission: Factory,
+                                         subject: str) -> None:
+    evaluator = Evaluator(load_config(write_config(rules=regex_rules("(a+)+$"))))
+    started = time.perf_counter()
+    result = evaluator.evaluate(make_submission(rewrite_preferred=subject))
+    assert time.perf_counter() - started < 1.0
+    assert result.flags == ({"matched": True} if subject.endswith("a") else {})
+
+
+def test_nested_quantifiers_on_a_long_subject_stay_fast() -> None:
+    regex = compile_pattern("^(a|aa)*(b|c)*(x+x+)+y$")
+    started = time.perf_counter()
+    assert regex.search("a" * 200_000 + "x" * 5000) is None
+    assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize("pattern", ["(?=x)abc", "(?<!x)abc", r"(a)\1", "a++", "(?>a)", "abc("])
+def test_patterns_re2_refuses_are_config_errors_at_file_line(write_config: Writer, pattern: str) -> None:
+    folder = write_config(rules=regex_rules(pattern))
+    with pytest.raises(ConfigError) as caught:
+        load_config(folder)
+    (problem,) = [d for d in caught.value.diagnostics if d.severity == 1]
+    assert (problem.path, problem.line, problem.column, problem.code) == (str(folder / "rules.yaml"), 4, 27,
+                                                                          "bad-regex")
+    assert problem.format().startswith(f"{folder / 'rules.yaml'}:4:27: error[bad-regex] ")
+
+
+def test_bad_pattern_inside_any_of_is_positioned(write_config: Writer) -> None:
+    rules = (
+        "rating_rules:\n"
+        "  - id: ok\n"
+        "    when: { rewrite_regex_any: ['fine'] }\n"
+        "    actions: { set_flag: a }\n"
+        "  - id: nested\n"
+        "    when:\n"
+        "      any_of:\n"
+        "        - { response_contains_any: [x] }\n"
+        "        - rewrite_regex_any:\n"
+        "            - 'good'\n"
+        "            - '(?<=x)bad'\n"
+        "    actions: { set_flag: b }\n"
+    )
+    config = analyze(write_config(rules=rules))
+    assert config.plan is None
+    (problem,) = [d for d in config.diagnostics if d.severity == 1]
+    assert (problem.line, problem.column, problem.code) == (11, 15, "bad-regex")
+
+
+def test_every_bad_pattern_is_reported(write_config: Writer) -> None:
+    rules = (
+        "rating_rules:\n"
+        "  - id: one\n"
+        "    when: { rewrite_regex_any: ['(?=a)', 'ok', '(b)\\1'] }\n"
+        "    actions: { set_flag: a }\n"
+        "  - id: two\n"
+        "    when: { rewrite_regex_any: ['(?!c)'] }\n"
+        "    actions: { set_flag: b }\n"
+    )
+    config = analyze(write_config(rules=rules))
+    assert [(d.line, d.code) for d in config.diagnostics if d.severity == 1] == [
+        (3, "bad-regex"), (3, "bad-regex"), (6, "bad-regex")]
+
+
+def test_compile_pattern_raises_pattern_error() -> None:
+    with pytest.raises(PatternError):
+        compile_pattern("(?=lookahead)")
+
+
+# RE2 semantics that differ from Python's `re` (documented for rule authors): these prove RE2 is in use.
+
+
+def test_dollar_matches_only_at_the_very_end(fires: Fires, make_submission: Factory) -> None:
+    assert not fires({"rewrite_regex_any": ["end$"]}, make_submission(rewrite_preferred="the end\n"))
+    assert fires({"rewrite_regex_any": ["(?m)end$"]}, make_submission(rewrite_preferred="the end\n"))
+    assert fires({"rewrite_regex_any": ["end$"]}, make_submission(rewrite_preferred="the end"))
+
+
+def test_digit_class_is_ascii_only(fires: Fires, make_submission: Factory) -> None:
+    assert not fires({"rewrite_regex_any": [r"\d"]}, make_submission(rewrite_preferred="٣"))
+    assert fires({"rewrite_regex_any": [r"\d"]}, make_submission(rewrite_preferred="3"))
