@@ -1,0 +1,188 @@
+"""`evalkit check` without the command line: find the config folders a list of PATHs names, check each
+through the one loader (`analyze`), and optionally dry-run the rules on sample submissions.
+
+A PATH is a config folder, a tree (every config folder under it) or config files, whose folder's other
+files are loaded for cross-references but whose diagnostics alone are reported (as pre-commit expects).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
+
+from evalkit.engine.config import CONFIG_NAMES, Config, analyze, config_files, config_name
+from evalkit.engine.diagnostics import (FILE_START, Diagnostic, Severity, Span, error, has_errors, info,
+                                        warning)
+
+if TYPE_CHECKING:
+    from evalkit.engine.inputs import LoadedSubmission
+
+SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
+"""Never searched for configs (nor any folder whose name starts with a dot: .git, .venv, .tox)."""
+
+
+class UsageProblem(Exception):
+    """A PATH or option that leaves nothing to check (exit code 2); the message names it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One config folder to check, and the files whose diagnostics are reported (None: all of them)."""
+
+    folder: Path
+    only: frozenset[Path] | None = None
+
+    def reports(self, diagnostic: Diagnostic) -> bool:
+        return self.only is None or Path(diagnostic.path).resolve() in self.only
+
+
+@dataclass(slots=True)
+class CheckReport:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    folders: list[Path] = field(default_factory=list)
+    files: int = 0
+    samples: int = 0
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for d in self.diagnostics if d.severity is severity)
+
+    def failed(self, strict: bool) -> bool:
+        """Errors fail a check; warnings fail it too under --strict; infos never do."""
+        return any(d.severity is Severity.ERROR or (strict and d.severity is Severity.WARNING)
+                   for d in self.diagnostics)
+
+
+def config_folders(tree: Path) -> Iterator[Path]:
+    """Every folder under `tree` (itself included) that holds a config file, in sorted order."""
+    for root, folders, _ in os.walk(tree):
+        folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in SKIPPED_FOLDERS)
+        if config_files(Path(root)):
+            yield Path(root)
+
+
+def find_targets(paths: Sequence[str]) -> list[Target]:
+    """The config folders PATHs name, each once, in the order first named; raises UsageProblem."""
+    found: dict[Path, Target] = {}
+    for raw in paths:
+        for target in _targets_of(Path(raw)):
+            key = target.folder.resolve()
+            found[key] = _merge(found[key], target) if key in found else target
+    return list(found.values())
+
+
+def _targets_of(path: Path) -> list[Target]:
+    if path.is_dir():
+        folders = list(config_folders(path))
+        if not folders:
+            raise UsageProblem(f"{path}: no config files found here or below "
+                               f"(looked for {', '.join(n + '.yaml' for n in CONFIG_NAMES)})")
+        return [Target(folder) for folder in folders]
+    if not path.exists():
+        raise UsageProblem(f"{path}: no such file or folder")
+    if config_name(path) is None:
+        raise UsageProblem(f"{path}: not a config file (expected one of "
+                           f"{', '.join(n + '.yaml' for n in CONFIG_NAMES)}, or .yml)")
+    return [Target(path.parent, frozenset({path.resolve()}))]
+
+
+def _merge(first: Target, second: Target) -> Target:
+    if first.only is None or second.only is None:
+        return Target(first.folder)
+    return Target(first.folder, first.only | second.only)
+
+
+def check_paths(paths: Sequence[str], samples_dir: str | None = None, strict: bool = False) -> CheckReport:
+    """Check every config folder PATHs name; with `samples_dir`, also dry-run the rules on its submissions."""
+    targets = find_targets(paths)
+    samples = read_samples(samples_dir) if samples_dir is not None else None
+    report = CheckReport(samples=len(samples or []))
+    if samples:
+        report.diagnostics.extend(_sample_problems(samples))
+    for target in targets:
+        config = analyze(target.folder)
+        report.folders.append(target.folder)
+        report.files += len(config_files(target.folder)) if target.only is None else len(target.only)
+        found = list(config.diagnostics)
+        if samples is not None:
+            found += dry_run(config, samples, samples_dir or "", strict)
+        report.diagnostics.extend(d for d in found if target.reports(d) or not _inside(d, target.folder))
+    report.diagnostics.sort(key=Diagnostic.sort_key)
+    return report
+
+
+def _inside(diagnostic: Diagnostic, folder: Path) -> bool:
+    return Path(diagnostic.path).resolve().parent == folder.resolve()
+
+
+def read_samples(samples_dir: str) -> list[LoadedSubmission]:
+    """Every submission in `samples_dir`, read once for all config folders; raises UsageProblem."""
+    from evalkit.engine.inputs import read_inputs
+
+    if not Path(samples_dir).is_dir():
+        raise UsageProblem(f"{samples_dir}: --samples expects a folder of submissions")
+    samples = list(read_inputs([samples_dir]))
+    if not samples:
+        raise UsageProblem(f"{samples_dir}: no submissions (.json, .yaml, .yml, .jsonl) in this folder")
+    return samples
+
+
+def _sample_problems(samples: Iterable[LoadedSubmission]) -> Iterator[Diagnostic]:
+    for sample in samples:
+        if sample.error is not None:
+            path, span = sample_position(sample.source)
+            yield error(path, span, "invalid-sample", sample.error)
+
+
+def sample_position(source: str) -> tuple[str, Span]:
+    """A sample's file and line: `path:LINE` for a line of a .jsonl, else the file's start."""
+    path, _, line = source.rpartition(":")
+    if path.endswith(".jsonl") and line.isdigit():
+        return path, Span.point(int(line), 1)
+    return source, FILE_START
+
+
+def dry_run(config: Config, samples: list[LoadedSubmission], samples_dir: str,
+            strict: bool) -> list[Diagnostic]:
+    """Evaluate every valid sample: an evaluation that fails is an error; a rule that fires on no sample is
+    an info (a warning under --strict), since it may be dead or only lack a sample that shows it."""
+    from evalkit.engine.evaluator import Evaluator
+
+    if config.plan is None or has_errors(config.diagnostics):
+        return []
+    evaluator = Evaluator(config)
+    fired: set[str] = set()
+    out: list[Diagnostic] = []
+    valid = [sample for sample in samples if sample.submission is not None]
+    for sample in valid:
+        try:
+            result = evaluator.evaluate(sample.submission)  # type: ignore[arg-type]
+        except Exception as exc:  # any failure is a finding about the config, never a crash of check
+            path, span = sample_position(sample.source)
+            out.append(error(path, span, "evaluation-error",
+                             f"evaluating with {config.folder} failed: {type(exc).__name__}: {exc}"))
+            continue
+        fired.update(rule.id for rule in result.fired_rules)
+    if valid:
+        out += _never_fired(config, fired, f"{len(valid)} sample submission{'s' if len(valid) != 1 else ''} "
+                                           f"in {samples_dir}", strict)
+    return out
+
+
+def _never_fired(config: Config, fired: set[str], where: str, strict: bool) -> list[Diagnostic]:
+    report = warning if strict else info
+    return [report(str(path), span, "rule-never-fires", f"rule '{rule_id}' fires on none of the {where}")
+            for rule_id, path, span in rule_positions(config) if rule_id not in fired]
+
+
+def rule_positions(config: Config) -> Iterator[tuple[str, Path, Span]]:
+    """Every rule id in the config's rules file, with where its id is written."""
+    from evalkit.engine.semantic import rule_entries
+
+    document = config.documents.get("rules")
+    if document is None:
+        return
+    for at, rule in rule_entries(document.data):
+        if isinstance(rule.get("id"), str):
+            yield rule["id"], Path(document.path), document.value_span((*at, "id"))
