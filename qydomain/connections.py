@@ -20,19 +20,16 @@ counted once (unlike LiveBench, a group repeated in the answer does not count tw
 
 from __future__ import annotations
 
-import re
 from typing import Iterable
 
 from .boxed import last_boxed_content
 from .guard import malformed_scores_zero
+from .tags import blocks_between
 
 GROUP_SIZE = 4
 _CLOSE = "</solution>"
-# No DOTALL: a block spanning lines is found by the newline-free retry, as in LiveBench.
-_SOLUTION_PATTERNS = (
-    re.compile(r"<solution>(.*?)</solution>"),
-    re.compile(r"</solution>(.*?)</solution>"),
-)
+# Blocks sit on one line; one spanning lines is found by the newline-free retry, as in LiveBench.
+_TAG_PAIRS = (("<solution>", _CLOSE), (_CLOSE, _CLOSE))
 # Order matters: `\text{` goes before its brace and backslash would be removed on their own.
 _BOXED_NOISE = ("\\text{", "{", "}", "\\", "$", "\n")
 
@@ -60,8 +57,10 @@ def connections_answer_words(llm_answer: str, expected: int) -> list[str] | None
 
 def _solution_blocks(llm_answer: str) -> list[str]:
     if _CLOSE in llm_answer:  # every tag pattern needs a closing tag: skip them all cheaply
-        for pattern in _SOLUTION_PATTERNS:
-            blocks = pattern.findall(llm_answer) or pattern.findall(llm_answer.replace("\n", ""))
+        for opening, closing in _TAG_PAIRS:
+            blocks = blocks_between(llm_answer, opening, closing) or blocks_between(
+                llm_answer.replace("\n", ""), opening, closing
+            )
             if blocks:
                 return blocks
     boxed = last_boxed_content(llm_answer)

@@ -21,14 +21,11 @@ then its non-empty lines are joined with single spaces.
 
 from __future__ import annotations
 
-import re
-
 from .guard import malformed_scores_zero
+from .tags import blocks_between
 
 _OPEN = "<solution>"
 _CLOSE = "</solution>"
-# No DOTALL: LiveBench only takes a solution that sits on one line.
-_SOLUTION = re.compile(r"<solution>(.*?)</solution>")
 _DELIMITER = " --- "
 
 
@@ -40,7 +37,7 @@ def typos_process_results(ground_truth: str, llm_answer: str) -> int:
 
 def parse_typos_answer(llm_answer: str) -> str:
     """The part of `llm_answer` the typos scorer compares, on one line."""
-    solutions = _SOLUTION.findall(llm_answer) if _CLOSE in llm_answer else None
+    solutions = blocks_between(llm_answer, _OPEN, _CLOSE)  # one-line blocks only, as LiveBench reads them
     if solutions:
         return _one_line(solutions[-1])
     untagged = llm_answer.replace(_OPEN, "").replace(_CLOSE, "")

@@ -59,7 +59,16 @@ def split_sentences(text: str, drop: frozenset[str] = frozenset()) -> list[str]:
 def answer_ordering(truth: list[str], answer: list[str]) -> list[int]:
     """For each ground-truth sentence, the index of the closest answer sentence (the first on ties).
 
-    rapidfuzz's extractOne runs the scan over `answer` in C with the best distance so far as a cutoff, and
-    it keeps the first of equally distant candidates.
+    A sentence the answer repeats verbatim is at distance 0, which nothing beats: its first copy is the
+    match, found by lookup. The others go to rapidfuzz's extractOne, which scans `answer` in C with the best
+    distance so far as a cutoff and keeps the first of equally close candidates.
     """
-    return [extractOne(sentence, answer, scorer=Levenshtein.distance)[2] for sentence in truth]
+    first_copy = {sentence: index for index, sentence in reversed(list(enumerate(answer)))}
+    return [
+        first_copy[sentence] if sentence in first_copy else _closest(sentence, answer) for sentence in truth
+    ]
+
+
+def _closest(sentence: str, answer: list[str]) -> int:
+    match = extractOne(sentence, answer, scorer=Levenshtein.distance)
+    return match[2] if match is not None else 0  # never None: `answer` is not empty

@@ -13,6 +13,7 @@ were bad, 2 nothing could be done (unreadable input, unwritable output, bad usag
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import secrets
@@ -20,6 +21,7 @@ import sys
 import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import IO, TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, NamedTuple
 
 if TYPE_CHECKING:
@@ -64,8 +66,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("input", metavar="INPUT.jsonl", help="the rows to score, one JSON object a line")
     parser.add_argument("--out", metavar="FILE", help="write the scored JSONL here instead of stdout")
-    parser.add_argument("--jobs", metavar="N", type=_positive_int, default=1, help="worker processes (default 1)")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="summary format")
+    parser.add_argument(
+        "--jobs", metavar="N", type=_positive_int, default=1, help="processes to score with (default: 1)"
+    )
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="summary format (default: text)"
+    )
 
 
 def _positive_int(text: str) -> int:
@@ -159,15 +165,18 @@ def _score_chunks(chunks: Iterable[Chunk], path: str, jobs: int) -> Iterator[tup
         for chunk in chunks:
             yield chunk.end_offset, score_chunk(path, chunk.lines)
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        pending: deque[tuple[int, Future[list[Outcome]]]] = deque()
-        for chunk in chunks:
-            pending.append((chunk.end_offset, pool.submit(score_chunk, path, chunk.lines)))
-            if len(pending) >= jobs * CHUNKS_IN_FLIGHT_PER_JOB:
-                offset, future = pending.popleft()
+    try:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            pending: deque[tuple[int, Future[list[Outcome]]]] = deque()
+            for chunk in chunks:
+                pending.append((chunk.end_offset, pool.submit(score_chunk, path, chunk.lines)))
+                if len(pending) >= jobs * CHUNKS_IN_FLIGHT_PER_JOB:
+                    offset, future = pending.popleft()
+                    yield offset, future.result()
+            for offset, future in pending:
                 yield offset, future.result()
-        for offset, future in pending:
-            yield offset, future.result()
+    except BrokenProcessPool:
+        raise _Unusable(f"{path}: a worker process died (out of memory?); try fewer --jobs") from None
 
 
 def _show_error(progress: _Progress, count: int, message: str) -> None:
@@ -194,24 +203,33 @@ class _Output:
         return self
 
     def write(self, data: bytes) -> None:
-        if self._temp is not None:
-            self._temp.write(data)
-        else:
-            sys.stdout.buffer.write(data)
+        with _write_errors_stop(self._path):
+            (self._temp or sys.stdout.buffer).write(data)
 
     def __exit__(self, error_type: type[BaseException] | None, *_: Any) -> None:
         if self._temp is None or self._path is None:
-            sys.stdout.flush()
-            return
-        self._temp.close()
-        if error_type is not None:
-            os.unlink(self._temp_path)
+            with _write_errors_stop(None):
+                sys.stdout.flush()
             return
         try:
-            os.replace(self._temp_path, self._path)
-        except OSError as error:
-            os.unlink(self._temp_path)
-            raise _Unusable(f"{self._path}: cannot write: {error.strerror}") from None
+            with _write_errors_stop(self._path):
+                self._temp.close()
+                if error_type is None:
+                    os.replace(self._temp_path, self._path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):  # gone once renamed
+                os.unlink(self._temp_path)
+
+
+@contextlib.contextmanager
+def _write_errors_stop(path: str | None) -> Iterator[None]:
+    """Turn a failed write (a full disk, say) into exit 2 rather than half a dataset and a traceback."""
+    try:
+        yield
+    except BrokenPipeError:  # the reader went away (`| head`): the dispatcher ends quietly
+        raise
+    except OSError as error:
+        raise _Unusable(f"{path or 'stdout'}: cannot write: {error.strerror}") from None
 
 
 def _temp_path_beside(path: str) -> str:

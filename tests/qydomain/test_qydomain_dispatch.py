@@ -100,6 +100,13 @@ def test_wrappers_score_a_non_string_output_zero(output: object) -> None:
     assert score("typos", output, {"label": "extraordinary"}) == 0.0  # type: ignore[arg-type]
 
 
+def test_the_evalkit_package_re_exports_score_and_compute_score() -> None:
+    import evalkit
+
+    assert evalkit.score is score
+    assert evalkit.compute_score is compute_score
+
+
 def test_public_names_are_curated() -> None:
     assert set(qydomain.__all__) == {
         "DATA_SOURCES",

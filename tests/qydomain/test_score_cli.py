@@ -175,9 +175,12 @@ def test_python_dash_m_runs_the_same_command(tmp_path: Path) -> None:
     assert [json.loads(line)["score"] for line in result.stdout.splitlines()] == SCORES
 
 
-def test_a_terminal_gets_a_progress_bar_for_a_large_file(tmp_path: Path) -> None:
-    rows = [dict(ROWS[index % len(ROWS)], padding="x" * 400) for index in range(4000)]  # about 2 MB
-    write_jsonl(tmp_path / "data.jsonl", jsonl(rows))
+@pytest.mark.parametrize(("rows", "bar_shown"), [(4000, True), (40, False)])
+def test_a_terminal_gets_a_progress_bar_only_for_a_large_file(
+    tmp_path: Path, rows: int, bar_shown: bool
+) -> None:
+    padded = [dict(ROWS[index % len(ROWS)], padding="x" * 400) for index in range(rows)]  # 4000 rows: 2 MB
+    write_jsonl(tmp_path / "data.jsonl", jsonl(padded))
     controller, terminal = pty.openpty()
     process = subprocess.Popen(
         [EVALKIT, "score", "data.jsonl", "--out", "scored.jsonl"], cwd=tmp_path, stderr=terminal,
@@ -186,7 +189,7 @@ def test_a_terminal_gets_a_progress_bar_for_a_large_file(tmp_path: Path) -> None
     os.close(terminal)
     assert process.wait(timeout=120) == 0
     shown = _read_all(controller)
-    assert "data.jsonl [" in shown and "%" in shown and "\r" in shown
+    assert ("data.jsonl [" in shown and "%" in shown and "\r" in shown) is bar_shown
 
 
 def _read_all(descriptor: int) -> str:

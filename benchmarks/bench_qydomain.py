@@ -1,0 +1,226 @@
+"""Benchmark: each qydomain scorer against a plain pure-Python implementation of the same spec.
+
+Both sides score the same generated inputs and must agree on every score. Targets: unscrambling on
+40-sentence plots at least 500 times faster; typos and connections at least as fast. Exits 1 when a target
+is missed.
+
+    .venv/bin/python benchmarks/bench_qydomain.py
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import sys
+import time
+from typing import Callable
+
+from evalkit.qydomain import (
+    connections_process_results,
+    plot_unscrambling_process_results,
+    typos_process_results,
+)
+
+Pair = tuple[str, str]
+OUR_ROUNDS = 30
+THINKING = "Thinking...\n" * 10
+Scorer = Callable[[str, str], float]
+Times = tuple[float, float]  # seconds per call: ours, the reference's
+
+# ---------------------------------------------------------------- the reference: the spec, written plainly
+
+
+def reference_typos(ground_truth: str, answer: str) -> int:
+    solutions = re.findall(r"<solution>(.*?)</solution>", answer)
+    if solutions:
+        parsed = solutions[-1]
+    else:
+        parsed = answer.replace("<solution>", "").replace("</solution>", "")
+        match = re.search(r".* --- (.*?) --- .*", parsed)
+        parsed = match.group(1) if match else parsed
+    parsed = " ".join(line for line in parsed.strip().split("\n") if line)
+    return int(ground_truth in parsed)
+
+
+def reference_boxed(answer: str) -> str | None:
+    start = answer.rfind("\\boxed")
+    if start == -1 or answer[start + 6 : start + 7] != "{":
+        return None
+    depth = 0
+    for index in range(start + 6, len(answer)):
+        depth += {"{": 1, "}": -1}.get(answer[index], 0)
+        if depth == 0:
+            content = answer[start + 7 : index]
+            for noise in ("\\text{", "{", "}", "\\", "$", "\n"):
+                content = content.replace(noise, "")
+            return content
+    return None
+
+
+def reference_connections(ground_truth: str, answer: str) -> float:
+    matches: list[str] = []
+    for pattern in (r"<solution>(.*?)</solution>", r"</solution>(.*?)</solution>"):
+        matches = re.findall(pattern, answer) or re.findall(pattern, answer.replace("\n", ""))
+        if matches:
+            break
+    if not matches:
+        boxed = reference_boxed(answer)
+        if boxed is None:
+            return 0.0
+        matches = [boxed]
+    truth_words = ground_truth.split(",")
+    words = matches[0].split(",") if len(matches) == 1 else ",".join(matches).split(",")[-len(truth_words) :]
+    truth = reference_groups(truth_words)
+    found = [group for group in reference_groups(words) if group in truth]
+    return len(set(found)) / len(set(truth))
+
+
+def reference_groups(words: list[str]) -> list[frozenset[str]]:
+    groups: list[set[str]] = [set()]
+    for word in words:
+        if len(groups[-1]) == 4:
+            groups.append(set())
+        groups[-1].add(word.strip().lower())
+    return [frozenset(group) for group in groups]
+
+
+def reference_levenshtein(a: list[str] | str, b: list[str] | str) -> int:
+    row = list(range(len(b) + 1))
+    for i, item in enumerate(a, start=1):
+        diagonal, row[0] = row[0], i
+        for j, other in enumerate(b, start=1):
+            diagonal, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, diagonal + (item != other))
+    return row[-1]
+
+
+def reference_unscrambling(ground_truth: str, answer: str) -> float:
+    match = re.search(r"<PLOT_SUMMARY>(.*)</PLOT_SUMMARY>", answer, re.DOTALL) or re.search(
+        r"<PLOT_SUMMARY>(.*)", answer, re.DOTALL
+    )
+    summary = match.group(1) if match else answer
+    truth = [piece.strip() for piece in ground_truth.split(".") if piece.strip()]
+    drop = ("</PLOT_SUMMARY>", "**End of Plot Summary**")
+    pieces = [piece.strip() for piece in summary.split(".")]
+    candidates = [piece for piece in pieces if piece and piece not in drop]
+    if not truth or not candidates:
+        return 0.0
+    ordering = []
+    for sentence in truth:
+        distances = [reference_levenshtein(sentence, candidate) for candidate in candidates]
+        ordering.append(str(distances.index(min(distances))))
+    n = len(truth)
+    return max(0.0, (n - reference_levenshtein([str(i) for i in range(n)], ordering)) / n)
+
+
+# ---------------------------------------------------------------- inputs
+
+
+def make_words(rng: random.Random, count: int) -> list[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return ["".join(rng.choice(letters) for _ in range(rng.randint(2, 9))) for _ in range(count)]
+
+
+def misspell(rng: random.Random, text: str) -> str:
+    index = rng.randrange(len(text))
+    return text[:index] + text[index + 1 :]
+
+
+def typos_pairs(rng: random.Random, vocabulary: list[str], count: int, tagged: bool) -> list[Pair]:
+    pairs = []
+    for _ in range(count):
+        passage = " ".join(rng.choice(vocabulary) for _ in range(150))
+        fixed = passage if rng.random() < 0.5 else misspell(rng, passage)
+        thinking = "Let me fix the typos one by one.\n" * 20
+        answer = f"{thinking}<solution>{fixed}</solution>" if tagged else f"Corrected:\n\n{fixed}\n"
+        pairs.append((passage, answer))
+    return pairs
+
+
+def connections_pairs(rng: random.Random, vocabulary: list[str], count: int) -> list[Pair]:
+    pairs = []
+    for _ in range(count):
+        words = rng.sample(vocabulary, 16)
+        guess = words[:]
+        for _ in range(rng.randint(0, 3)):
+            i, j = rng.randrange(16), rng.randrange(16)
+            guess[i], guess[j] = guess[j], guess[i]
+        listed = ", ".join(word.upper() for word in guess)
+        form = rng.choice(["<solution>{}</solution>", THINKING + "<solution>{}</solution>", "\\boxed{{{}}}"])
+        pairs.append((",".join(words), form.format(listed)))
+    return pairs
+
+
+def sentence(rng: random.Random, vocabulary: list[str]) -> str:
+    return " ".join(rng.choice(vocabulary) for _ in range(rng.randint(10, 20))).capitalize()
+
+
+def unscrambling_pairs(rng: random.Random, vocabulary: list[str], count: int, reworded: float) -> list[Pair]:
+    pairs = []
+    for _ in range(count):
+        plot = [sentence(rng, vocabulary) for _ in range(40)]
+        answer = [misspell(rng, sentence) if rng.random() < reworded else sentence for sentence in plot]
+        for _ in range(5):
+            i, j = rng.randrange(40), rng.randrange(40)
+            answer[i], answer[j] = answer[j], answer[i]
+        pairs.append((". ".join(plot) + ".", "<PLOT_SUMMARY>" + ". ".join(answer) + ".</PLOT_SUMMARY>"))
+    return pairs
+
+
+# ---------------------------------------------------------------- measuring
+
+
+def seconds_per_call(scorer: Scorer, pairs: list[Pair]) -> float:
+    """CPU seconds per call: unlike wall time, it does not grow with other work on the machine."""
+    started = time.process_time()
+    for ground_truth, answer in pairs:
+        scorer(ground_truth, answer)
+    return (time.process_time() - started) / len(pairs)
+
+
+def best_times(ours: Scorer, reference: Scorer, pairs: list[Pair], reference_rounds: int) -> Times:
+    """The best of several runs of each, alternating: interference only ever adds time."""
+    fast = slow = float("inf")
+    for round_ in range(max(OUR_ROUNDS, reference_rounds)):
+        fast = min(fast, seconds_per_call(ours, pairs))
+        if round_ < reference_rounds:
+            slow = min(slow, seconds_per_call(reference, pairs))
+    return fast, slow
+
+
+def compare(
+    name: str, ours: Scorer, reference: Scorer, pairs: list[Pair], target: float, rounds: int
+) -> bool:
+    """Check that both agree on every pair, then time them; True when `target` speedup is reached."""
+    for ground_truth, answer in pairs:
+        assert ours(ground_truth, answer) == reference(ground_truth, answer), (name, ground_truth, answer)
+    fast, slow = best_times(ours, reference, pairs, rounds)
+    speedup = slow / fast
+    verdict = "ok" if speedup >= target else f"BELOW TARGET {target:g}x"
+    timings = f"ours {fast * 1e6:8.1f} us  reference {slow * 1e6:12.1f} us"
+    print(f"{name:<42} {timings}  {speedup:9.1f}x  {verdict}")
+    return speedup >= target
+
+
+def main() -> int:
+    rng = random.Random(20240601)
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (other work slows both sides)")
+    vocabulary = make_words(rng, 5000)
+    results = [
+        compare("typos: <solution> after reasoning", typos_process_results, reference_typos,
+                typos_pairs(rng, vocabulary, 200, tagged=True), target=1.0, rounds=7),
+        compare("typos: untagged prose", typos_process_results, reference_typos,
+                typos_pairs(rng, vocabulary, 50, tagged=False), target=1.0, rounds=3),
+        compare("connections: 16 words, tags or boxed", connections_process_results, reference_connections,
+                connections_pairs(rng, vocabulary, 300), target=1.0, rounds=7),
+        # The reference takes seconds per plot: two plots, timed once.
+        compare("unscrambling: 40 sentences, 10% reworded", plot_unscrambling_process_results,
+                reference_unscrambling, unscrambling_pairs(rng, vocabulary, 2, reworded=0.1), 500, rounds=1),
+        compare("unscrambling: 40 sentences, all reworded", plot_unscrambling_process_results,
+                reference_unscrambling, unscrambling_pairs(rng, vocabulary, 2, reworded=1.0), 500, rounds=1),
+    ]  # fmt: skip
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
