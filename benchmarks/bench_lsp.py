@@ -1,0 +1,354 @@
+"""Benchmark `evalkit lsp` through a real client over stdio (pygls's LanguageClient).
+
+It writes a config folder with a 2,000-line rules.yaml and a `samples/` folder beside it into a
+temporary directory, starts `python -m evalkit lsp`, and measures what a rule author feels:
+
+- didChange -> published diagnostics: an edit, then the diagnostics for that exact version;
+- completion: requests at key and value positions, on a settled document and right after an edit
+  (while the folder is being re-checked in the background);
+- dry-run lenses: an edit that changes what a rule fires on, until the client has been asked to
+  refresh its lenses and the lenses it fetches show the new count (with 4 and with 100 samples).
+
+Run: `.venv/bin/python benchmarks/bench_lsp.py [--edits N] [--completions N] [--lens-edits N]`.
+The figures are printed as median / p95 / max in milliseconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+from pygls.uris import from_fs_path
+
+ROOT = Path(__file__).resolve().parent.parent
+RULE_LINES = 2000
+# A vocabulary large enough that each rule fires on a minority of samples, as real rules do.
+WORDS = [f"term{number:04d}" for number in range(1000)]
+DIMENSIONS = ["instructions", "accuracy", "optimality", "presentation", "freshness"]
+PROBE_RULE = 7  # the rule whose condition the lens benchmark toggles
+
+
+# --- the workspace -------------------------------------------------------------------------------
+
+
+def rule_lines(number: int, rng: random.Random) -> list[str]:
+    """Eight lines: one rule with two conditions and two actions, drawn from every kind the schema has."""
+    words = json.dumps(rng.sample(WORDS, 2))
+    dimension = rng.choice(DIMENSIONS)
+    second = rng.choice(
+        [
+            f"dimension_gt: {{ {dimension}: {rng.choice([2.5, 3.5, 4.5])} }}",
+            f"min_total_length: {rng.choice([50, 200, 400])}",
+            f"not_contains_any: {json.dumps(rng.sample(WORDS, 1))}",
+        ]
+    )
+    if number == PROBE_RULE:
+        second = 'not_contains_any: ["never present"]'  # so that its first condition alone decides
+    action = rng.choice(
+        [
+            f"set_flag: flag_{number % 9}",
+            f"increment_score: {rng.choice([1, -1, 2])}",
+            f"adjust_dimension: {{ dimension: {dimension}, delta: -0.25 }}",
+        ]
+    )
+    return [
+        f"  - id: rule_{number:04d}",
+        f"    description: Generated rule {number} for the benchmark.",
+        "    when:",
+        f"      response_contains_any: {words}",
+        f"      {second}",
+        "    actions:",
+        f'      add_comment: "Rule {number} matched."',
+        f"      {action}",
+    ]
+
+
+def rules_text(rng: random.Random) -> str:
+    lines = [
+        "version: 3",
+        "options:",
+        "  dedupe_comments: true",
+        "  default_label: neutral",
+        "decision:",
+        "  score_thresholds: { excellent: 5, good: 3, neutral: 0, weak: -1 }",
+        "rating_rules:",
+    ]
+    number = 0
+    while len(lines) < RULE_LINES:
+        lines += rule_lines(number, rng)
+        number += 1
+    return "\n".join(lines) + "\n"
+
+
+def sample(number: int, rng: random.Random) -> dict[str, Any]:
+    texts = [" ".join(rng.choices(WORDS, k=rng.randint(10, 40))) + "." for _ in range(2)]
+    return {
+        "prompt": f"Benchmark prompt {number}",
+        "category": "algorithms",
+        "subcategory": "graphs",
+        "difficulty": "medium",
+        "responses": [{"id": "resp_a", "text": texts[0]}, {"id": "resp_b", "text": texts[1]}],
+        "ranking": ["resp_b", "resp_a"],
+        "ratings": {name: round(rng.uniform(1, 5), 1) for name in DIMENSIONS} | {"justification": ""},
+        "rewrite_preferred": " ".join(rng.choices(WORDS, k=20)),
+    }
+
+
+def make_workspace(root: Path, samples: int) -> Path:
+    rng = random.Random(2024)
+    config = root / "config"
+    config.mkdir(parents=True)
+    for name in ("dimensions", "ranking", "prompt", "rewrite"):
+        shutil.copy(ROOT / "config_samples" / f"{name}.yaml", config)
+    (config / "rules.yaml").write_text(rules_text(rng), encoding="utf-8")
+    folder = root / "samples"
+    folder.mkdir()
+    for number in range(samples):
+        (folder / f"sample_{number:03d}.json").write_text(json.dumps(sample(number, rng)), encoding="utf-8")
+    return config / "rules.yaml"
+
+
+# --- the client ------------------------------------------------------------------------------------
+
+
+class BenchClient:
+    """A pygls client that records when diagnostics (by version) and lens refreshes arrive."""
+
+    def __init__(self) -> None:
+        self.client = LanguageClient("evalkit-bench", "1")
+        self.published: dict[tuple[str, int | None], float] = {}
+        self.refreshes: list[float] = []
+        self.arrived = asyncio.Event()  # set on every notification: waiting never polls (polling would
+        # take processor time from the server being measured)
+
+        @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
+            self.published[(params.uri, params.version)] = time.perf_counter()
+            self.arrived.set()
+
+        @self.client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+        def on_refresh(params: None) -> None:
+            self.refreshes.append(time.perf_counter())
+            self.arrived.set()
+
+    async def start(self, root: Path) -> None:
+        await self.client.start_io(sys.executable, "-m", "evalkit", "lsp")
+        capabilities = types.ClientCapabilities(
+            workspace=types.WorkspaceClientCapabilities(
+                code_lens=types.CodeLensWorkspaceClientCapabilities(True)
+            ),
+            text_document=types.TextDocumentClientCapabilities(
+                completion=types.CompletionClientCapabilities(
+                    completion_item=types.ClientCompletionItemOptions(
+                        snippet_support=True, documentation_format=["markdown"]
+                    )
+                )
+            ),
+        )
+        await self.client.initialize_async(
+            types.InitializeParams(capabilities=capabilities, root_uri=from_fs_path(str(root)))
+        )
+        self.client.initialized(types.InitializedParams())
+
+    async def stop(self) -> None:
+        await self.client.shutdown_async(None)
+        self.client.exit(None)
+        await self.client.stop()
+
+    async def wait_for(self, check: Callable[[], bool], timeout: float = 10.0) -> None:
+        deadline = time.perf_counter() + timeout
+        while True:
+            self.arrived.clear()
+            if check():
+                return
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                raise TimeoutError("the server did not answer in time")
+            try:
+                await asyncio.wait_for(self.arrived.wait(), remaining)
+            except asyncio.TimeoutError:
+                pass
+
+
+class Document:
+    """The open rules.yaml, mirrored here so that each edit can be sent as an incremental change."""
+
+    def __init__(self, bench: BenchClient, path: Path) -> None:
+        self.bench, self.uri = bench, from_fs_path(str(path)) or ""
+        self.lines = path.read_text(encoding="utf-8").split("\n")
+        self.version = 1
+
+    async def open(self) -> None:
+        self.bench.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(self.uri, "yaml", self.version, "\n".join(self.lines))
+            )
+        )
+        await self.bench.wait_for(lambda: (self.uri, self.version) in self.bench.published, timeout=30)
+
+    def replace_line(self, number: int, text: str) -> float:
+        """Send one incremental change; returns when it was sent."""
+        old = self.lines[number]
+        self.lines[number] = text
+        self.version += 1
+        change = types.TextDocumentContentChangePartial(
+            range=types.Range(types.Position(number, 0), types.Position(number, len(old))), text=text
+        )
+        sent = time.perf_counter()
+        self.bench.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(version=self.version, uri=self.uri), [change]
+            )
+        )
+        return sent
+
+
+# --- the measurements ----------------------------------------------------------------------------------
+
+
+def rule_line(rule: int, offset: int) -> int:
+    return 7 + rule * 8 + offset  # 7 header lines, then eight lines per rule
+
+
+async def diagnostics_latency(document: Document, edits: int) -> list[float]:
+    timings = []
+    for edit in range(edits):
+        line = rule_line(100 + edit % 50, 1)
+        sent = document.replace_line(line, f"    description: Edited description number {edit}.")
+        key = (document.uri, document.version)
+        await document.bench.wait_for(lambda: key in document.bench.published)
+        timings.append(document.bench.published[key] - sent)
+        await asyncio.sleep(0.25)  # a typist's pause: the dry run of the previous edit may run meanwhile
+    return timings
+
+
+# (line in the rule, column, the line's text after an edit): a condition key, an action key, a key and a
+# dimension name inside a flow mapping. Every edit keeps the config valid; {n} makes each one a change.
+COMPLETION_SPOTS = [
+    (3, 6, '      response_contains_any: ["heap", "word{n}"]'),
+    (6, 6, '      add_comment: "Edited {n}."'),
+    (7, 26, "      adjust_dimension: {{ dimension: accuracy, delta: -0.{n} }}"),
+    (7, 37, "      adjust_dimension: {{ dimension: accuracy, delta: -0.{n} }}"),
+]
+
+
+async def completion_latency(document: Document, requests: int, after_edit: bool) -> list[float]:
+    timings = []
+    for number in range(requests):
+        rule = 50 + number % 150
+        offset, column, text = COMPLETION_SPOTS[number % len(COMPLETION_SPOTS)]
+        line = rule_line(rule, offset)
+        if after_edit:
+            document.replace_line(line, text.format(n=number + 1))
+        started = time.perf_counter()
+        result = await document.bench.client.text_document_completion_async(
+            types.CompletionParams(types.TextDocumentIdentifier(document.uri), types.Position(line, column))
+        )
+        timings.append(time.perf_counter() - started)
+        if result is None:
+            raise RuntimeError("no completion")
+        await asyncio.sleep(0.02 if after_edit else 0.005)
+    return timings
+
+
+async def lens_titles(document: Document) -> dict[int, str]:
+    lenses = await document.bench.client.text_document_code_lens_async(
+        types.CodeLensParams(types.TextDocumentIdentifier(document.uri))
+    )
+    return {lens.range.start.line: lens.command.title for lens in lenses or [] if lens.command}
+
+
+async def lens_latency(document: Document, edits: int, samples: int) -> list[float]:
+    """Toggle a rule between an always-true and a never-true condition; time until its lens shows it."""
+    line = rule_line(PROBE_RULE, 3)
+    id_line = rule_line(PROBE_RULE, 0)
+    await document.bench.wait_for(lambda: bool(document.bench.refreshes), timeout=30)
+    timings = []
+    for edit in range(edits):
+        condition = "min_total_length: 0" if edit % 2 == 0 else "max_total_length: 0"
+        before = len(document.bench.refreshes)
+        sent = document.replace_line(line, f"      {condition}")
+        await document.bench.wait_for(lambda: len(document.bench.refreshes) > before)
+        titles = await lens_titles(document)
+        expected = f"fires on {samples if edit % 2 == 0 else 0}/{samples} samples"
+        if titles.get(id_line) != expected:
+            raise RuntimeError(f"lens after the edit: {titles.get(id_line)!r}, expected {expected!r}")
+        timings.append(time.perf_counter() - sent)
+        await asyncio.sleep(0.3)
+    return timings
+
+
+def figures(name: str, seconds: list[float]) -> str:
+    values = sorted(s * 1000 for s in seconds)
+    p95 = values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))]
+    return (
+        f"{name:<44} n={len(values):<4} median {statistics.median(values):7.1f} ms   "
+        f"p95 {p95:7.1f} ms   max {values[-1]:7.1f} ms"
+    )
+
+
+async def run_session(samples: int, measure: Callable[[Document], Awaitable[list[str]]]) -> list[str]:
+    with tempfile.TemporaryDirectory(prefix="evalkit-bench-") as temp:
+        root = Path(temp)
+        rules = make_workspace(root, samples)
+        bench = BenchClient()
+        await bench.start(root)
+        try:
+            document = Document(bench, rules)
+            await document.open()
+            return await measure(document)
+        finally:
+            await bench.stop()
+
+
+async def main(args: argparse.Namespace) -> None:
+    async def four_samples(document: Document) -> list[str]:
+        await asyncio.sleep(1.0)  # let the first dry run finish
+        return [
+            figures(
+                "didChange -> diagnostics (2,000 lines)", await diagnostics_latency(document, args.edits)
+            ),
+            figures(
+                "completion, settled document", await completion_latency(document, args.completions, False)
+            ),
+            figures(
+                "completion, right after an edit", await completion_latency(document, args.completions, True)
+            ),
+            figures("dry-run lenses refreshed (4 samples)", await lens_latency(document, args.lens_edits, 4)),
+        ]
+
+    async def hundred_samples(document: Document) -> list[str]:
+        return [
+            figures(
+                "dry-run lenses refreshed (100 samples)", await lens_latency(document, args.lens_edits, 100)
+            )
+        ]
+
+    load_before = os.getloadavg()[0]
+    lines = await run_session(4, four_samples)
+    lines += await run_session(100, hundred_samples)
+    print(
+        f"evalkit lsp benchmark: {RULE_LINES:,}-line rules.yaml, Python {sys.version.split()[0]}, "
+        f"{os.cpu_count()} CPUs, load average {load_before:.1f} -> {os.getloadavg()[0]:.1f}"
+    )
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--edits", type=int, default=60)
+    parser.add_argument("--completions", type=int, default=120)
+    parser.add_argument("--lens-edits", type=int, default=12)
+    asyncio.run(main(parser.parse_args()))

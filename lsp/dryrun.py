@@ -1,0 +1,202 @@
+"""The live dry run: a config folder's rules evaluated on sample submissions.
+
+The config is compiled once (by `analyze`); each sample is then evaluated with the engine's
+`Evaluator`, and the run stops between samples when a newer edit makes it stale. The
+report feeds the code lenses (`fires on K/N samples`), the hover on a rule id, and the
+`evalkit.dryRun` command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from evalkit.engine import Evaluator
+from evalkit.engine.config import Config
+from evalkit.engine.inputs import LoadedSubmission, expand_inputs, read_inputs
+from evalkit.engine.result import Result, SkippedRule
+
+RuleKey = tuple[str, str]  # (rule type, rule id): ids are unique only within their list
+SHOWN_SAMPLES = 8  # a hover lists at most this many samples per outcome; the rest are counted
+
+
+@dataclass(frozen=True, slots=True)
+class SampleOutcome:
+    """One sample's result, or why it could not be evaluated."""
+
+    source: str
+    label: str | None = None
+    score: float | None = None
+    flags: dict[str, bool] = field(default_factory=dict)
+    fired: dict[RuleKey, list[dict[str, Any]]] = field(default_factory=dict)  # rule -> its actions
+    not_fired: dict[RuleKey, SkippedRule] = field(default_factory=dict)  # explained only when asked
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.error is not None:
+            return {"source": self.source, "error": self.error}
+        fired = [
+            {"id": rule_id, "type": kind, "actions": actions}
+            for (kind, rule_id), actions in self.fired.items()
+        ]
+        return {
+            "source": self.source,
+            "label": self.label,
+            "score": self.score,
+            "flags": self.flags,
+            "fired_rules": fired,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DryRunReport:
+    config_hash: str
+    samples_dir: Path
+    outcomes: list[SampleOutcome]
+    rules: frozenset[RuleKey]  # the rules of the config that was run
+    fired_counts: Counter[RuleKey]
+
+    @classmethod
+    def of(cls, config: Config, samples_dir: Path, outcomes: list[SampleOutcome]) -> DryRunReport:
+        counts: Counter[RuleKey] = Counter(key for outcome in outcomes for key in outcome.fired)
+        return cls(config.config_hash, samples_dir, outcomes, rule_keys(config), counts)
+
+    @property
+    def evaluated(self) -> int:
+        return sum(1 for outcome in self.outcomes if outcome.error is None)
+
+    def lens_title(self, rule: RuleKey) -> str:
+        return f"fires on {self.fired_counts[rule]}/{self.evaluated} samples"
+
+    def summary_title(self) -> str:
+        labels = Counter(o.label or "no label" for o in self.outcomes if o.error is None)
+        parts = [f"dry run: {self.evaluated} sample{'s' if self.evaluated != 1 else ''}"]
+        parts += [f"{label} {count}" for label, count in sorted(labels.items())]
+        unreadable = len(self.outcomes) - self.evaluated
+        if unreadable:
+            parts.append(f"{unreadable} unreadable")
+        return " · ".join(parts)
+
+    def to_json(self, folder: Path) -> dict[str, Any]:
+        return {
+            "config": str(folder),
+            "samples": str(self.samples_dir),
+            "evaluated": self.evaluated,
+            "results": [outcome.to_json() for outcome in self.outcomes],
+        }
+
+    def rule_markdown(self, rule: RuleKey) -> str:
+        fired = [o for o in self.outcomes if rule in o.fired]
+        lines = [f"Dry run: **{self.lens_title(rule)}**"]
+        lines += _listed(fired, lambda o: _actions_text(o.fired[rule]))
+        missed = [o for o in self.outcomes if rule in o.not_fired]
+        if missed:
+            lines.append("\nDid not fire on:")
+            lines += _listed(missed, lambda o: o.not_fired[rule].reason)
+        return "\n".join(lines)
+
+
+def rule_keys(config: Config) -> frozenset[RuleKey]:
+    plan = config.plan
+    if plan is None:
+        return frozenset()
+    rules = [*plan.rating_rules, *plan.ranking_rules]
+    return frozenset({*((r.type, r.id) for r in rules), *(("rewrite", r.id) for r in plan.rewrite_rules)})
+
+
+def _listed(outcomes: Sequence[SampleOutcome], describe: Any) -> list[str]:
+    lines = [f"- `{o.source}`: {describe(o)}" for o in outcomes[:SHOWN_SAMPLES]]
+    if len(outcomes) > SHOWN_SAMPLES:
+        lines.append(f"- … and {len(outcomes) - SHOWN_SAMPLES} more")
+    return lines
+
+
+def _actions_text(actions: list[dict[str, Any]]) -> str:
+    words = [f"{name} {_shown(value)}" for action in actions for name, value in action.items()]
+    return " · ".join(words) or "no actions"
+
+
+def _shown(value: Any) -> str:
+    """An action's record in one short line: `dimension=accuracy, from=5.0, ...` or the text itself."""
+    if isinstance(value, dict):
+        text = ", ".join(f"{key}={_shown(item)}" for key, item in value.items())
+    else:
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+def find_samples_dir(folder: Path, workspace_root: Path | None, option: str | None) -> Path | None:
+    """The `samples` option (relative to the workspace root), else `samples/` beside the config
+    folder, else `samples/` at the workspace root."""
+    if option:
+        chosen = Path(option).expanduser()
+        if not chosen.is_absolute() and workspace_root is not None:
+            chosen = workspace_root / chosen
+        return chosen if chosen.exists() else None
+    candidates = [folder.parent / "samples"]
+    if workspace_root is not None:
+        candidates.append(workspace_root / "samples")
+    return next((c for c in candidates if c.is_dir()), None)
+
+
+def samples_signature(samples_dir: Path) -> tuple[tuple[str, int, int], ...]:
+    """Names, sizes and modification times: changes when a sample is added, removed or edited."""
+    files, _ = expand_inputs([samples_dir])
+    signature = []
+    for path in files:
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        signature.append((str(path), stat.st_size, stat.st_mtime_ns))
+    return tuple(signature)
+
+
+def load_samples(samples_dir: Path, limit: int) -> list[LoadedSubmission]:
+    loaded = []
+    for sample in read_inputs([samples_dir]):
+        loaded.append(sample)
+        if len(loaded) >= limit:
+            break
+    return loaded
+
+
+def evaluate_samples(
+    evaluator: Evaluator, samples: Sequence[LoadedSubmission], samples_dir: Path, stop: threading.Event
+) -> list[SampleOutcome]:
+    """Evaluate the samples until `stop` is set; a sample the engine refuses becomes an outcome with its
+    error."""
+    outcomes = []
+    for sample in samples:
+        if stop.is_set():
+            break
+        outcomes.append(_evaluate(evaluator, sample, _display_name(sample.source, samples_dir)))
+    return outcomes
+
+
+def _evaluate(evaluator: Evaluator, sample: LoadedSubmission, source: str) -> SampleOutcome:
+    if sample.submission is None:
+        return SampleOutcome(source, error=sample.error or "unreadable")
+    try:
+        result = evaluator.evaluate(sample.submission)
+    except Exception as exc:  # one bad sample must not stop the dry run of the others
+        return SampleOutcome(source, error=f"{type(exc).__name__}: {exc}")
+    return _outcome(source, result)
+
+
+def _outcome(source: str, result: Result) -> SampleOutcome:
+    fired = {(rule.type, rule.id): rule.actions for rule in result.fired_rules}
+    not_fired = {(rule.type, rule.id): rule for rule in result.skipped_rules}
+    return SampleOutcome(source, result.label, result.score, dict(result.flags), fired, not_fired)
+
+
+def _display_name(source: str, samples_dir: Path) -> str:
+    try:
+        return os.path.relpath(source, samples_dir)
+    except ValueError:  # another drive on Windows
+        return source

@@ -1,0 +1,62 @@
+"""Hover: the schema's description of the key under the cursor, with an example; on a dimension name,
+its ideal and tolerance; on a rule id, the rule's dry-run result on the samples."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evalkit.lsp import schemanav
+from evalkit.lsp.docs import DimensionSetting, dimension_markdown, key_markdown
+from evalkit.lsp.dryrun import DryRunReport
+from evalkit.lsp.lenses import NO_SAMPLES, WAITING, rule_kind
+from evalkit.lsp.yamlcontext import StructureIndex, Target
+
+
+@dataclass(frozen=True, slots=True)
+class HoverFacts:
+    """What the config and the dry run know, beyond the schemas."""
+
+    dimensions: dict[str, DimensionSetting]
+    report: DryRunReport | None
+    config_ok: bool
+    samples_found: bool
+
+
+def hover_markdown(schema_name: str, index: StructureIndex, target: Target, facts: HoverFacts) -> str | None:
+    if schemanav.names_dimension(schema_name, target.path, target.is_key):
+        return dimension_markdown(target.word, facts.dimensions.get(target.word))
+    kind = rule_kind(target.path) if schema_name == "rules" and not target.is_key else None
+    if kind is not None:
+        return _rule_markdown(index, target, kind, facts)
+    return _described_key(schema_name, target)
+
+
+def _described_key(schema_name: str, target: Target) -> str | None:
+    """The key that holds the target (for a list item or a value, the nearest key above it)."""
+    path = target.path
+    while path and not isinstance(path[-1], str):
+        path = path[:-1]
+    node = schemanav.node_at(schema_name, path) if path else None
+    return key_markdown(schemanav.root(schema_name), str(path[-1]), node) if node is not None else None
+
+
+def _rule_markdown(index: StructureIndex, target: Target, kind: str, facts: HoverFacts) -> str:
+    id_key = index.key_on(target.line, "id")
+    rule_id = index.scalar(id_key) if id_key is not None else target.word
+    parts = [f"**rule `{rule_id}`** · {kind} rule"]
+    description = next(
+        (k for k in index.children(target.path[:-1], target.line) if k.element.name == "description"), None
+    )
+    if description is not None and description.element.value:
+        parts.append(index.scalar(description))
+    parts.append(_dry_run_text((kind, rule_id), facts))
+    return "\n\n".join(parts)
+
+
+def _dry_run_text(rule: tuple[str, str], facts: HoverFacts) -> str:
+    if not facts.samples_found:
+        return NO_SAMPLES
+    report = facts.report
+    if report is None or rule not in report.rules:
+        return WAITING if not facts.config_ok else "Dry run pending."
+    return report.rule_markdown(rule)

@@ -1,0 +1,71 @@
+"""Code lenses of the live dry run: `fires on K/N samples` above each rule, and a summary of the run
+(samples, labels) on the first line. Rules are found in the text, so the lenses stay in place while a
+half-typed document does not parse.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec
+
+from evalkit.engine.semantic import RULE_LISTS
+from evalkit.lsp.convert import text_range
+from evalkit.lsp.dryrun import DryRunReport, RuleKey
+from evalkit.lsp.yamlcontext import KeyLine, KeyPath, StructureIndex
+
+DRY_RUN_COMMAND = "evalkit.dryRun"
+NO_SAMPLES = "dry run: no sample submissions (add samples/ beside the config folder)"
+WAITING = "dry run waits for a valid config"
+
+
+def rule_kind(path: KeyPath) -> str | None:
+    """The rule type (`rating`, `ranking`, `rewrite`) when `path` is a rule's `id`, else None."""
+    if len(path) == 3 and path[0] in RULE_LISTS and isinstance(path[1], int) and path[2] == "id":
+        return str(path[0]).removesuffix("_rules")
+    return None
+
+
+def rules_in(index: StructureIndex) -> list[tuple[RuleKey, KeyLine]]:
+    """Every rule id in the text, with its rule key, in file order."""
+    found = []
+    for key in index.keys:
+        kind = rule_kind(key.path)
+        if kind is not None and key.element.value:
+            found.append(((kind, index.scalar(key)), key))
+    return found
+
+
+def code_lenses(
+    index: StructureIndex,
+    report: DryRunReport | None,
+    config_ok: bool,
+    samples_found: bool,
+    uri: str,
+    lines: Sequence[str],
+    codec: PositionCodec,
+) -> list[types.CodeLens]:
+    if not samples_found:
+        return [_lens(0, 0, NO_SAMPLES, uri, lines, codec)]
+    if report is None:
+        return []
+    lenses = [_lens(0, 0, report.summary_title(), uri, lines, codec)]
+    for rule, key in rules_in(index):
+        title = (
+            report.lens_title(rule)
+            if rule in report.rules
+            else WAITING
+            if not config_ok
+            else "dry run pending"
+        )
+        lenses.append(_lens(key.line, key.element.column, title, uri, lines, codec))
+    return lenses
+
+
+def _lens(
+    line: int, column: int, title: str, uri: str, lines: Sequence[str], codec: PositionCodec
+) -> types.CodeLens:
+    return types.CodeLens(
+        text_range(line, column, column, lines, codec), types.Command(title, DRY_RUN_COMMAND, arguments=[uri])
+    )

@@ -1,0 +1,288 @@
+"""The live pipeline behind the handlers: a debounced check of the config folder after each edit,
+diagnostics published per file, then a debounced dry run of the samples.
+
+Typing never waits for this work: an edit only schedules it. Checks run on a worker thread and dry runs
+on another, both off the event loop, so requests are answered while they run; an edit stops the dry run
+in progress after the sample it is evaluating, so the next check has the processor to itself. Every
+config folder keeps its latest results in a `FolderState`, which the feature handlers read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence, TypeVar
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument
+
+from evalkit.engine import Evaluator
+from evalkit.engine.config import Config, analyze, config_files, config_name
+from evalkit.engine.diagnostics import Diagnostic
+from evalkit.engine.inputs import LoadedSubmission
+from evalkit.lsp import dryrun
+from evalkit.lsp.convert import Problem, to_problem
+from evalkit.lsp.debounce import Debouncer
+from evalkit.lsp.options import InitOptions, parse_options
+from evalkit.lsp.workspace import Buffer, FolderState, config_file, folder_buffers, uri_for
+from evalkit.lsp.yamlcontext import StructureIndex
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class OpenDocument:
+    """A config file as a request sees it: its text, structure and folder state."""
+
+    uri: str
+    path: Path
+    name: str
+    lines: Sequence[str]
+    index: StructureIndex
+    state: FolderState
+
+
+class Session:
+    """The server's state and background work: options, config folders, checks and dry runs."""
+
+    def __init__(self, server: LanguageServer) -> None:
+        self.server = server
+        self.options = InitOptions()
+        self.workspace_root: Path | None = None
+        self.folders: dict[Path, FolderState] = {}
+        self._checks = Debouncer("check")
+        self._dry_runs = Debouncer("dry run")
+        self._checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalkit-check")
+        self._runner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalkit-dry-run")
+        self._samples: dict[Path, tuple[Any, list[LoadedSubmission]]] = {}
+        self._indexes: dict[str, tuple[str, StructureIndex]] = {}
+
+    # --- setup -------------------------------------------------------------------------------
+
+    def configure(self, params: types.InitializeParams) -> list[str]:
+        """Read the initialization options and the workspace root; returns the problems to log."""
+        self.options, problems = parse_options(params.initialization_options)
+        root = params.root_uri or (params.workspace_folders[0].uri if params.workspace_folders else None)
+        raw_root = to_fs_path(root) if root else params.root_path
+        self.workspace_root = Path(raw_root) if raw_root else None
+        return problems
+
+    def close(self) -> None:
+        self._checks.cancel_all()
+        self._dry_runs.cancel_all()
+        for worker in (self._checker, self._runner):
+            worker.shutdown(wait=False, cancel_futures=True)
+
+    # --- documents -------------------------------------------------------------------------
+
+    def state(self, folder: Path) -> FolderState:
+        if folder not in self.folders:
+            self.folders[folder] = FolderState(folder)
+        return self.folders[folder]
+
+    def document(self, uri: str) -> OpenDocument | None:
+        """The config file at `uri` with its structure (cached per text), or None for another file."""
+        path = config_file(uri)
+        if path is None:
+            return None
+        text = self.server.workspace.get_text_document(uri)
+        source = _source(text)
+        cached = self._indexes.get(uri)
+        if cached is None or cached[0] is not source:
+            cached = (source, StructureIndex(source.splitlines(), cached[1] if cached else None))
+            self._indexes[uri] = cached
+        name = config_name(path) or ""
+        return OpenDocument(uri, path, name, cached[1].lines, cached[1], self.state(path.parent))
+
+    def forget(self, uri: str) -> None:
+        self._indexes.pop(uri, None)
+
+    def buffers(self, folder: Path) -> dict[str, Buffer]:
+        return folder_buffers(self.server.workspace.text_documents.items(), folder)
+
+    # --- checks and diagnostics ----------------------------------------------------------------
+
+    def document_changed(self, uri: str) -> None:
+        """An edit, open or close: re-check the file's folder once the edits pause."""
+        path = config_file(uri)
+        if path is not None:
+            self.folder_changed(path.parent)
+
+    def folder_changed(self, folder: Path) -> None:
+        self._dry_runs.cancel(folder)  # its results are about to be stale; typing never waits for it
+        self._checks.schedule(
+            folder, self.options.diagnostics_delay_ms / 1000, lambda: self._check(folder, True)
+        )
+
+    def files_changed(self, paths: Sequence[Path]) -> None:
+        """Files changed on disk (the client's file watcher): re-check the folders they belong to,
+        as config files or as samples."""
+        for folder in list(self.folders):
+            samples = self.samples_dir(folder)
+            if any(p.parent == folder or (samples is not None and p.is_relative_to(samples)) for p in paths):
+                self.folder_changed(folder)
+
+    def command_folder(self, arguments: Sequence[Any]) -> Path | None:
+        """The config folder a command is about: the first argument that is a config file URI (also as
+        `{"uri": ...}`), else the folder of the first open config file."""
+        for argument in arguments:
+            uri = argument.get("uri") if isinstance(argument, dict) else argument
+            path = config_file(uri) if isinstance(uri, str) else None
+            if path is not None:
+                return path.parent
+        opened = (config_file(uri) for uri in self.server.workspace.text_documents)
+        return next((path.parent for path in opened if path is not None), None)
+
+    async def current(self, folder: Path) -> FolderState:
+        """The folder's state with the open buffers checked: waits for a check only when one is due."""
+        state = self.state(folder)
+        if not state.is_current(self.buffers(folder)):
+            self._checks.cancel(folder)
+            await self._check(folder, False)
+        return state
+
+    async def _check(self, folder: Path, after_edit: bool) -> None:
+        started = time.perf_counter()
+        buffers = self.buffers(folder)
+        overrides = {path: buffer.text for path, buffer in buffers.items()}
+        config = await _in_thread(self._checker, analyze, folder, overrides)
+        analysed = time.perf_counter()
+        state = self.state(folder)
+        state.accept(config, buffers)
+        self._publish(state, after_edit)
+        self._after_check(state)
+        logger.debug(
+            "checked %s: analysis %.1f ms, publishing %.1f ms",
+            folder,
+            1000 * (analysed - started),
+            1000 * (time.perf_counter() - analysed),
+        )
+
+    def _publish(self, state: FolderState, after_edit: bool) -> None:
+        previous = state.problems
+        state.problems = self._problems(state)
+        for uri, problems in previous.items():
+            if problems and uri not in state.problems:
+                state.problems[uri] = []  # a file that left the folder: clear what it showed
+        if self._pulls_diagnostics():
+            if after_edit and get_capability(
+                self.server.client_capabilities, "workspace.diagnostics.refresh_support", False
+            ):
+                self.server.workspace_diagnostic_refresh(None)
+            return
+        for uri, problems in state.problems.items():
+            version = next((b.version for b in state.analysed.values() if b.uri == uri), None)
+            self.server.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri, [p.diagnostic for p in problems], version)
+            )
+
+    def _problems(self, state: FolderState) -> dict[str, list[Problem]]:
+        config = state.latest
+        if config is None:
+            return {}
+        by_path: dict[str, list[Diagnostic]] = {str(p): [] for p in config_files(state.folder).values()}
+        for found in config.diagnostics:
+            if Path(found.path).parent == state.folder:
+                by_path.setdefault(found.path, []).append(found)
+        codec = self.server.workspace.position_codec
+        return {
+            uri_for(path, state.analysed): [
+                to_problem(d, _lines_of(path, state, config), codec) for d in found
+            ]
+            for path, found in by_path.items()
+        }
+
+    def _pulls_diagnostics(self) -> bool:
+        """A client that pulls diagnostics would show pushed ones twice."""
+        return get_capability(self.server.client_capabilities, "text_document.diagnostic", None) is not None
+
+    # --- dry run ----------------------------------------------------------------------------
+
+    def samples_dir(self, folder: Path) -> Path | None:
+        return dryrun.find_samples_dir(folder, self.workspace_root, self.options.samples)
+
+    def _after_check(self, state: FolderState) -> None:
+        config = state.latest
+        if self.options.dry_run and config is not None and config.ok:
+            delay = self.options.dry_run_delay_ms / 1000
+            self._dry_runs.schedule(state.folder, delay, lambda: self._dry_run(state, config))
+        self._refresh_lenses(state)
+
+    async def dry_run_now(self, folder: Path) -> FolderState:
+        """The dry run of the current buffers, waiting for it when it is not done yet."""
+        state = await self.current(folder)
+        config = state.latest
+        if config is not None and config.ok:
+            self._dry_runs.cancel(folder)
+            await self._dry_run(state, config)
+        return state
+
+    async def _dry_run(self, state: FolderState, config: Config) -> None:
+        samples_dir = self.samples_dir(state.folder)
+        if samples_dir is None:
+            state.report = None
+            self._refresh_lenses(state)
+            return
+        samples, signature = await _in_thread(self._runner, self._load_samples, samples_dir)
+        if state.report is not None and state.report_key == (config.config_hash, signature):
+            return
+        stop = threading.Event()
+        try:
+            outcomes = await _in_thread(
+                self._runner, dryrun.evaluate_samples, Evaluator(config), samples, samples_dir, stop
+            )
+        except asyncio.CancelledError:
+            stop.set()  # a newer edit: stop after the current sample instead of finishing a stale run
+            raise
+        state.report = dryrun.DryRunReport.of(config, samples_dir, outcomes)
+        logger.debug("dry run of %s on %d samples done", state.folder, len(outcomes))
+        state.report_key = (config.config_hash, signature)
+        self._refresh_lenses(state)
+
+    def _load_samples(self, samples_dir: Path) -> tuple[list[LoadedSubmission], Any]:
+        """Runs on the worker: the samples, read again only when a file changed."""
+        signature = dryrun.samples_signature(samples_dir)
+        cached = self._samples.get(samples_dir)
+        if cached is None or cached[0] != signature:
+            cached = (signature, dryrun.load_samples(samples_dir, self.options.max_samples))
+            self._samples[samples_dir] = cached
+        return cached[1], signature
+
+    def _refresh_lenses(self, state: FolderState) -> None:
+        """Ask the client to fetch the lenses again when what they show has changed."""
+        shown = (state.report, state.latest is not None and state.latest.ok)
+        if state.lens_state and state.lens_state[0] is shown[0] and state.lens_state[1] == shown[1]:
+            return
+        state.lens_state = shown
+        if get_capability(self.server.client_capabilities, "workspace.code_lens.refresh_support", False):
+            self.server.workspace_code_lens_refresh(None)
+
+
+async def _in_thread(worker: ThreadPoolExecutor, function: Callable[..., T], *args: Any) -> T:
+    return await asyncio.get_running_loop().run_in_executor(worker, function, *args)
+
+
+def _source(document: TextDocument) -> str:
+    try:
+        return document.source
+    except OSError:  # a file that is neither open nor readable has no text
+        return ""
+
+
+def _lines_of(path: str, state: FolderState, config: Config) -> list[str]:
+    """The text the diagnostics of `path` were computed on, for converting their columns."""
+    buffer = state.analysed.get(path)
+    if buffer is not None:
+        return buffer.text.splitlines()
+    name = config_name(Path(path))
+    document = config.documents.get(name) if name else None
+    return document.text.splitlines() if document is not None else []

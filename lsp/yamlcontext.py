@@ -1,0 +1,372 @@
+"""Where a position is in a YAML document, read from the text itself.
+
+A half-typed document does not parse, so completion, hover and the code lenses cannot wait for a
+parser. This module reads each line's indentation, `- ` item markers and `key:` prefix, and keeps the
+stack of open keys and items from the top of the file down, which gives the key path of any line
+(`("rating_rules", 2, "when")`). It understands block mappings and sequences (also a sequence at its
+key's own column), comments, block scalars (`|`, `>`), and one-line flow collections
+(`dimension_gt: { accuracy: 4.5 }`). It never raises: text it does not understand adds no structure.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from dataclasses import dataclass
+from typing import Literal, NamedTuple, Sequence
+
+KeyPath = tuple[str | int, ...]
+
+# A mapping key: quoted, or plain up to the first ":" followed by a blank (so "a: b: c" has key "a").
+_KEY = re.compile(
+    r"""("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"{}\[\],&*!|>%@`-][^#]*?|-[^\s#][^#]*?)[ \t]*:(?=[ \t]|$)"""
+)
+_START = re.compile(r"( *)((?:-(?:[ \t]+|$))*)")  # indentation, then any `- ` item markers
+_BLOCK_SCALAR = re.compile(r"[|>][-+0-9]*")
+_WORD_BEFORE = re.compile(r"[\w-]*$")
+_WORD_AFTER = re.compile(r"[\w-]*")
+
+
+class Element(NamedTuple):
+    """A structural token at the start of a line: a `- ` item marker, or a `key:`."""
+
+    kind: Literal["key", "item"]
+    column: int
+    name: str = ""
+    value: str = ""  # a key's inline value, comment removed
+    value_column: int = 0
+
+
+class Frame(NamedTuple):
+    """An open key or item; items carry their index in the sequence."""
+
+    column: int
+    segment: str | int
+    opens_block: bool  # a key without an inline value: its sequence may sit at the key's own column
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """The word under a position: a key (its path ends with the key) or a value (the value's path)."""
+
+    path: KeyPath
+    is_key: bool
+    word: str
+    line: int
+    start: int
+    end: int
+
+
+class KeyLine(NamedTuple):
+    line: int
+    element: Element
+    path: KeyPath  # the key's full path, its own name last
+
+
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    """What is being typed at a position.
+
+    kind "key": a key of the mapping at `path`; `existing` are the keys it already has.
+    kind "value": the value at `path` (for a list item, the path ends with its index).
+    """
+
+    kind: Literal["key", "value"]
+    path: KeyPath
+    line: int
+    word: str
+    word_start: int
+    word_end: int
+    existing: frozenset[str] = frozenset()
+    in_flow: bool = False
+    after_item: bool = False  # the word directly follows this line's `- ` marker
+
+
+def strip_comment(text: str) -> str:
+    """The line without its `# comment` (a `#` inside quotes or a word is not a comment)."""
+    if "#" not in text:
+        return text
+    quote, previous, i = "", " ", 0
+    while i < len(text):
+        char = text[i]
+        if quote:
+            if char == "\\" and quote == '"':
+                i += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"" and previous in " \t[{,":
+            quote = char
+        elif char == "#" and previous in " \t":
+            return text[:i]
+        previous = char
+        i += 1
+    return text
+
+
+def unquote(key: str) -> str:
+    if len(key) >= 2 and key[0] == key[-1] and key[0] in "'\"":
+        return key[1:-1]
+    return key
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip(" "))
+
+
+def line_elements(text: str) -> list[Element]:
+    """The item markers and the key that start a line, left to right."""
+    text = strip_comment(text.rstrip("\r\n"))
+    start = _START.match(text)
+    indent, markers = start.group(1), start.group(2)  # type: ignore[union-attr]  # always matches
+    elements = [Element("item", len(indent) + i) for i, char in enumerate(markers) if char == "-"]
+    column = start.end()  # type: ignore[union-attr]
+    match = _KEY.match(text, column)
+    if match:
+        value_column = match.end()
+        value = text[value_column:]
+        stripped = value.lstrip(" \t")
+        name = unquote(match.group(1).rstrip())
+        elements.append(
+            Element("key", column, name, stripped.rstrip(), value_column + len(value) - len(stripped))
+        )
+    return elements
+
+
+def _closes(top: Frame, element: Element) -> bool:
+    """Whether a new element ends the open frame `top` (a sibling or something less indented)."""
+    if top.column != element.column:
+        return top.column > element.column
+    return not (element.kind == "item" and not isinstance(top.segment, int) and top.opens_block)
+
+
+def place(frames: list[Frame], element: Element) -> None:
+    """Close what `element` ends, then open it."""
+    sibling = None
+    while frames and _closes(frames[-1], element):
+        popped = frames.pop()
+        if popped.column == element.column:
+            sibling = popped
+    if element.kind == "item":
+        index = sibling.segment + 1 if sibling is not None and isinstance(sibling.segment, int) else 0
+        frames.append(Frame(element.column, index, True))
+    else:
+        frames.append(Frame(element.column, element.name, not element.value))
+
+
+def _path(frames: Sequence[Frame]) -> KeyPath:
+    return tuple(frame.segment for frame in frames)
+
+
+class StructureIndex:
+    """Every line's open keys and items, and every key with its path, for one document version.
+
+    Lines are read lazily, only as far as a question needs: a completion near the top of a long file
+    reads only the lines above it. Built from a previous version of the same document, the index keeps
+    what it had read above the first changed line.
+    """
+
+    def __init__(self, lines: Sequence[str], previous: StructureIndex | None = None) -> None:
+        self.lines = [line.rstrip("\r\n") for line in lines]
+        start = min(_first_difference(previous.lines, self.lines), previous._read) if previous else 0
+        if previous is not None and start > 0:
+            self._before = previous._before[
+                : start + 1
+            ]  # the state before line `start`: reading resumes there
+            self._scalar_before = previous._scalar_before[: start + 1]
+            self._keys = previous._keys[: bisect_left(previous._key_lines, start)]
+        else:
+            start, self._before, self._scalar_before, self._keys = 0, [()], [None], []
+        self._read = start
+        self._frames = list(self._before[start])
+        self._segments = [frame.segment for frame in self._frames]
+        self._scalar_column = self._scalar_before[start]
+        self._key_lines = [key.line for key in self._keys]
+
+    def _read_to(self, end: int) -> None:
+        """Read lines up to (not including) `end`."""
+        while self._read < min(end, len(self.lines)):
+            self._read_line(self._read)
+            self._read += 1
+            self._before.append(tuple(self._frames))
+            self._scalar_before.append(self._scalar_column)
+
+    def _read_line(self, number: int) -> None:
+        text = self.lines[number]
+        if self._scalar_column is not None and (not text.strip() or _indent(text) > self._scalar_column):
+            return
+        self._scalar_column = None
+        frames, segments = self._frames, self._segments
+        for element in line_elements(text):
+            place(frames, element)
+            del segments[len(frames) - 1 :]
+            segments.append(frames[-1].segment)
+            if element.kind == "key":
+                self._keys.append(KeyLine(number, element, tuple(segments)))
+                self._key_lines.append(number)
+                if _BLOCK_SCALAR.fullmatch(element.value):
+                    self._scalar_column = element.column
+
+    @property
+    def keys(self) -> list[KeyLine]:
+        """Every key of the document with its path, in file order."""
+        self._read_to(len(self.lines))
+        return self._keys
+
+    def children(self, path: KeyPath, near: int) -> list[KeyLine]:
+        """The keys directly under `path`, whose block includes line `near`: reads on until it closes."""
+        depth = len(path)
+        line = max(near, 0)
+        while line < len(self.lines):
+            self._read_to(line + 1)
+            if _path(self._before[line + 1][:depth]) != path and line >= near:
+                break
+            line += 1
+        return [key for key in self._keys if len(key.path) == depth + 1 and key.path[:depth] == path]
+
+    def frames_before(self, line: int) -> list[Frame]:
+        line = min(max(line, 0), len(self.lines))
+        self._read_to(line)
+        return list(self._before[line])
+
+    def in_block_scalar(self, line: int) -> bool:
+        if not 0 <= line < len(self.lines):
+            return False
+        self._read_to(line)
+        column = self._scalar_before[line]
+        text = self.lines[line]
+        return column is not None and (not text.strip() or _indent(text) > column)
+
+    def text(self, line: int) -> str:
+        return self.lines[line] if 0 <= line < len(self.lines) else ""
+
+    def scalar(self, key: KeyLine) -> str:
+        """A key's inline value as text, quotes removed."""
+        return unquote(key.element.value)
+
+    def key_on(self, line: int, name: str) -> KeyLine | None:
+        self._read_to(line + 1)
+        at = bisect_left(self._key_lines, line)
+        while at < len(self._keys) and self._keys[at].line == line:
+            if self._keys[at].element.name == name:
+                return self._keys[at]
+            at += 1
+        return None
+
+
+def _first_difference(old: Sequence[str], new: Sequence[str]) -> int:
+    """The first line where two versions differ (the shorter length when one extends the other)."""
+    for number, (a, b) in enumerate(zip(old, new)):
+        if a != b:
+            return number
+    return min(len(old), len(new))
+
+
+@dataclass(frozen=True, slots=True)
+class _Word:
+    line: int
+    text: str
+    start: int
+    end: int
+
+
+def cursor_at(index: StructureIndex, line: int, column: int) -> Cursor | None:
+    """What is being typed at (line, column), both 0-based; None inside a comment or a block scalar."""
+    if index.in_block_scalar(line):
+        return None
+    text = index.text(line)
+    prefix = text[:column]
+    if strip_comment(prefix) != prefix:
+        return None
+    frames = index.frames_before(line)
+    elements = line_elements(prefix)
+    for element in elements:
+        place(frames, element)
+    word_start = _WORD_BEFORE.search(prefix).start()  # type: ignore[union-attr]  # always matches
+    word = _Word(line, prefix[word_start:], word_start, _WORD_AFTER.match(text, column).end())  # type: ignore[union-attr]
+    if elements and elements[-1].kind == "key":
+        return _in_value(frames, prefix, elements[-1].value_column, word)
+    content = elements[-1].column + 1 if elements else 0
+    while content < len(prefix) and prefix[content] in " \t":
+        content += 1
+    if prefix[content:word_start].strip():
+        return _in_value(frames, prefix, content, word)
+    return _in_key(index, frames, word, after_item=bool(elements))
+
+
+def _in_key(index: StructureIndex, frames: list[Frame], word: _Word, after_item: bool) -> Cursor:
+    place(frames, Element("key", word.start, word.text))
+    parent = _path(frames[:-1])
+    existing = frozenset(k.element.name for k in index.children(parent, word.line) if k.line != word.line)
+    return Cursor("key", parent, word.line, word.text, word.start, word.end, existing, after_item=after_item)
+
+
+def _in_value(frames: list[Frame], prefix: str, value_column: int, word: _Word) -> Cursor:
+    base = _path(frames)
+    value = prefix[value_column:]
+    if value[:1] in ("{", "["):
+        found = _in_flow(value, base)
+        if found is not None:
+            kind, path, existing = found
+            return Cursor(kind, path, word.line, word.text, word.start, word.end, existing, in_flow=True)
+    return Cursor("value", base, word.line, word.text, word.start, word.end)
+
+
+@dataclass(slots=True)
+class _FlowFrame:
+    is_map: bool
+    path: KeyPath
+    token_start: int
+    key: str | None = None
+    index: int = 0
+    keys: tuple[str, ...] = ()
+
+    def child_path(self) -> KeyPath:
+        return (*self.path, self.key if self.is_map else self.index)  # type: ignore[arg-type]
+
+    def next_entry(self, at: int) -> None:
+        self.key = None
+        self.index += 1
+        self.token_start = at
+
+
+def _in_flow(text: str, base: KeyPath) -> tuple[Literal["key", "value"], KeyPath, frozenset[str]] | None:
+    """Inside a one-line flow collection that is still open at the end of `text`: whether a key or a
+    value is being typed, its path, and the keys the innermost mapping already has."""
+    stack: list[_FlowFrame] = []
+    quote = ""
+    for i, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "{[":
+            path = stack[-1].child_path() if stack else base
+            stack.append(_FlowFrame(char == "{", path, i + 1))
+        elif char in "}]" and stack:
+            stack.pop()
+        elif char == "," and stack:
+            stack[-1].next_entry(i + 1)
+        elif char == ":" and stack and stack[-1].is_map and stack[-1].key is None:
+            top = stack[-1]
+            top.key = unquote(text[top.token_start : i].strip())
+            top.keys = (*top.keys, top.key)
+    if not stack:
+        return None
+    top = stack[-1]
+    if top.is_map and top.key is None:
+        return "key", top.path, frozenset(top.keys)
+    return "value", top.child_path(), frozenset()
+
+
+def target_at(index: StructureIndex, line: int, column: int) -> Target | None:
+    """The key or value word at (line, column), with its path; None between words."""
+    text = index.text(line)
+    start = _WORD_BEFORE.search(text[:column]).start()  # type: ignore[union-attr]  # always matches
+    end = _WORD_AFTER.match(text, column).end()  # type: ignore[union-attr]
+    cursor = cursor_at(index, line, end) if start < end else None
+    if cursor is None:
+        return None
+    word = text[start:end]
+    if cursor.kind == "key" and text[end:].lstrip().startswith(":"):
+        return Target((*cursor.path, word), True, word, line, start, end)
+    return Target(cursor.path, False, word, line, start, end)
