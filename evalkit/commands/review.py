@@ -1,0 +1,142 @@
+"""`evalkit review INPUT... [--config-dir DIR] [--decisions FILE] [--export FILE]`: the reviewer TUI.
+
+Every decision goes to the journal (JSON Lines) at once; by default `<first INPUT>.decisions.jsonl`
+beside the first input (for a folder, beside the folder). Reopening with the same journal resumes. With
+`--export FILE` no screen opens: the journal is replayed and the reviewed results written to FILE.
+
+Exit codes: 0 on a normal quit or export; 2 when nothing can be done (no input found, an unreadable
+journal, a config folder that does not exist, an export with a broken config).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evalkit.engine.config import Config
+    from evalkit.tui.journal import Journal
+    from evalkit.tui.model import ReviewSession
+
+JOURNAL_SUFFIX = ".decisions.jsonl"
+EXPORT_SUFFIX = ".reviewed.jsonl"
+
+
+class _Unusable(Exception):
+    """Nothing can be done; the message says what and why (exit code 2)."""
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "inputs",
+        nargs="*",
+        metavar="INPUT",
+        help="submission files (.json, .yaml, .jsonl) or folders of them",
+    )
+    parser.add_argument(
+        "--config-dir", metavar="DIR", help="the rule config folder (default: the shipped one)"
+    )
+    parser.add_argument(
+        "--decisions", metavar="FILE", help=f"the decisions journal (default: <first INPUT>{JOURNAL_SUFFIX})"
+    )
+    parser.add_argument(
+        "--export",
+        metavar="FILE",
+        help="write the reviewed results as JSON Lines to FILE and exit, without the screen",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        files = _input_files(args.inputs)
+        config = _config(args.config_dir)
+        journal_path = (
+            Path(args.decisions) if args.decisions else default_path(args.inputs[0], JOURNAL_SUFFIX)
+        )
+        session, journal, skipped = open_session(config, journal_path)
+        if args.export:
+            return _export(session, files, Path(args.export))
+    except _Unusable as problem:
+        print(f"evalkit review: {problem}", file=sys.stderr)
+        return 2
+    from evalkit.tui.app import ReviewApp
+
+    app = ReviewApp(
+        session, files, journal, default_path(args.inputs[0], EXPORT_SUFFIX), skipped_entries=skipped
+    )
+    app.run()
+    return app.return_code or 0
+
+
+def default_path(first_input: str, suffix: str) -> Path:
+    """`<input><suffix>` beside the input; for a folder, beside the folder rather than in it."""
+    path = Path(first_input)
+    if not path.name:
+        path = path.resolve()
+    return path.with_name(path.name + suffix)
+
+
+def _is_review_output(path: Path) -> bool:
+    return path.name.endswith((JOURNAL_SUFFIX, EXPORT_SUFFIX))
+
+
+def _input_files(inputs: list[str]) -> list[Path]:
+    """The submission files to read; a folder's own journals and exports are not submissions."""
+    from evalkit.engine.inputs import expand_inputs
+
+    if not inputs:
+        raise _Unusable("no INPUT given: name submission files, JSONL files or folders to review")
+    files: list[Path] = []
+    for name in inputs:
+        found, missing = expand_inputs([name])
+        if missing:
+            raise _Unusable(f"{name}: no such file or folder")
+        files.extend(path for path in found if not (Path(name).is_dir() and _is_review_output(path)))
+    if not files:
+        raise _Unusable(f"no submission files (.json, .yaml, .yml, .jsonl) in {', '.join(inputs)}")
+    return files
+
+
+def _config(config_dir: str | None) -> Config:
+    from evalkit.engine.config import analyze
+
+    if config_dir is not None and not Path(config_dir).is_dir():
+        raise _Unusable(f"--config-dir {config_dir}: no such folder")
+    return analyze(config_dir)
+
+
+def open_session(config: Config, journal_path: Path) -> tuple[ReviewSession, Journal, int]:
+    """A session with the journal replayed; also the number of journal lines that could not be used."""
+    from evalkit.tui.journal import Journal, JournalError
+    from evalkit.tui.model import ReviewSession
+
+    if journal_path.is_dir() or not journal_path.parent.is_dir():
+        raise _Unusable(f"--decisions {journal_path}: expected a file in an existing folder")
+    journal = Journal(journal_path)
+    try:
+        contents = journal.read()
+    except JournalError as exc:
+        raise _Unusable(str(exc)) from None
+    session = ReviewSession(config, sink=journal.append)
+    skipped = session.replay(contents.entries) + len(contents.problems)
+    return session, journal, skipped
+
+
+def _export(session: ReviewSession, files: list[Path], destination: Path) -> int:
+    from evalkit.engine.inputs import read_file
+    from evalkit.tui.export import write_jsonl_atomic
+
+    if not session.config.ok:
+        errors = [d.format() for d in session.config.diagnostics if d.severity == 1]
+        raise _Unusable("the config has errors; nothing exported:\n" + "\n".join(errors))
+    for path in files:
+        session.add(read_file(path))
+    try:
+        count = write_jsonl_atomic(destination, session.export_records())
+    except OSError as exc:
+        raise _Unusable(f"{destination}: cannot write: {exc.strerror or exc}") from None
+    done = session.progress().done
+    print(f"{destination}: {count} results, {done} reviewed", file=sys.stderr)
+    return 0

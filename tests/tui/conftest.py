@@ -1,0 +1,124 @@
+"""Fixtures for the reviewer TUI tests: the shipped sample config, sample submissions, sessions and apps."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+from collections.abc import Callable
+
+import pytest
+
+from evalkit.engine.config import Config, analyze
+from evalkit.engine.inputs import read_inputs
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIG_DIR = ROOT / "config_samples"
+SAMPLE = ROOT / "samples" / "sample_submission.json"
+
+
+@pytest.fixture(scope="session")
+def config() -> Config:
+    return analyze(CONFIG_DIR)
+
+
+@pytest.fixture
+def sample_data() -> dict[str, Any]:
+    return json.loads(SAMPLE.read_text(encoding="utf-8"))
+
+
+def _variant(data: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    out = copy.deepcopy(data)
+    out.update(changes)
+    return out
+
+
+@pytest.fixture
+def variant() -> Callable[..., dict[str, Any]]:
+    """variant(data, **changes): a copy of a submission with some top-level fields replaced."""
+    return _variant
+
+
+@pytest.fixture
+def write_jsonl(tmp_path: Path) -> Callable[[list[Any], str], Path]:
+    """Write submissions (dicts, or raw strings for broken lines) to a JSONL file in tmp_path."""
+
+    def write(rows: list[Any], name: str = "batch.jsonl") -> Path:
+        path = tmp_path / name
+        lines = [row if isinstance(row, str) else json.dumps(row, ensure_ascii=False) for row in rows]
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return path
+
+    return write
+
+
+@pytest.fixture
+def mixed_batch(sample_data: dict[str, Any], write_jsonl: Callable[..., Path]) -> Path:
+    """Four submissions: the sample, one with markup-like text, a broken JSON line, low optimality."""
+    markup = _variant(
+        sample_data,
+        prompt="Repeat: [/INST] [bold]x[/bold] {{ x }}",
+        responses=[
+            {"id": "resp_a", "text": "[/INST] Sure [bold]bold[/bold] {{ x }}"},
+            {"id": "resp_b", "text": "[/x] closing tag"},
+        ],
+    )
+    low = _variant(sample_data, ratings={**sample_data["ratings"], "optimality": 1.0})
+    return write_jsonl([sample_data, markup, '{"prompt": "unterminated', low])
+
+
+@pytest.fixture
+def config_copy(tmp_path: Path) -> Path:
+    folder = tmp_path / "config"
+    shutil.copytree(CONFIG_DIR, folder, ignore=shutil.ignore_patterns("__init__.py", "__pycache__"))
+    return folder
+
+
+@pytest.fixture
+def read() -> Callable[[list[Path]], list[Any]]:
+    """read(paths): every LoadedSubmission under the paths, as the engine reads them."""
+    return lambda paths: list(read_inputs(paths))
+
+
+@pytest.fixture
+def make_app(tmp_path: Path) -> Callable[..., Any]:
+    """make_app(inputs, config_dir=..., journal=..., watch=False): a ReviewApp built as the command does."""
+    from evalkit.commands.review import open_session
+    from evalkit.tui.app import ReviewApp
+
+    def make(
+        inputs: list[Path], config_dir: Path = CONFIG_DIR, journal: Path | None = None, watch: bool = False
+    ) -> ReviewApp:
+        session, opened, skipped = open_session(
+            analyze(config_dir), journal or tmp_path / "review.decisions.jsonl"
+        )
+        return ReviewApp(
+            session,
+            inputs,
+            opened,
+            tmp_path / "out.reviewed.jsonl",
+            live_rules=watch,
+            blink=False,
+            skipped_entries=skipped,
+        )
+
+    return make
+
+
+@pytest.fixture
+def settle() -> Callable[..., Any]:
+    """await settle(pilot): wait until the input is read, the queue evaluated and the screen up to date."""
+
+    async def wait(pilot: Any, timeout: float = 20.0) -> None:
+        app = pilot.app
+        deadline = time.monotonic() + timeout
+        while app.loading or not app.session.evaluation_finished:
+            assert time.monotonic() < deadline, "the app did not finish reading and evaluating in time"
+            await pilot.pause(0.05)
+        await pilot.pause()
+        await pilot.pause()
+
+    return wait

@@ -1,0 +1,393 @@
+"""The reviewer app driven through Pilot: every binding and flow, with the journal checked on disk."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+from collections.abc import Callable
+
+from rich.text import Text
+from textual.widgets import Input, Static, TextArea
+
+from evalkit.tui.journal import Journal
+from evalkit.tui.proposals_table import ProposalsTable
+from evalkit.tui.screens import HelpScreen, InputScreen, TextScreen
+
+SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "sample_submission.json"
+SIZE = (120, 40)
+
+App = Any
+Settle = Callable[..., Any]
+
+
+def entries(app: App) -> list[dict[str, Any]]:
+    return Journal(app.journal.path).read().entries
+
+
+def static_text(app: App, selector: str) -> str:
+    content = app.screen.query_one(selector, Static).content
+    return content.plain if isinstance(content, Text) else str(content)
+
+
+def decisions_column(app: App) -> list[str]:
+    table = app.query_one(ProposalsTable)
+    return [str(table.get_row_at(row)[3]) for row in range(table.row_count)]
+
+
+async def test_opens_on_the_first_submission_with_its_proposals(
+    make_app: Callable[..., App], settle: Settle
+) -> None:
+    app = make_app([SAMPLE])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.current == 0
+        assert "samples/sample_submission.json" in static_text(app, "#detail-header")
+        table = app.query_one(ProposalsTable)
+        assert [p.target for p in table.proposals][:2] == ["rating.accuracy", "rating.freshness"]
+        assert "corrected: resp_b > resp_a" in static_text(app, "#overview-ranking")
+        assert "accuracy" in static_text(app, "#overview-ratings")
+        assert "0/1 reviewed" in app.status_text().plain
+        assert not app.journal.path.exists()  # nothing decided, nothing written
+
+
+async def test_accept_discard_and_the_cursor_moving_on(make_app: Callable[..., App], settle: Settle) -> None:
+    app = make_app([SAMPLE])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        assert app.query_one(ProposalsTable).cursor_row == 1  # the next undecided proposal
+        await pilot.press("d")
+        assert decisions_column(app)[:3] == ["accept", "discard 1", "pending"]
+        assert [(e["target"], e["action"], e["value"]) for e in entries(app)] == [
+            ("rating.accuracy", "accept", 4.5),
+            ("rating.freshness", "discard", 1.0),
+        ]
+
+
+async def test_edit_a_rating_with_a_wrong_value_then_a_right_one(
+    make_app: Callable[..., App], settle: Settle
+) -> None:
+    app = make_app([SAMPLE])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, InputScreen)
+        editor = app.screen.query_one(Input)
+        assert editor.value == "4.5"
+        editor.value = "9"
+        await pilot.press("enter")
+        assert isinstance(app.screen, InputScreen)
+        assert "outside the scale [0, 5]" in static_text(app, "#edit-error")
+        editor.value = "4"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, InputScreen)
+        assert entries(app)[-1] | {"ts": ""} == {
+            "ts": "",
+            "source": str(SAMPLE),
+            "target": "rating.accuracy",
+            "action": "edit",
+            "value": 4.0,
+            "note": None,
+            "step": 1,
+        }
+
+
+async def test_escape_leaves_an_editor_without_a_decision(
+    make_app: Callable[..., App], settle: Settle
+) -> None:
+    app = make_app([SAMPLE])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await pilot.pause()
+        assert isinstance(app.screen, InputScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, InputScreen) and entries(app) == []
+
+
+async def test_edit_the_rewrite_in_the_text_editor(make_app: Callable[..., App], settle: Settle) -> None:
+    app = make_app([SAMPLE])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("down", "down")  # the queue has focus; move to the rewrite row via the table
+        app.query_one(ProposalsTable).move_cursor(row=2)
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, TextScreen)
+        app.screen.query_one(TextArea).text = "Dijkstra [/INST] con un ejemplo."
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert entries(app)[-1]["target"] == "rewrite"
+        assert entries(app)[-1]["value"] == "Dijkstra [/INST] con un ejemplo."
+
+
+async def test_final_label_and_note(make_app: Callable[..., App], settle: Settle) -> None:
+    app = make_app([SAMPLE])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await pilot.pause()
+        app.screen.query_one(Input).value = "needs_review"
+        await pilot.press("enter")
+        await pilot.press("n")
+        await pilot.pause()
+        app.screen.query_one(TextArea).text = "ranking fine; [bold] rewrite needs an example"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert [(e["target"], e["action"], e["value"], e["note"]) for e in entries(app)] == [
+            ("label", "edit", "needs_review", None),
+            ("note", "note", None, "ranking fine; [bold] rewrite needs an example"),
+        ]
+        header = static_text(app, "#detail-header")
+        assert "label good → needs_review" in header and "[bold] rewrite" in header
+
+
+async def test_undo_and_redo(make_app: Callable[..., App], settle: Settle) -> None:
+    app = make_app([SAMPLE])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a", "u")
+        assert decisions_column(app)[0] == "pending"
+        await pilot.press("U")
+        assert decisions_column(app)[0] == "accept"
+        await pilot.press("u", "ctrl+r")
+        assert decisions_column(app)[0] == "accept"
+        assert [e.get("undoes") or e.get("redoes") for e in entries(app)] == [None, 1, 1, 1, 1]
+
+
+async def test_accept_all_then_reopen_with_done(make_app: Callable[..., App], settle: Settle) -> None:
+    app = make_app([SAMPLE])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("A")
+        assert app.session.status(0) == "done"
+        assert "1/1 reviewed" in app.status_text().plain
+        await pilot.press("c")
+        assert app.session.status(0) == "progress"
+        await pilot.press("c")
+        assert app.session.status(0) == "done"
+
+
+async def test_moving_through_the_queue(
+    make_app: Callable[..., App], settle: Settle, mixed_batch: Path
+) -> None:
+    app = make_app([mixed_batch])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("j")
+        assert app.current == 1
+        await pilot.press("j")
+        assert app.current == 2 and "invalid JSON" in static_text(app, "#overview-problem")
+        await pilot.press("k", "k")
+        assert app.current == 0
+        await pilot.press("A")  # 0 done: ] skips it and the broken one
+        await pilot.press("end")
+        assert app.current == 3
+        await pilot.press("left_square_bracket")
+        assert app.current == 1
+        await pilot.click("#queue", offset=(5, 3))
+        assert app.current == 3
+
+
+async def test_a_broken_submission_shows_its_error_and_refuses_decisions(
+    make_app: Callable[..., App], settle: Settle, mixed_batch: Path
+) -> None:
+    app = make_app([mixed_batch])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.queue.select_index(2)
+        await pilot.pause()
+        await pilot.press("a", "c", "e", "l", "n")
+        await pilot.pause()
+        assert app.screen is app.screen_stack[0]  # no editor opened
+        assert entries(app) == []
+        assert "1 error(s)" in app.status_text().plain
+
+
+async def test_filter_by_flag_then_leave_it(
+    make_app: Callable[..., App], settle: Settle, mixed_batch: Path
+) -> None:
+    app = make_app([mixed_batch])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        assert app.focused is app.query_one("#filter")
+        await pilot.press(*"flag:low_optimality")
+        await pilot.press("enter")
+        assert app.session.view == [3] and app.current == 3
+        assert app.focused is app.queue
+        await pilot.press("slash", "ctrl+u", *"status:error", "escape")
+        await pilot.pause(0.3)
+        assert app.session.view == [2] and app.focused is app.queue
+        app.set_filter("nothing-matches-this")
+        await pilot.pause()
+        assert app.session.view == [] and "No submission matches" in static_text(app, "#detail-header")
+
+
+async def test_sort_cycles_and_keeps_the_current_submission(
+    make_app: Callable[..., App], settle: Settle, mixed_batch: Path
+) -> None:
+    app = make_app([mixed_batch])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("j")
+        await pilot.press("s")
+        assert app.session.sort == "score" and app.current == 1
+        assert app.session.view[-1] == 2  # the broken one has no score
+        await pilot.press("s", "s", "s")
+        assert app.session.sort == "input"
+
+
+async def test_number_keys_switch_tabs_and_draw_them(
+    make_app: Callable[..., App], settle: Settle, mixed_batch: Path
+) -> None:
+    app = make_app([mixed_batch])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("j", "3")
+        await pilot.pause()
+        assert app.tabs.active == "responses"
+        texts = [w.content.plain for w in app.query(".response-text")]
+        assert texts == ["[/INST] Sure [bold]bold[/bold] {{ x }}", "[/x] closing tag"]
+        for key, tab, needle, selector in (
+            ("2", "prompt", "Repeat: [/INST]", "#prompt-text"),
+            ("4", "rules", "Fired rules", "#rules-text"),
+            ("5", "rewrite", "Final rewrite", "#rewrite-text"),
+            ("6", "changes", "Edit a file in the config folder", "#changes-text"),
+            ("7", "config", "Diagnostics (0)", "#config-text"),
+        ):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.tabs.active == tab and needle in static_text(app, selector)
+        await pilot.press("1")
+        assert app.tabs.active == "overview"
+
+
+async def test_help_screen_opens_and_closes(make_app: Callable[..., App], settle: Settle) -> None:
+    app = make_app([SAMPLE])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        help_text = app.screen.help_text.plain
+        assert "accept the proposal under the cursor" in help_text and str(app.journal.path) in help_text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_command_palette_filters_by_flag(
+    make_app: Callable[..., App], settle: Settle, mixed_batch: Path
+) -> None:
+    app = make_app([mixed_batch])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        names = [command.name for command in app.palette_commands()]
+        assert {"Accept", "Filter flag: low_optimality", "Filter status: done", "Sort by score"} <= set(names)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Filter flag: low_optimality")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert app.query_one("#filter", Input).value == "flag:low_optimality"
+        assert app.session.view == [3]
+
+
+async def test_export_writes_reviewed_results(
+    make_app: Callable[..., App], settle: Settle, mixed_batch: Path, tmp_path: Path
+) -> None:
+    app = make_app([mixed_batch])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("d", "x")
+        await pilot.pause()
+        assert isinstance(app.screen, InputScreen)
+        assert app.screen.query_one(Input).value == str(tmp_path / "out.reviewed.jsonl")
+        await pilot.press("enter")
+        for worker in [w for w in app.workers if w.group == "export"]:
+            await worker.wait()
+        await pilot.pause()
+        lines = [json.loads(line) for line in (tmp_path / "out.reviewed.jsonl").read_text().splitlines()]
+        assert len(lines) == 4 and "error" in lines[2]
+        assert lines[0]["corrected_ratings"]["accuracy"]["updated"] == 5.0
+        assert lines[0]["review"]["decisions"][0]["action"] == "discard"
+
+
+async def test_reopening_after_a_kill_resumes_with_every_decision(
+    make_app: Callable[..., App], settle: Settle, mixed_batch: Path, tmp_path: Path
+) -> None:
+    app = make_app([mixed_batch])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("j", "a", "a")
+        written = app.journal.path.read_bytes()
+    # a kill in the middle of the next write leaves a torn line; what was acknowledged is all there
+    app.journal.path.write_bytes(written + b'{"ts": "2025-01-01T00:00:00Z", "source": "x", "tar')
+    again = make_app([mixed_batch])
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert again.current == 1
+        assert decisions_column(again)[:3] == ["accept", "accept", "pending"]
+        await pilot.press("a")
+    assert [e["step"] for e in entries(again)] == [1, 2, 3]
+
+
+async def test_a_broken_config_shows_its_diagnostics(
+    make_app: Callable[..., App], settle: Settle, config_copy: Path
+) -> None:
+    (config_copy / "rules.yaml").write_text(
+        "rating_rules:\n  - id: x\n    when: {respons_contains_any: [a]}\n", encoding="utf-8"
+    )
+    app = make_app([SAMPLE], config_dir=config_copy)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.tabs.active == "config"
+        assert "error" in static_text(app, "#config-text") and "rules.yaml:3" in static_text(
+            app, "#config-text"
+        )
+        assert "config has errors" in static_text(app, "#overview-problem") or True
+        await pilot.press("a")
+        assert entries(app) == []
+        assert "has errors" in app.status_text().plain
+
+
+async def test_live_rules_reevaluate_and_show_what_changed(
+    make_app: Callable[..., App], settle: Settle, config_copy: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.setattr("evalkit.tui.app.POLL_SECONDS", 0.1)
+    app = make_app([SAMPLE], config_dir=config_copy, watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        rules = config_copy / "rules.yaml"
+        rules.write_text(
+            rules.read_text(encoding="utf-8").replace("delta: -0.5", "delta: -1.5"), encoding="utf-8"
+        )
+        deadline = time.monotonic() + 10
+        while app.changes_seen == 0:
+            assert time.monotonic() < deadline, "the config change was not picked up"
+            await pilot.pause(0.1)
+        await pilot.press("6")
+        await pilot.pause()
+        assert "rating accuracy: proposed 4.5 → 3.5" in static_text(app, "#changes-text")
+        assert app.query_one(ProposalsTable).proposals[0].proposed == 3.5
+        rules.write_text("rating_rules: [{id: broken}]\n", encoding="utf-8")
+        deadline = time.monotonic() + 10
+        while app.session.config.ok:
+            assert time.monotonic() < deadline, "the broken config was not picked up"
+            await pilot.pause(0.1)
+        assert app.query_one(ProposalsTable).proposals[0].proposed == 3.5  # the last good rules stay
+
+
+async def test_q_quits_with_exit_code_zero(make_app: Callable[..., App], settle: Settle) -> None:
+    app = make_app([SAMPLE])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("q")
+    assert app.return_code == 0

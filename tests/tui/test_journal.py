@@ -1,0 +1,73 @@
+"""The decisions journal: appended and synced, read back, and tolerant of a torn last line after a kill."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evalkit.tui.journal import Journal, JournalError, parse_journal
+
+
+def entry(step: int) -> dict[str, object]:
+    return {
+        "ts": "t",
+        "source": "s.json",
+        "target": "label",
+        "action": "accept",
+        "value": "good",
+        "note": None,
+        "step": step,
+    }
+
+
+def test_no_file_until_the_first_decision(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "j.jsonl")
+    assert journal.read().entries == []
+    assert not journal.path.exists()
+
+
+def test_appended_entries_are_on_disk_before_append_returns(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "j.jsonl")
+    journal.append([entry(1), entry(1)])
+    journal.append([entry(2)])
+    # read through a separate handle, as a new process after a kill would
+    lines = (tmp_path / "j.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["step"] for line in lines] == [1, 1, 2]
+    journal.close()
+
+
+def test_torn_last_line_is_skipped_then_cut_off_by_the_next_append(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    path.write_text(json.dumps(entry(1)) + "\n" + '{"ts": "t", "sour', encoding="utf-8")
+    contents = Journal(path).read()
+    assert [e["step"] for e in contents.entries] == [1]
+    assert contents.torn and not contents.problems
+    journal = Journal(path)
+    journal.append([entry(2)])
+    journal.close()
+    again = Journal(path).read()
+    assert [e["step"] for e in again.entries] == [1, 2]
+    assert not again.problems and not again.torn
+
+
+def test_a_broken_line_in_the_middle_is_reported_not_fatal(tmp_path: Path) -> None:
+    raw = (json.dumps(entry(1)) + "\nnot json\n" + json.dumps(entry(2)) + "\n").encode()
+    contents = parse_journal(raw)
+    assert [e["step"] for e in contents.entries] == [1, 2]
+    assert len(contents.problems) == 1 and contents.problems[0].startswith("line 2:")
+    assert not contents.torn
+
+
+def test_unicode_is_kept_as_written(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "j.jsonl")
+    journal.append([{**entry(1), "note": "revisar [/INST] — ñ"}])
+    journal.close()
+    assert "revisar [/INST] — ñ" in (tmp_path / "j.jsonl").read_text(encoding="utf-8")
+    assert Journal(tmp_path / "j.jsonl").read().entries[0]["note"] == "revisar [/INST] — ñ"
+
+
+def test_a_journal_in_a_missing_folder_raises_journal_error(tmp_path: Path) -> None:
+    with pytest.raises(JournalError, match="cannot write the journal"):
+        Journal(tmp_path / "missing" / "j.jsonl").append([entry(1)])

@@ -1,0 +1,125 @@
+"""The real command in a real terminal: `evalkit review` under tmux, read back with capture-pane.
+
+Each test runs its own tmux server (its own socket), so it neither sees nor disturbs anyone else's.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from collections.abc import Callable, Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EVALKIT = Path(sys.executable).with_name("evalkit")
+TIMEOUT = 60.0  # generous: a loaded CI machine can take several seconds to start Textual
+
+
+class Tmux:
+    def __init__(self) -> None:
+        self.socket = f"evalkit-test-{uuid.uuid4().hex[:8]}"
+
+    def run(self, *args: str) -> str:
+        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=True)
+        return done.stdout
+
+    def start(self, command: str) -> None:
+        # the test process may carry COLUMNS/LINES (set for headless apps); Textual would obey them
+        self.run(
+            "new-session",
+            "-d",
+            "-s",
+            "review",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            "-c",
+            str(ROOT),
+            f"unset COLUMNS LINES; {command}",
+        )
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "review")
+
+    def wait_for(self, ready: Callable[[str], bool], what: str) -> str:
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if ready(screen):
+                return screen
+            time.sleep(0.2)
+        raise AssertionError(f"timed out waiting for {what}; the screen shows:\n{self.screen()}")
+
+    def keys(self, *keys: str) -> None:
+        self.run("send-keys", "-t", "review", *keys)
+
+    def pane_pid(self) -> int:
+        return int(self.run("list-panes", "-t", "review", "-F", "#{pane_pid}").strip())
+
+    def stop(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+        folder = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}"
+        (folder / self.socket).unlink(missing_ok=True)  # kill-server leaves the socket file behind
+
+
+@pytest.fixture
+def tmux() -> Iterator[Tmux]:
+    session = Tmux()
+    yield session
+    session.stop()
+
+
+def wait_for_file(path: Path, ready: Callable[[str], bool]) -> str:
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        if path.exists() and ready(text := path.read_text(encoding="utf-8")):
+            return text
+        time.sleep(0.1)
+    raise AssertionError(f"{path} never became ready")
+
+
+def test_the_sample_draws_ranking_and_ratings_and_q_exits_zero(tmux: Tmux, tmp_path: Path) -> None:
+    code_file = tmp_path / "exit-code"
+    tmux.start(
+        f"{EVALKIT} review samples/sample_submission.json --config-dir config_samples; "
+        f"echo $? > {code_file}; sleep 60"
+    )
+    screen = tmux.wait_for(lambda s: "resp_b" in s and "freshness" in s, "the ranking and the ratings")
+    assert "corrected: resp_b > resp_a" in screen
+    assert "accuracy" in screen and "rating.accuracy" in screen
+    assert "0/1 reviewed" in screen
+    tmux.keys("q")
+    assert wait_for_file(code_file, lambda text: text.strip() != "").strip() == "0"
+    assert not (ROOT / "samples" / "sample_submission.json.decisions.jsonl").exists()
+
+
+def test_a_killed_session_loses_nothing_and_resumes(tmux: Tmux, tmp_path: Path) -> None:
+    shutil.copy(ROOT / "samples" / "sample_submission.json", tmp_path / "one.json")
+    shutil.copy(ROOT / "samples" / "13_markup_1.json", tmp_path / "two.json")
+    journal = tmp_path / "folder.decisions.jsonl"
+    command = f"exec {EVALKIT} review {tmp_path} --config-dir config_samples --decisions {journal}"
+    tmux.start(command)
+    tmux.wait_for(lambda s: "two.json" in s and "rating.accuracy" in s, "the queue and the first submission")
+    tmux.keys("j")
+    tmux.wait_for(lambda s: "2/2" in s, "the second submission")
+    tmux.keys("a")
+    wait_for_file(journal, lambda text: text.count("\n") == 1)
+    os.kill(tmux.pane_pid(), signal.SIGKILL)
+    time.sleep(0.5)
+    tmux.stop()
+    again = Tmux()
+    try:
+        again.start(command)
+        screen = again.wait_for(lambda s: "◐ two.json" in s and "accept" in s, "the resumed submission")
+        assert "2/2  " in screen  # the cursor is back on the second submission, its decision in place
+        again.keys("q")
+    finally:
+        again.stop()

@@ -1,0 +1,793 @@
+"""`ReviewApp`: the reviewer's screen. It translates keys into session calls and session state into widgets.
+
+Three thread workers keep the screen responsive: one reads the input in batches (the first submission
+shows as soon as it is read), one evaluates the queue in the background (label, score and flags fill in),
+one polls the config folder and re-evaluates when it changes. They talk to the app with messages only.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Footer, Input, Static, TabbedContent
+
+from evalkit.engine.config import Config, analyze
+from evalkit.engine.inputs import LoadedSubmission, read_file
+from evalkit.engine.result import Result
+from evalkit.tui import filters
+from evalkit.tui.changes import result_changes
+from evalkit.tui.commands import Command, ReviewCommands
+from evalkit.tui.decisions import EDIT
+from evalkit.tui.detail import TABS, DetailTabs, Shown, header_text
+from evalkit.tui.edits import edit_text, parse_edit
+from evalkit.tui.export import write_jsonl_atomic
+from evalkit.tui.journal import Journal, JournalError
+from evalkit.tui.model import ReviewError, ReviewSession
+from evalkit.tui.proposals import LABEL, REWRITE, Proposal
+from evalkit.tui.proposals_table import ProposalsTable, why_text
+from evalkit.tui.queue_view import QueueView
+from evalkit.tui.screens import HelpScreen, InputScreen, TextScreen
+from evalkit.tui.watcher import POLL_SECONDS, fingerprint
+
+BATCH_SIZE = 500  # submissions per message while reading; the first one goes out alone, at once
+EVALUATION_BATCH = 20  # evaluations between pauses that hand the interpreter back to the screen
+REFRESH_SECONDS = 0.25  # how often background progress repaints the queue
+FILTER_DELAY = 0.15  # typing in the filter re-filters once the reviewer pauses
+FIRST_PAINT_WAIT = 5.0  # background work starts after the first screen, or after this many seconds
+INTERACTION_PAUSE = 0.3  # after each move, the background evaluation pauses this long
+
+HELP_GROUPS = (("review", "Decide"), ("queue", "Move and find"), ("tabs", "Show"), ("app", "App"))
+
+FILTER_HELP = """\
+The filter is words and key:value terms, all of which must hold:
+  label:good  flag:low_accuracy  status:pending|progress|done|error
+  -flag:too_short (a leading - negates)   dijkstra (a word in the source or prompt)
+The view is recomputed when the filter or sort changes; s cycles the sort."""
+
+
+class ReviewApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "evalkit review"
+    COMMANDS = App.COMMANDS | {ReviewCommands}
+
+    BINDINGS = [
+        Binding(
+            "a",
+            "decide('accept')",
+            "Accept",
+            id="review.accept",
+            tooltip="accept the proposal under the cursor",
+        ),
+        Binding(
+            "d",
+            "decide('discard')",
+            "Discard",
+            id="review.discard",
+            tooltip="discard the proposal under the cursor: keep the original",
+        ),
+        Binding("e", "edit", "Edit", id="review.edit", tooltip="type your own value for the proposal"),
+        Binding(
+            "A",
+            "accept_all",
+            "Accept all",
+            show=False,
+            id="review.accept_all",
+            tooltip="accept every undecided proposal and mark the submission done",
+        ),
+        Binding(
+            "c", "toggle_done", "Done", id="review.done", tooltip="mark the submission done, or reopen it"
+        ),
+        Binding("l", "label", "Label", show=False, id="review.label", tooltip="set the final label"),
+        Binding("n", "note", "Note", id="review.note", tooltip="write a note on the submission"),
+        Binding("u", "undo", "Undo", id="review.undo", tooltip="undo the last decision, wherever it was"),
+        Binding("U,ctrl+r", "redo", "Redo", show=False, id="review.redo", tooltip="redo what was undone"),
+        Binding("j", "move(1)", "Next", id="queue.next", tooltip="next submission in the queue"),
+        Binding("k", "move(-1)", "Prev", id="queue.previous", tooltip="previous submission in the queue"),
+        Binding(
+            "right_square_bracket",
+            "unreviewed(1)",
+            "Next to review",
+            show=False,
+            id="queue.next_unreviewed",
+            tooltip="next submission not done yet",
+        ),
+        Binding(
+            "left_square_bracket",
+            "unreviewed(-1)",
+            "Previous to review",
+            show=False,
+            id="queue.previous_unreviewed",
+            tooltip="previous submission not done yet",
+        ),
+        Binding(
+            "slash", "filter", "Filter", id="queue.filter", tooltip="filter the queue (Enter or Esc returns)"
+        ),
+        Binding(
+            "escape",
+            "leave_filter",
+            "Back to the queue",
+            show=False,
+            id="queue.leave_filter",
+            tooltip="leave the filter, keeping it",
+        ),
+        Binding(
+            "s",
+            "sort",
+            "Sort",
+            show=False,
+            id="queue.sort",
+            tooltip="cycle the order: input, score, label, status",
+        ),
+        *(
+            Binding(
+                str(number),
+                f"tab('{tab_id}')",
+                title,
+                show=False,
+                id=f"tabs.{tab_id}",
+                tooltip=f"show the {title.lower()} tab",
+            )
+            for number, (tab_id, title) in enumerate(TABS, start=1)
+        ),
+        Binding(
+            "x",
+            "export",
+            "Export",
+            show=False,
+            id="app.export",
+            tooltip="write the reviewed results as JSON Lines",
+        ),
+        Binding("question_mark", "help", "Help", id="app.help", tooltip="this screen"),
+        Binding("q", "quit", "Quit", id="app.quit", tooltip="quit (every decision is already saved)"),
+    ]
+
+    class Loaded(Message):
+        """A batch of submissions was read; `finished` when the input is exhausted."""
+
+        def __init__(self, batch: list[LoadedSubmission], finished: bool) -> None:
+            super().__init__()
+            self.batch = batch
+            self.finished = finished
+
+    class Evaluated(Message):
+        """The background evaluation filled in more of the queue."""
+
+    class ConfigChanged(Message):
+        def __init__(self, config: Config) -> None:
+            super().__init__()
+            self.config = config
+
+    class Exported(Message):
+        def __init__(self, path: Path, count: int, error: str | None) -> None:
+            super().__init__()
+            self.path = path
+            self.count = count
+            self.error = error
+
+    def __init__(
+        self,
+        session: ReviewSession,
+        files: list[Path],
+        journal: Journal,
+        export_path: Path,
+        *,
+        live_rules: bool = True,
+        blink: bool = True,
+        skipped_entries: int = 0,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.files = files
+        self.journal = journal
+        self.export_path = export_path
+        self.live_rules = live_rules
+        self.blink = blink
+        self.skipped_entries = skipped_entries
+        self.current: int | None = None
+        self.loading = True
+        self.changes_seen = 0
+        self.first_shown_at: float | None = None
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._first_paint = threading.Event()  # background work waits for it: the first screen comes first
+        self._interacting_until = 0.0  # the background evaluation yields the interpreter until then
+        self._filter_timer: Any = None
+
+    # Layout
+
+    def compose(self) -> ComposeResult:
+        # kept as attributes: worker messages can arrive while the screen is closing, when queries fail
+        self.status_bar = Static(id="status-bar", markup=False)
+        self.filter_input = Input(
+            placeholder="/ filter: words label:x flag:y status:pending", id="filter", compact=True
+        )
+        self.queue = QueueView(self.session, id="queue")
+        self.detail_header = Static(id="detail-header", markup=False)
+        self.proposals_table = ProposalsTable(id="proposals")
+        self.why = Static(id="proposal-why", markup=False)
+        self.tabs = DetailTabs(id="tabs")
+        yield self.status_bar
+        with Horizontal(id="body"):
+            with Vertical(id="queue-pane"):
+                yield self.filter_input
+                yield self.queue
+            with Vertical(id="detail-pane"):
+                yield self.detail_header
+                yield self.proposals_table
+                yield self.why
+                yield self.tabs
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.filter_input.cursor_blink = self.blink
+        self.tabs.config = self.session.config
+        self.queue.focus()
+        self.update_status()
+        self.read_input()
+        self.evaluate_in_background()
+        if self.live_rules:
+            self.poll_config()
+        if not self.session.config.ok:
+            self.tabs.active = "config"
+            self.notify(
+                "The config has errors: see the Config tab. Decisions wait until it is fixed.",
+                severity="error",
+                timeout=10,
+            )
+        if self.skipped_entries:
+            self.notify(
+                f"{self.skipped_entries} journal lines could not be read and were skipped.",
+                severity="warning",
+                timeout=10,
+            )
+
+    def on_unmount(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+        self._first_paint.set()
+        self.journal.close()
+
+    # Workers
+
+    @work(thread=True, group="read", exit_on_error=False)
+    def read_input(self) -> None:
+        batch: list[LoadedSubmission] = []
+        posted = False
+        for loaded in _submissions(self.files):
+            if self._stopping.is_set():
+                return
+            batch.append(loaded)
+            if len(batch) >= BATCH_SIZE or not posted:  # the first one alone, so it shows at once
+                self.post_message(self.Loaded(batch, False))
+                batch, posted = [], True
+                self._first_paint.wait(FIRST_PAINT_WAIT)
+        self.post_message(self.Loaded(batch, True))
+
+    @work(thread=True, group="evaluate", exit_on_error=False)
+    def evaluate_in_background(self) -> None:
+        self._first_paint.wait(FIRST_PAINT_WAIT)
+        posted = 0.0
+        while not self._stopping.is_set():
+            if time.monotonic() < self._interacting_until:
+                time.sleep(INTERACTION_PAUSE)  # the reviewer is moving: the screen gets the interpreter
+                continue
+            self._wake.clear()
+            done = self.session.evaluate_pending(EVALUATION_BATCH)
+            now = time.monotonic()
+            if done and now - posted >= REFRESH_SECONDS or not done and posted:
+                self.post_message(self.Evaluated())
+                posted = now if done else 0.0
+            if done:
+                time.sleep(0.001)  # let the screen's thread take the interpreter between batches
+            else:
+                self._wake.wait(1.0)
+
+    @work(thread=True, group="watch", exit_on_error=False)
+    def poll_config(self) -> None:
+        folder = self.session.config.folder
+        last = fingerprint(folder)
+        while not self._stopping.wait(POLL_SECONDS):
+            now = fingerprint(folder)
+            if now != last:
+                last = now
+                self.post_message(self.ConfigChanged(analyze(folder)))
+
+    @work(thread=True, group="export", exclusive=True, exit_on_error=False)
+    def export_to(self, path: Path) -> None:
+        try:
+            count = write_jsonl_atomic(path, self.session.export_records())
+        except (OSError, ReviewError) as exc:
+            message = f"{path}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror else str(exc)
+            self.post_message(self.Exported(path, 0, message))
+            return
+        self.post_message(self.Exported(path, count, None))
+
+    # Messages from the workers
+
+    def on_review_app_loaded(self, message: Loaded) -> None:
+        if not self.queue.is_mounted:  # the app is closing
+            return
+        self.session.add(message.batch)
+        self.queue.reload(keep=self.current)
+        self._resume()
+        self._wake.set()
+        if message.finished:
+            self.loading = False
+            self._report_orphans()
+            if not self.session.items:
+                self.show(None)
+        self.update_status()
+
+    def on_review_app_evaluated(self, message: Evaluated) -> None:
+        if not self.queue.is_mounted:  # the app is closing
+            return
+        if self.session.sort != "input" or any(t.key != "status" for t in self.session.query.terms):
+            self.queue.reload(keep=self.current)
+        self.queue.refresh()
+        self.update_status()
+
+    def on_review_app_config_changed(self, message: ConfigChanged) -> None:
+        if not self.queue.is_mounted:  # the app is closing
+            return
+        before = self.session.result(self.current) if self.current is not None else None
+        self.tabs.config = message.config
+        if not self.session.set_config(message.config):
+            errors = sum(1 for d in message.config.diagnostics if d.severity == 1)
+            self.notify(
+                f"The config now has {errors} error(s); the last good rules stay in use. "
+                "See the Config tab (7).",
+                severity="error",
+                timeout=8,
+            )
+            self.tabs.draw_active()
+            self.update_status()
+            return
+        self._wake.set()
+        self.changes_seen += 1
+        if self.current is not None:
+            self._report_changes(before, self.session.result(self.current))
+        self.show(self.current)
+        self.update_status()
+
+    def _report_changes(self, before: Result | str | None, after: Result | str | None) -> None:
+        if not isinstance(before, Result) or not isinstance(after, Result):
+            return
+        lines = result_changes(before, after)
+        self.tabs.changes = (lines, datetime.now().strftime("%H:%M:%S"))
+        count = f"{len(lines)} change(s)" if lines else "no change"
+        self.notify(f"Rules reloaded: {count} for this submission. See the Changes tab (6).", timeout=6)
+
+    def on_review_app_exported(self, message: Exported) -> None:
+        if not self.queue.is_mounted:  # the app is closing
+            return
+        if message.error is not None:
+            self.notify(f"Export failed: {message.error}", severity="error", markup=False, timeout=10)
+        else:
+            self.notify(f"Exported {message.count} results to {message.path}", markup=False)
+
+    def _resume(self) -> None:
+        """Put the cursor where the reviewer stopped, once that submission has been read."""
+        if self.session.resume_source is None:
+            return
+        index = self.session.resume_index()
+        if index is None:
+            if not self.loading or self.session.index_of(self.session.resume_source) is not None:
+                self.session.resume_source = None
+            return
+        self.session.resume_source = None
+        if self.queue.cursor == 0:
+            self.queue.select_index(index)
+
+    def _report_orphans(self) -> None:
+        orphans = self.session.orphan_sources()
+        if orphans:
+            self.notify(
+                f"The journal has decisions for {len(orphans)} submission(s) not in this input; "
+                "they are kept in the journal.",
+                severity="warning",
+                timeout=10,
+            )
+
+    # Showing a submission
+
+    @on(QueueView.Highlighted)
+    def on_queue_highlighted(self, message: QueueView.Highlighted) -> None:
+        self.show(message.index)
+
+    def show(self, index: int | None, keep: str | None = None) -> None:
+        if not self.tabs.is_mounted:  # a message that arrived while the app closes
+            return
+        self.current = index
+        if index is None:
+            message = "Reading the input…" if self.loading else "No submission matches the filter."
+            self.detail_header.update(Text(message, "dim"), layout=False)
+            self.proposals_table.show([], {})
+            self.tabs.show(None)
+            self._update_why()
+            return
+        session = self.session
+        item = session.items[index]
+        shown = Shown(
+            index,
+            item.source,
+            item.loaded.submission,
+            session.result(index),
+            session.decisions(index),
+            session.status(index),
+        )
+        position = f"{self.queue.cursor + 1}/{len(session.view)}"
+        self._interacting_until = time.monotonic() + INTERACTION_PAUSE
+        self.detail_header.update(header_text(shown, position), layout=False)
+        self.proposals_table.show(session.proposals(index), shown.decisions, keep)
+        self.tabs.show(shown)
+        self._update_why()
+        if self.first_shown_at is None:
+            self.first_shown_at = time.perf_counter()
+            self.call_after_refresh(self._first_paint.set)
+
+    @on(DataTable.RowHighlighted, "#proposals")
+    def proposal_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._update_why()
+
+    def _update_why(self) -> None:
+        proposal = self.proposals_table.current
+        decision = None
+        if proposal is not None and self.current is not None:
+            decision = self.session.decisions(self.current).get(proposal.target)
+        self.why.update(why_text(proposal, decision), layout=False)
+
+    def refresh_current(self) -> None:
+        keep = self.proposals_table.current
+        self.show(self.current, keep.target if keep else None)
+        self.queue.refresh()
+        self.update_status()
+
+    def update_status(self) -> None:
+        self.status_bar.update(self.status_text(), layout=False)
+
+    def status_text(self) -> Text:
+        progress = self.session.progress()
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append("evalkit review  ", "bold")
+        text.append(f"{progress.done}/{progress.total} reviewed", "bold")
+        if progress.errors:
+            text.append(f"  {progress.errors} error(s)", "red")
+        if self.loading:
+            text.append("  reading…", "yellow")
+        elif progress.evaluated < progress.total:
+            text.append(f"  evaluating {progress.evaluated}/{progress.total}", "yellow")
+        config = self.session.config
+        text.append("  config ", "dim")
+        text.append("ok" if config.ok else "has errors", "green" if config.ok else "bold red")
+        text.append(f"  sort {self.session.sort}", "dim")
+        text.append(f"  journal {self.journal.path.name}", "dim")
+        return text
+
+    # Deciding
+
+    def _selected(self) -> tuple[int, Proposal] | None:
+        proposal = self.proposals_table.current
+        if self.current is None or proposal is None:
+            self.notify("Nothing to decide here: no proposal is selected.", severity="warning")
+            return None
+        return self.current, proposal
+
+    def _apply(self, change: Callable[[], object]) -> bool:
+        """Run a decision; report why it could not be made. The screen changes only once it is on disk."""
+        try:
+            change()
+        except ReviewError as exc:
+            self.notify(str(exc), severity="warning", markup=False)
+            return False
+        except JournalError as exc:
+            self.notify(f"Not saved: {exc}", severity="error", markup=False, timeout=15)
+            return False
+        self.refresh_current()
+        return True
+
+    def action_decide(self, action: str) -> None:
+        selected = self._selected()
+        if selected is None:
+            return
+        index, proposal = selected
+        if self._apply(lambda: self.session.decide(index, proposal.target, action)):
+            self.proposals_table.next_undecided(self.session.decisions(index))
+            self._announce_done(index)
+
+    def _announce_done(self, index: int) -> None:
+        if self.session.status(index) == filters.DONE:
+            self.notify("Submission reviewed. ] goes to the next one to review.", timeout=3)
+
+    def action_accept_all(self) -> None:
+        if self.current is not None:
+            index = self.current
+            self._apply(lambda: self.session.accept_remaining(index))
+
+    def action_toggle_done(self) -> None:
+        if self.current is not None:
+            index = self.current
+            self._apply(lambda: self.session.toggle_done(index))
+
+    def action_edit(self) -> None:
+        selected = self._selected()
+        if selected is not None:
+            self._edit(*selected)
+
+    def action_label(self) -> None:
+        label = next((p for p in self.proposals_table.proposals if p.kind == LABEL), None)
+        if self.current is None or label is None:
+            self.notify("No label to set: this submission has no result.", severity="warning")
+            return
+        self._edit(self.current, label)
+
+    def _edit(self, index: int, proposal: Proposal) -> None:
+        if not proposal.editable:
+            self.notify(
+                f"{proposal.target} is accepted or discarded, not edited.", severity="warning", markup=False
+            )
+            return
+        submission = self.session.items[index].loaded.submission
+        evaluator = self.session.engine.evaluator
+        if submission is None or evaluator is None:
+            return
+        decision = self.session.decisions(index).get(proposal.target)
+        initial = edit_text(proposal, decision.value if decision is not None else proposal.proposed)
+        scale = evaluator.plan.scale
+
+        def validate(text: str) -> Any:
+            return parse_edit(proposal, text, submission, scale)
+
+        def save(value: Any) -> None:
+            if value is not None and self._apply(
+                lambda: self.session.decide(index, proposal.target, EDIT, value)
+            ):
+                self._announce_done(index)
+
+        title = f"Edit {proposal.target} (engine proposes {edit_text(proposal, proposal.proposed)[:40]!r})"
+        if proposal.kind == REWRITE:
+            self.push_screen(
+                TextScreen("Edit the rewrite · Ctrl+S saves", initial, validate, self.blink), save
+            )
+        else:
+            suggestions = self.session.known_labels() if proposal.kind == LABEL else ()
+            self.push_screen(InputScreen(title, initial, validate, suggestions, self.blink), save)
+
+    def action_note(self) -> None:
+        if self.current is None:
+            return
+        index = self.current
+        if self.session.status(index) == filters.ERROR:
+            self.notify(
+                "This submission could not be read or evaluated; there is nothing to note.",
+                severity="warning",
+            )
+            return
+
+        def save(text: Any) -> None:
+            if text is not None:
+                self._apply(lambda: self.session.set_note(index, text))
+
+        self.push_screen(
+            TextScreen(
+                "Note on this submission · Ctrl+S saves (empty removes it)",
+                self.session.note(index),
+                str,
+                self.blink,
+            ),
+            save,
+        )
+
+    def action_undo(self) -> None:
+        self._history(self.session.undo, "Nothing to undo.")
+
+    def action_redo(self) -> None:
+        self._history(self.session.redo, "Nothing to redo.")
+
+    def _history(self, move: Callable[[], str | None], nothing: str) -> None:
+        try:
+            source = move()
+        except JournalError as exc:
+            self.notify(f"Not saved: {exc}", severity="error", markup=False, timeout=15)
+            return
+        if source is None:
+            self.notify(nothing, severity="warning")
+            return
+        index = self.session.index_of(source)
+        if index is not None and index != self.current and not self.queue.select_index(index):
+            self.notify(f"Changed {source}, which the filter hides.", markup=False)
+        self.refresh_current()
+
+    # Moving and finding
+
+    def action_move(self, delta: int) -> None:
+        self.queue.action_move(delta)
+
+    def action_unreviewed(self, direction: int) -> None:
+        view = self.session.view
+        start = self.queue.cursor
+        positions = range(start + 1, len(view)) if direction > 0 else range(start - 1, -1, -1)
+        for position in positions:
+            if self.session.status(view[position]) in (filters.PENDING, filters.PROGRESS):
+                self.queue.set_cursor(position)
+                return
+        self.notify("No submission left to review in that direction.", severity="information")
+
+    def action_filter(self) -> None:
+        self.filter_input.focus()
+
+    def action_leave_filter(self) -> None:
+        if self.focused is not None and self.focused.id == "filter":
+            self.queue.focus()
+
+    @on(Input.Changed, "#filter")
+    def filter_changed(self, event: Input.Changed) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self._filter_timer = self.set_timer(FILTER_DELAY, lambda: self.apply_filter(event.value))
+
+    @on(Input.Submitted, "#filter")
+    def filter_submitted(self, event: Input.Submitted) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self.apply_filter(event.value)
+        self.queue.focus()
+
+    def apply_filter(self, text: str) -> None:
+        self.session.query = filters.parse_query(text)
+        if self.session.query.unknown:
+            self.notify(
+                f"Unknown filter key in {self.session.query.unknown[0]}; use label:, flag: or status:",
+                severity="warning",
+                markup=False,
+            )
+        self._reload_view()
+
+    def set_filter(self, text: str) -> None:
+        """Set the filter from a command: the input shows it, so the reviewer can see and change it."""
+        self.filter_input.value = text
+        self.apply_filter(text)
+
+    def action_sort(self, sort: str | None = None) -> None:
+        sorts = filters.SORTS
+        self.session.sort = sort or sorts[(sorts.index(self.session.sort) + 1) % len(sorts)]
+        self._reload_view()
+        self.notify(f"Sorted by {self.session.sort}.", timeout=2)
+
+    def _reload_view(self) -> None:
+        self.queue.reload(keep=self.current)
+        if not self.session.view:
+            self.show(None)
+        self.update_status()
+
+    def action_tab(self, tab_id: str) -> None:
+        self.tabs.active = tab_id
+
+    @on(TabbedContent.TabActivated, "#tabs")
+    def tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self.tabs.draw_active()
+
+    # App
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(self.help_text()))
+
+    def help_text(self) -> Text:
+        text = Text()
+        for prefix, title in HELP_GROUPS:
+            text.append(f"{title}\n", "bold")
+            if prefix == "tabs":
+                self._help_line(text, "1 … 7", ", ".join(title for _, title in TABS))
+            for binding in self._bindings_with_prefix(prefix) if prefix != "tabs" else ():
+                keys = ", ".join(self.get_key_display(Binding(key, "")) for key in binding.key.split(","))
+                self._help_line(text, keys, binding.tooltip or binding.description)
+            if prefix == "queue":
+                self._help_line(text, "↑ ↓ PgUp…", "move in the queue (Home, End and the mouse too)")
+            if prefix == "app":
+                self._help_line(text, "^p", "command palette: every action, filters by label, flag, status")
+                self._help_line(text, "tab", "move the focus: queue, filter, proposals, tabs")
+            text.append("\n")
+        text.append(FILTER_HELP + "\n\n")
+        text.append("Every decision is written to the journal at once: ")
+        text.append(str(self.journal.path), "bold")
+        text.append("\nReopening with the same journal resumes where you stopped.\n")
+        return text
+
+    @staticmethod
+    def _help_line(text: Text, keys: str, description: str) -> None:
+        text.append(f"  {keys:<10}", "bold cyan")
+        text.append(f"{description}\n")
+
+    def _bindings_with_prefix(self, prefix: str) -> Iterator[Binding]:
+        for binding in self.BINDINGS:
+            if isinstance(binding, Binding) and (binding.id or "").startswith(f"{prefix}."):
+                yield binding
+
+    def action_export(self) -> None:
+        if self.loading:
+            self.notify("Still reading the input; export once it is all read.", severity="warning")
+            return
+
+        def validate(text: str) -> Path:
+            path = Path(text.strip()).expanduser()
+            if not text.strip() or path.is_dir():
+                raise ValueError("type the path of a file to write")
+            if not path.parent.is_dir():
+                raise ValueError(f"the folder {path.parent} does not exist")
+            return path
+
+        def start(path: Any) -> None:
+            if path is not None:
+                self.notify(f"Exporting {len(self.session.items)} results…", timeout=3)
+                self.export_to(path)
+
+        self.push_screen(
+            InputScreen(
+                "Export reviewed results (JSON Lines) to", str(self.export_path), validate, blink=self.blink
+            ),
+            start,
+        )
+
+    async def action_quit(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+        self._first_paint.set()
+        self.exit(0)
+
+    def palette_commands(self) -> Iterable[Command]:
+        for binding in self.BINDINGS:
+            if isinstance(binding, Binding) and binding.description and binding.id != "queue.leave_filter":
+                yield Command(
+                    binding.description, f"key {binding.key.split(',')[0]}", _runner(self, binding.action)
+                )
+        yield Command("Clear the filter", "show every submission", lambda: self.set_filter(""))
+        for status in filters.STATUSES:
+            yield Command(
+                f"Filter status: {status}",
+                "show submissions with this status",
+                _setter(self, f"status:{status}"),
+            )
+        for label in self._labels_in_queue():
+            yield Command(
+                f"Filter label: {label}", "show submissions with this label", _setter(self, f"label:{label}")
+            )
+        for flag in self._flags_in_queue():
+            yield Command(
+                f"Filter flag: {flag}", "show submissions with this flag set", _setter(self, f"flag:{flag}")
+            )
+        for sort in filters.SORTS:
+            yield Command(f"Sort by {sort}", "order the queue", _sorter(self, sort))
+
+    def _labels_in_queue(self) -> list[str]:
+        found = {item.summary.label for item in self.session.items if item.summary and item.summary.label}
+        return sorted(found | set(self.session.known_labels()))
+
+    def _flags_in_queue(self) -> list[str]:
+        return sorted({flag for item in self.session.items if item.summary for flag in item.summary.flags})
+
+
+def _runner(app: ReviewApp, action: str) -> Callable[[], object]:
+    return lambda: app.run_action(action)
+
+
+def _setter(app: ReviewApp, text: str) -> Callable[[], object]:
+    return lambda: app.set_filter(text)
+
+
+def _sorter(app: ReviewApp, sort: str) -> Callable[[], object]:
+    return lambda: app.action_sort(sort)
+
+
+def _submissions(files: list[Path]) -> Iterator[LoadedSubmission]:
+    for path in files:
+        yield from read_file(path)

@@ -1,0 +1,89 @@
+"""The decisions journal: JSON Lines, appended, flushed and fsynced before a decision counts.
+
+Each line is one entry (`ts`, `source`, `target`, `action`, `value`, `note`, `step`; see `decisions`). The
+file is created on the first decision, so opening and quitting leaves nothing behind. A kill can tear the
+last line: that entry's append never returned, so the decision was never applied or shown. Reading skips
+it, and the next append cuts it off, so the journal stays valid JSON Lines. Nothing else is ever rewritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+
+class JournalError(Exception):
+    """The journal cannot be read or written; the message names the file and the reason."""
+
+
+@dataclass
+class JournalContents:
+    entries: list[Any] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # "line N: why", for lines that are not JSON
+    torn: bool = False  # the last line was cut short (the app was killed while writing it)
+
+
+class Journal:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._file: IO[bytes] | None = None
+
+    def read(self) -> JournalContents:
+        """Every entry in the file (an absent file is an empty journal)."""
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return JournalContents()
+        except OSError as exc:
+            raise JournalError(f"{self.path}: cannot read the journal: {exc.strerror or exc}") from None
+        return parse_journal(raw)
+
+    def append(self, entries: list[dict[str, Any]]) -> None:
+        """Write the entries as one block and force them to disk before returning."""
+        data = b"".join(json.dumps(entry, ensure_ascii=False).encode("utf-8") + b"\n" for entry in entries)
+        try:
+            handle = self._open()
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        except OSError as exc:
+            raise JournalError(f"{self.path}: cannot write the journal: {exc.strerror or exc}") from None
+
+    def _open(self) -> IO[bytes]:
+        if self._file is None:
+            handle = open(self.path, "ab")
+            if handle.tell() > 0:
+                os.ftruncate(handle.fileno(), _complete_length(self.path))
+            self._file = handle
+        return self._file
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def _complete_length(path: Path) -> int:
+    """The length up to the end of the last complete line: what remains once a torn line is cut off."""
+    raw = path.read_bytes()
+    return raw.rfind(b"\n") + 1
+
+
+def parse_journal(raw: bytes) -> JournalContents:
+    contents = JournalContents()
+    lines = raw.split(b"\n")
+    last = len(lines)
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            contents.entries.append(json.loads(line))
+        except (ValueError, RecursionError) as exc:
+            if number == last:  # no newline after it: the write was cut short
+                contents.torn = True
+            else:
+                contents.problems.append(f"line {number}: not a JSON entry ({exc})")
+    return contents

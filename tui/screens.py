@@ -1,0 +1,123 @@
+"""Modal screens: help, a one-line editor (ratings, ranking, label, export path) and a text editor (rewrite,
+note). Editors check the value before closing and say what is wrong; Escape closes without a change."""
+
+from __future__ import annotations
+
+from typing import Any
+from collections.abc import Callable, Iterable
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.suggester import SuggestFromList
+from textual.widgets import Footer, Input, Static, TextArea
+
+Validate = Callable[[str], Any]  # returns the value, or raises ValueError with a message for the reviewer
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close", id="help.close")]
+
+    def __init__(self, help_text: Text) -> None:
+        super().__init__()
+        self.help_text = help_text
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-body") as body:
+            body.border_title = "evalkit review: keys and filters"
+            body.border_subtitle = "Esc closes"
+            yield Static(self.help_text, markup=False)
+
+
+class _EditorScreen(ModalScreen[Any]):
+    """Shared by the editors: a title, the editor, a line for what is wrong, and the keys."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="edit.cancel")]
+
+    HINT = ""
+
+    def __init__(self, title: str, validate: Validate) -> None:
+        super().__init__()
+        self.title_text = title
+        self.validate = validate
+
+    def editor(self) -> Input | TextArea:
+        raise NotImplementedError
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="edit-box") as box:
+            box.border_title = Content(self.title_text)  # the title may quote submission text: never markup
+            yield self.editor()
+            yield Static(Text(self.HINT, "dim"), id="edit-hint", markup=False)
+            yield Static("", id="edit-error", markup=False)
+        yield Footer()
+
+    def submit(self, text: str) -> None:
+        try:
+            value = self.validate(text)
+        except ValueError as exc:
+            error = self.query_one("#edit-error", Static)
+            error.update(Text(str(exc), "bold red"))
+            error.display = True
+            return
+        self.dismiss(value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class InputScreen(_EditorScreen):
+    """Edit one line; Enter saves."""
+
+    HINT = "Enter saves · Esc cancels"
+
+    def __init__(
+        self,
+        title: str,
+        initial: str,
+        validate: Validate,
+        suggestions: Iterable[str] = (),
+        blink: bool = True,
+    ) -> None:
+        super().__init__(title, validate)
+        self.initial = initial
+        self.suggestions = list(suggestions)
+        self.blink = blink
+
+    def editor(self) -> Input:
+        suggester = SuggestFromList(self.suggestions, case_sensitive=False) if self.suggestions else None
+        return Input(self.initial, id="edit-input", suggester=suggester, select_on_focus=False)
+
+    def on_mount(self) -> None:
+        self.query_one(Input).cursor_blink = self.blink
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.submit(event.value)
+
+
+class TextScreen(_EditorScreen):
+    """Edit free text over several lines; Ctrl+S saves (Enter is a new line)."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="edit.save", priority=True),
+        Binding("escape", "cancel", "Cancel", id="edit.cancel"),
+    ]
+    HINT = "Ctrl+S saves · Esc cancels · Enter is a new line"
+
+    def __init__(self, title: str, initial: str, validate: Validate, blink: bool = True) -> None:
+        super().__init__(title, validate)
+        self.initial = initial
+        self.blink = blink
+
+    def editor(self) -> TextArea:
+        return TextArea(self.initial, id="edit-text", soft_wrap=True, tab_behavior="focus")
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).cursor_blink = self.blink
+
+    def action_save(self) -> None:
+        self.submit(self.query_one(TextArea).text)
