@@ -126,7 +126,7 @@ CODES: dict[str, str] = {
     "unknown-rule": "A rule test names a rule id the config does not have.",
     "uncovered-rule": "A rule that no rule test fires.",
 }
-"""Every diagnostic code, with what it means (SARIF rule descriptions, docs/check.md)."""
+"""Every diagnostic code, with what it means (SARIF rule descriptions, the README)."""
 
 
 def describe(code: str) -> str:

@@ -88,7 +88,8 @@ def parse_text(text: str, source: str, suffix: str) -> LoadedSubmission:
     try:
         data = _load_yaml(text, source) if suffix in (".yaml", ".yml") else parse_json(text)
     except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno}:{exc.colno}" if "\n" in text.strip() else f"column {exc.colno}"
+        one_line = exc.lineno == 1 and "\n" not in text.rstrip("\n")
+        where = f"column {exc.colno}" if one_line else f"line {exc.lineno}:{exc.colno}"
         return LoadedSubmission(source, error=f"invalid JSON at {where}: {exc.msg}")
     except ValueError as exc:
         return LoadedSubmission(source, error=str(exc))
