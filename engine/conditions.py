@@ -64,12 +64,12 @@ def _regex_any(patterns: list[str]) -> tuple[Test, Explain]:
 
     def explain(s: Signals) -> Detail:
         for pattern, regex in compiled:
-            match = regex.search(s.rewrite)
+            match = regex.first(s.rewrite_bytes)
             if match is not None:
-                return {"held": True, "pattern": pattern, "match": match.group(0)[:200]}
+                return {"held": True, "pattern": pattern, "match": match[:200]}
         return {"held": False, "pattern": None}
 
-    return (lambda s: any(regex.search(s.rewrite) is not None for _, regex in compiled)), explain
+    return (lambda s: any(regex.found(s.rewrite_bytes) for _, regex in compiled)), explain
 
 
 def _min_length(minimum: int) -> tuple[Test, Explain]:

@@ -16,6 +16,7 @@ class Signals:
     text_lower: str
     rewrite: str
     rewrite_lower: str
+    rewrite_bytes: bytes
     length_total: int
     response_count: int
     ratings: dict[str, float]
@@ -24,8 +25,9 @@ class Signals:
     def of(cls, submission: Submission) -> Signals:
         rewrite = submission.rewrite_preferred
         text_space = "\n".join([r.text for r in submission.responses]) + "\n" + rewrite
-        return cls(text_space, text_space.lower(), rewrite, rewrite.lower(), len(text_space),
-                   len(submission.responses), submission.ratings)
+        return cls(text_space, text_space.lower(), rewrite, rewrite.lower(),
+                   rewrite.encode("utf-8", "surrogatepass"), len(text_space), len(submission.responses),
+                   submission.ratings)
 
     def public(self) -> dict[str, int]:
         return {"length_total": self.length_total, "response_count": self.response_count}

@@ -68,9 +68,10 @@ class Evaluator:
             elif not rule.when.test(signals):
                 skipped.append(SkippedRule(rule.id, rule.type, rule.when, signals))
             else:
-                detail = rule.when.explain(signals)
+                detail = rule.when.explain(signals) if rule.reads_detail else None
                 fired.append(FiredRule(rule.id, rule.type, detail,
-                                       [apply(state, signals, detail, rule.id) for apply in rule.actions]))
+                                       [apply(state, signals, detail, rule.id) for apply in rule.actions],
+                                       rule.when, signals))
                 if stop_after_first:
                     stopped_by = rule.id
 

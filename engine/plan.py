@@ -25,6 +25,8 @@ class RulePlan:
     when: Block
     actions: list[Apply]
     description: str = ""
+    reads_detail: bool = False
+    """An action (a comment template) reads what the conditions observed, so it is worked out at once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +76,9 @@ def _dimensions(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _rule(raw: dict[str, Any], kind: str) -> RulePlan:
-    return RulePlan(raw["id"], kind, compile_when(raw.get("when")), compile_actions(raw.get("actions") or {}),
-                    raw.get("description", ""))
+    actions = raw.get("actions") or {}
+    return RulePlan(raw["id"], kind, compile_when(raw.get("when")), compile_actions(actions),
+                    raw.get("description", ""), reads_detail="add_comment_template" in actions)
 
 
 def _rewrite_rule(raw: dict[str, Any]) -> RewriteRulePlan:

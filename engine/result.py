@@ -10,12 +10,23 @@ if TYPE_CHECKING:
     from evalkit.engine.context import Signals
 
 
-@dataclass(slots=True)
 class FiredRule:
-    id: str
-    type: str
-    detail: dict[str, Any]
-    actions: list[dict[str, Any]]
+    """A rule that fired, with the records of its actions. What its conditions observed (`detail`) is
+    worked out on first access unless an action needed it already (a comment template reads it)."""
+
+    __slots__ = ("id", "type", "actions", "_detail", "_block", "_signals")
+
+    def __init__(self, rule_id: str, rule_type: str, detail: dict[str, Any] | None, actions: list[dict[str, Any]],
+                 block: Block | None = None, signals: Signals | None = None) -> None:
+        self.id, self.type, self.actions = rule_id, rule_type, actions
+        self._detail, self._block, self._signals = detail, block, signals
+
+    @property
+    def detail(self) -> dict[str, Any]:
+        if self._detail is None:
+            ready = self._block is not None and self._signals is not None
+            self._detail = self._block.explain(self._signals) if ready else {}  # type: ignore[union-attr,arg-type]
+        return self._detail
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "type": self.type, "detail": self.detail, "actions": self.actions}

@@ -42,7 +42,7 @@ def test_catastrophic_pattern_stays_fast(write_config: Writer, make_submission: 
 def test_nested_quantifiers_on_a_long_subject_stay_fast() -> None:
     regex = compile_pattern("^(a|aa)*(b|c)*(x+x+)+y$")
     started = time.perf_counter()
-    assert regex.search("a" * 200_000 + "x" * 5000) is None
+    assert regex.first(("a" * 200_000 + "x" * 5000).encode()) is None
     assert time.perf_counter() - started < 1.0
 
 
@@ -110,3 +110,19 @@ def test_dollar_matches_only_at_the_very_end(fires: Fires, make_submission: Fact
 def test_digit_class_is_ascii_only(fires: Fires, make_submission: Factory) -> None:
     assert not fires({"rewrite_regex_any": [r"\d"]}, make_submission(rewrite_preferred="٣"))
     assert fires({"rewrite_regex_any": [r"\d"]}, make_submission(rewrite_preferred="3"))
+
+
+def test_a_pattern_finds_its_match_in_utf8_text_as_python_characters() -> None:
+    regex = compile_pattern(r"O\([^)]*\)")
+    text = "ñandú — O(n log n) ✓".encode()
+    assert regex.found(text)
+    assert regex.first(text) == "O(n log n)"
+    assert regex.first("sin coincidencia".encode()) is None
+    assert not regex.found(b"")
+
+
+def test_the_public_api_path_gives_the_same_answers() -> None:
+    regex = compile_pattern(r"é+\w")
+    data = "ab éééx cd".encode()
+    assert regex._match(data) == regex._public_match(data)
+    assert regex._public_match(b"zzz") == (-1, -1)
