@@ -1,23 +1,53 @@
-"""Atomic output: write to a temporary file in the same folder, then rename over the target, so a reader
-never sees half a file and a crash never leaves one."""
+"""Atomic output: write to a temporary file in the same folder, then rename it over the target, so a reader
+never sees half a file and a crash never leaves one.
+
+A target that exists but is not a regular file (`/dev/null`, `/dev/stdout`, a named pipe) is written in
+place: renaming over it would replace the device with a plain file.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
-import tempfile
+import secrets
+import stat
 from pathlib import Path
+from typing import IO, Any, Iterator
 
 
-def write_text_atomic(path: Path | str, text: str) -> None:
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    fd, temp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+def _special(path: Path) -> bool:
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # absent (or unreadable: the open below says why)
+
+
+@contextlib.contextmanager
+def atomic_output(path: Path | str, binary: bool = False) -> Iterator[IO[Any]]:
+    """A file to write `path`'s new content into; it replaces `path` only when the block ends without an
+    exception. A new file gets the usual permissions (0o666 less the umask); an existing one keeps its own."""
+    target = Path(path)
+    mode, encoding = ("wb", None) if binary else ("w", "utf-8")
+    if _special(target):
+        with open(target, mode, encoding=encoding) as handle:
+            yield handle
+        return
+    temp = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    try:
+        previous = stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        previous = 0o666
+    descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, previous)
+    try:
+        with os.fdopen(descriptor, mode, encoding=encoding, **({} if binary else {"newline": ""})) as handle:
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, target)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+def write_text_atomic(path: Path | str, text: str) -> None:
+    with atomic_output(path) as handle:
+        handle.write(text)

@@ -9,12 +9,11 @@ beside the destination and renamed over it: a reader never sees half an export.
 from __future__ import annotations
 
 import json
-import os
-import secrets
 from pathlib import Path
 from typing import Any
 from collections.abc import Iterable, Mapping
 
+from evalkit.engine.atomic import atomic_output
 from evalkit.tui.decisions import DONE, NOTE_TARGET, STATUS_TARGET, Decision
 from evalkit.tui.proposals import FLAG, LABEL, RANKING, RATING, REWRITE, Proposal
 
@@ -76,16 +75,9 @@ def _apply(record: dict[str, Any], proposal: Proposal, value: Any) -> None:
 
 def write_jsonl_atomic(path: Path, records: Iterable[dict[str, Any]]) -> int:
     """Write one JSON object a line to `path` through a temporary file; returns the number of lines."""
-    temp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     count = 0
-    try:
-        with open(temp, "w", encoding="utf-8") as handle:
-            for record in records:
-                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-                count += 1
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    finally:
-        temp.unlink(missing_ok=True)
+    with atomic_output(path) as handle:
+        for record in records:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            count += 1
     return count

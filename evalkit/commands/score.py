@@ -16,13 +16,12 @@ import argparse
 import contextlib
 import json
 import os
-import secrets
 import sys
 import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import IO, TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Iterator, NamedTuple
 
 if TYPE_CHECKING:
     from evalkit.qydomain.summary import ScoreSummary
@@ -97,11 +96,11 @@ def run(args: argparse.Namespace) -> int:
 def _score_file(args: argparse.Namespace, summary: ScoreSummary) -> int:
     """Score every line of args.input into the output; returns the number of bad lines."""
     source = _open_input(args.input)
-    with source, _Output(args.out) as output:
+    with source, _output(args.out) as write:
         progress = _Progress(args.input, os.fstat(source.fileno()).st_size)
         bad_lines = 0
         for chunk_end, outcomes in _score_chunks(_chunks(source, args.input), args.input, args.jobs):
-            output.write(b"".join(outcome.output for outcome in outcomes))
+            write(b"".join(outcome.output for outcome in outcomes))
             for outcome in outcomes:
                 if outcome.scored is not None:
                     summary.add(*outcome.scored)
@@ -188,37 +187,27 @@ def _show_error(progress: _Progress, count: int, message: str) -> None:
     print(message, file=sys.stderr)
 
 
-class _Output:
-    """The scored JSONL's destination: stdout, or a temporary file renamed over --out when all went well."""
-
-    def __init__(self, path: str | None) -> None:
-        self._path = path
-        self._temp_path = ""
-        self._temp: IO[bytes] | None = None
-
-    def __enter__(self) -> _Output:
-        if self._path is not None:
-            self._temp_path = _temp_path_beside(self._path)
-            self._temp = _create(self._temp_path, self._path)
-        return self
-
-    def write(self, data: bytes) -> None:
-        with _write_errors_stop(self._path):
-            (self._temp or sys.stdout.buffer).write(data)
-
-    def __exit__(self, error_type: type[BaseException] | None, *_: Any) -> None:
-        if self._temp is None or self._path is None:
+@contextlib.contextmanager
+def _output(path: str | None) -> Iterator[Callable[[bytes], None]]:
+    """Where the scored JSONL goes: stdout, or --out through a temporary file that replaces it only when
+    the whole input was read (engine/atomic.py)."""
+    if path is None:
+        def write_stdout(data: bytes) -> None:
             with _write_errors_stop(None):
-                sys.stdout.flush()
-            return
-        try:
-            with _write_errors_stop(self._path):
-                self._temp.close()
-                if error_type is None:
-                    os.replace(self._temp_path, self._path)
-        finally:
-            with contextlib.suppress(FileNotFoundError):  # gone once renamed
-                os.unlink(self._temp_path)
+                sys.stdout.buffer.write(data)
+
+        yield write_stdout
+        with _write_errors_stop(None):
+            sys.stdout.flush()
+        return
+    from evalkit.engine.atomic import atomic_output
+
+    with _write_errors_stop(path), atomic_output(path, binary=True) as handle:
+        def write_file(data: bytes) -> None:
+            with _write_errors_stop(path):
+                handle.write(data)
+
+        yield write_file
 
 
 @contextlib.contextmanager
@@ -230,20 +219,6 @@ def _write_errors_stop(path: str | None) -> Iterator[None]:
         raise
     except OSError as error:
         raise _Unusable(f"{path or 'stdout'}: cannot write: {error.strerror}") from None
-
-
-def _temp_path_beside(path: str) -> str:
-    """A fresh name in `path`'s folder, so that os.replace is an atomic rename within one filesystem."""
-    folder, name = os.path.split(os.path.abspath(path))
-    return os.path.join(folder, f".{name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
-
-
-def _create(temp_path: str, path: str) -> IO[bytes]:
-    try:
-        # 0o666 less the umask, as for any new file (tempfile's 0o600 would surprise the user)
-        return os.fdopen(os.open(temp_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), "wb")
-    except OSError as error:
-        raise _Unusable(f"{path}: cannot write: {error.strerror}") from None
 
 
 class _Progress:
