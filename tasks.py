@@ -55,7 +55,10 @@ def demo() -> None:
 
 def test() -> None:
     ensure_venv()
-    _run(BIN / "python", "-m", "pytest", "-q", *sys.argv[2:])
+    extra = sys.argv[2:]
+    # one worker per core (pytest-xdist); `-n 0` in the arguments runs everything in this process
+    parallel = [] if any(a.startswith(("-n", "--numprocesses")) for a in extra) else ["-n", "auto"]
+    _run(BIN / "python", "-m", "pytest", "-q", *parallel, *extra)
 
 
 TASKS = {"demo": demo, "test": test}

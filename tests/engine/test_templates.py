@@ -134,7 +134,7 @@ def within_budget(write_config: Writer, make_submission: Factory,
 def test_resource_abuse_neither_hangs_nor_eats_memory(write_config: Writer, make_submission: Factory,
                                                       template: str) -> None:
     texts, elapsed, peak = within_budget(write_config, make_submission, template)
-    assert elapsed < 3.0
+    assert elapsed < 10.0
     assert peak < 5_000_000
     (text,) = texts  # one comment, or one refusal at load (as good as refusing at render time)
     assert text == "refused: bad-template" or len(text) <= limits.MAX_TEMPLATE_OUTPUT
