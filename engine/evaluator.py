@@ -37,8 +37,9 @@ class Evaluator:
         self._run_rules(plan.rating_rules, signals, state, fired, skipped, plan.stop_after_first)
         ranking, ranking_feedback, ranking_issues = normalize_ranking(plan, submission)
         self._run_rules(plan.ranking_rules, signals, state, fired, skipped, False)
-        rewrite_final, rewrite_fired = finalize_rewrite(plan, submission)
+        rewrite_final, rewrite_fired, rewrite_skipped = finalize_rewrite(plan, submission)
         fired.extend(rewrite_fired)
+        skipped.extend(rewrite_skipped)
         prompt_feedback = check_prompt(plan, submission)
         require_justification(plan, submission, state)
         return Result(

@@ -7,7 +7,7 @@ from typing import Any
 
 from evalkit.engine.context import RuleState
 from evalkit.engine.plan import ConfigPlan, RewriteRulePlan
-from evalkit.engine.result import FiredRule
+from evalkit.engine.result import FiredRule, SkippedRule
 from evalkit.engine.submission import Submission
 
 RANKING_DEFAULT = "Ranking processed."
@@ -90,23 +90,27 @@ def _ends_with_punct(text: str) -> bool:
     return text.endswith((".", "!", "?"))
 
 
-def finalize_rewrite(plan: ConfigPlan, submission: Submission) -> tuple[str, list[FiredRule]]:
-    """Phase 5: strip, note if short, rewrite rules, postprocessors. Returns the text and the fired rules."""
+def finalize_rewrite(plan: ConfigPlan,
+                     submission: Submission) -> tuple[str, list[FiredRule], list[SkippedRule]]:
+    """Phase 5: strip, note if short, rewrite rules, postprocessors. Returns the text and the rewrite rules
+    that fired and that did not."""
     settings = plan.rewrite
     note = "\n\n" + settings.get("note_text", REWRITE_NOTE_DEFAULT)
     text = submission.rewrite_preferred.strip()
     short = len(text) < settings.get("min_length", 0)
     if short and settings.get("add_note_if_short", True):
         text += note
-    fired = []
+    fired, skipped = [], []
     for rule in plan.rewrite_rules:
         detail = _rewrite_rule_detail(rule, text, short)
         if all(seen["held"] for seen in detail.values()):
             text, actions = _apply_rewrite_actions(rule, text, note)
             fired.append(FiredRule(rule.id, "rewrite", detail, actions))
+        else:
+            skipped.append(SkippedRule(rule.id, "rewrite", None, None, detail=detail))
     for step in settings.get("postprocessors") or []:
         text = _postprocess(step["type"], text)
-    return text, fired
+    return text, fired, skipped
 
 
 def _rewrite_rule_detail(rule: RewriteRulePlan, text: str, short: bool) -> dict[str, Any]:

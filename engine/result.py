@@ -39,10 +39,10 @@ class SkippedRule:
     __slots__ = ("id", "type", "_block", "_signals", "_stopped_by", "_detail")
 
     def __init__(self, rule_id: str, rule_type: str, block: Block | None, signals: Signals | None,
-                 stopped_by: str | None = None) -> None:
+                 stopped_by: str | None = None, detail: dict[str, Any] | None = None) -> None:
         self.id, self.type = rule_id, rule_type
         self._block, self._signals, self._stopped_by = block, signals, stopped_by
-        self._detail: dict[str, Any] | None = None
+        self._detail = detail  # known already (rewrite rules), else worked out when asked for
 
     @property
     def detail(self) -> dict[str, Any]:

@@ -179,3 +179,19 @@ def test_seed_sample_text_outputs(seed_result: dict[str, Any]) -> None:
     ]
     assert len(seed_result["comments"]) == 4                 # plus the justification comment
     assert "0.30" in seed_result["global_summary"]          # (0 + 0.5 + 0 + 0 + 1.0) / 5
+
+
+def test_explain_lists_rewrite_rules_that_did_not_fire_with_what_they_saw(
+        explain: Callable[..., dict[str, Any]], make_submission: Callable[..., dict[str, Any]]) -> None:
+    rules = """\
+        rewrite_rules:
+          - id: close_it
+            when: { ends_without_punct: true }
+            actions: { append_text: "." }
+        """
+    view = explain(make_submission(rewrite_preferred="Ends well."), rules=rules)
+    (missed,) = [r for r in view["not_fired"] if r["type"] == "rewrite"]
+    assert missed["id"] == "close_it"
+    assert missed["failed"] == "ends_without_punct"
+    assert missed["observed"] == {"held": False, "last_char": "."}
+    assert "close_it" not in [r["id"] for r in view["fired_rules"]]
