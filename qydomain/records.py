@@ -37,6 +37,8 @@ class ScoredRow:
     data_source: str
     score: float
     line: bytes
+    spliced: bool = True
+    """`line` is `splice_score(raw, score)`: whoever holds the raw line can rebuild it from the score."""
 
 
 def score_json_line(raw: bytes) -> ScoredRow:
@@ -47,18 +49,23 @@ def score_json_line(raw: bytes) -> ScoredRow:
     _required(extra_info, "label", str, "a string", where="extra_info.")
     output_field = next((name for name in _OUTPUT_FIELDS if name in row), _OUTPUT_FIELDS[0])
     value = scorer(_required(row, output_field, str, "a string"), extra_info)
-    return ScoredRow(row["data_source"], value, _with_score(raw, row, value))
+    return ScoredRow(row["data_source"], value, _with_score(raw, row, value), "score" not in row)
 
 
 def _with_score(raw: bytes, row: dict[str, Any], value: float) -> bytes:
-    """The line with "score" added, spliced in before the closing brace.
-
-    The row's own bytes (key order, escapes, spacing) stay as they were, and nothing is re-encoded, which
-    was most of the command's time. A row that has a "score" already is re-encoded with the new value.
-    """
+    """The line with "score" added: spliced in (`splice_score`), or, for a row that has a "score" already,
+    re-encoded with the new value."""
     if "score" in row:
         row["score"] = value
         return _dump(row)
+    return splice_score(raw, value)
+
+
+def splice_score(raw: bytes, value: float) -> bytes:
+    """`raw` (a JSON object without "score") with `"score": value` added before the closing brace.
+
+    The row's own bytes (key order, escapes, spacing) stay as they were, and nothing is re-encoded, which
+    was most of the command's time; worker processes send back only the score and the parent splices it."""
     return raw.removeprefix(_BOM).rstrip(_JSON_SPACE)[:-1] + b', "score": ' + repr(value).encode() + b"}"
 
 

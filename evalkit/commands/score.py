@@ -49,10 +49,13 @@ class Chunk(NamedTuple):
 
 
 class Outcome(NamedTuple):
-    """One input line's result: its output line, and either (data_source, score) or an error message."""
+    """One input line's result: its output line, and either (data_source, score) or an error message.
+
+    From a worker process `output` is None when the line is the input line with the score spliced in: the
+    parent, which holds the input line, rebuilds it, so only the score crosses back."""
 
     number: int
-    output: bytes
+    output: bytes | None
     scored: tuple[str, float] | None
     error: str | None
 
@@ -100,7 +103,7 @@ def _score_file(args: argparse.Namespace, summary: ScoreSummary) -> int:
         progress = _Progress(args.input, os.fstat(source.fileno()).st_size)
         bad_lines = 0
         for chunk_end, outcomes in _score_chunks(_chunks(source, args.input), args.input, args.jobs):
-            write(b"".join(outcome.output for outcome in outcomes))
+            write(b"".join(outcome.output for outcome in outcomes if outcome.output is not None))
             for outcome in outcomes:
                 if outcome.scored is not None:
                     summary.add(*outcome.scored)
@@ -138,7 +141,7 @@ def _chunks(source: BinaryIO, path: str) -> Iterator[Chunk]:
         yield Chunk(lines, offset)
 
 
-def score_chunk(path: str, lines: list[Line]) -> list[Outcome]:
+def score_chunk(path: str, lines: list[Line], in_worker: bool = False) -> list[Outcome]:
     """Score a chunk of lines; runs in a worker process when --jobs is above 1."""
     from evalkit.qydomain.records import RowError, score_json_line
 
@@ -149,8 +152,20 @@ def score_chunk(path: str, lines: list[Line]) -> list[Outcome]:
         except RowError as error:
             outcomes.append(_error_outcome(path, number, error.code, str(error)))
         else:
-            outcomes.append(Outcome(number, row.line + b"\n", (row.data_source, row.score), None))
+            output = None if in_worker and row.spliced else row.line + b"\n"
+            outcomes.append(Outcome(number, output, (row.data_source, row.score), None))
     return outcomes
+
+
+def _rebuilt(lines: list[Line], outcomes: list[Outcome]) -> list[Outcome]:
+    """A worker's outcomes with the spliced lines rebuilt from the input lines the parent kept."""
+    from evalkit.qydomain.records import splice_score
+
+    return [
+        outcome if outcome.output is not None or outcome.scored is None
+        else outcome._replace(output=splice_score(line.raw, outcome.scored[1]) + b"\n")
+        for line, outcome in zip(lines, outcomes)
+    ]
 
 
 def _error_outcome(path: str, number: int, code: str, message: str) -> Outcome:
@@ -166,14 +181,14 @@ def _score_chunks(chunks: Iterable[Chunk], path: str, jobs: int) -> Iterator[tup
         return
     try:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            pending: deque[tuple[int, Future[list[Outcome]]]] = deque()
+            pending: deque[tuple[Chunk, Future[list[Outcome]]]] = deque()
             for chunk in chunks:
-                pending.append((chunk.end_offset, pool.submit(score_chunk, path, chunk.lines)))
+                pending.append((chunk, pool.submit(score_chunk, path, chunk.lines, True)))
                 if len(pending) >= jobs * CHUNKS_IN_FLIGHT_PER_JOB:
-                    offset, future = pending.popleft()
-                    yield offset, future.result()
-            for offset, future in pending:
-                yield offset, future.result()
+                    done, future = pending.popleft()
+                    yield done.end_offset, _rebuilt(done.lines, future.result())
+            for done, future in pending:
+                yield done.end_offset, _rebuilt(done.lines, future.result())
     except BrokenProcessPool:
         raise _Unusable(f"{path}: a worker process died (out of memory?); try fewer --jobs") from None
 

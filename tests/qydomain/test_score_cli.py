@@ -125,6 +125,26 @@ def test_jobs_keep_input_order_across_chunks(tmp_path: Path) -> None:
     assert serial.stdout == parallel.stdout
 
 
+def test_parallel_output_matches_serial_with_bad_lines_and_rows_already_scored(tmp_path: Path) -> None:
+    # workers send back only scores and the parent splices them into its own copy of each line, except
+    # for rows that had a "score" already, which come back re-encoded
+    lines = []
+    for index in range(2500):
+        row = dict(ROWS[index % len(ROWS)], id=index)
+        if index % 3 == 1:
+            row["score"] = -1
+        lines.append("not json" if index % 7 == 3 else json.dumps(row, ensure_ascii=False))
+    (tmp_path / "data.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    serial = evalkit_score("data.jsonl", "--out", "serial.jsonl", cwd=tmp_path)
+    parallel = evalkit_score("data.jsonl", "--out", "parallel.jsonl", "--jobs", "2", cwd=tmp_path)
+    assert serial.returncode == parallel.returncode == 1
+    assert (tmp_path / "serial.jsonl").read_bytes() == (tmp_path / "parallel.jsonl").read_bytes()
+    output = (tmp_path / "parallel.jsonl").read_text(encoding="utf-8")
+    scored = [json.loads(line) for line in output.splitlines()]
+    assert all("error" in row or 0.0 <= row["score"] <= 1.0 for row in scored)
+    assert sum("error" in row for row in scored) == len([i for i in range(2500) if i % 7 == 3])
+
+
 def test_json_summary_gives_count_mean_and_spread_per_data_source(tmp_path: Path) -> None:
     write_jsonl(tmp_path / "data.jsonl", jsonl(ROWS))
     result = evalkit_score("data.jsonl", "--out", "scored.jsonl", "--format", "json", cwd=tmp_path)
