@@ -79,10 +79,16 @@ def _validators(name: str) -> tuple[Validator, jsonschema.Draft202012Validator]:
 
 
 def _errors(name: str, instance: Any) -> tuple[set[tuple[Any, ...]], set[tuple[Any, ...]]]:
-    """(ours, theirs): each error as (path, keyword)."""
+    """(ours, theirs): each error as (path, keyword).
+
+    One deliberate difference: after a wrong type, evalkit says nothing more about that node (`-1.5` for an
+    integer with a minimum of 0 is "expected an integer", not also "must be at least 0"), so jsonschema's
+    other errors at a node with a type error are left out of the comparison."""
     ours, theirs = _validators(name)
-    return ({(error.absolute_path, error.validator) for error in ours.iter_errors(instance)},
-            {(tuple(error.absolute_path), str(error.validator)) for error in theirs.iter_errors(instance)})
+    mine = {(error.absolute_path, error.validator) for error in ours.iter_errors(instance)}
+    found = {(tuple(error.absolute_path), str(error.validator)) for error in theirs.iter_errors(instance)}
+    mistyped = {path for path, keyword in found if keyword == "type"}
+    return mine, {(path, keyword) for path, keyword in found if path not in mistyped or keyword == "type"}
 
 
 @pytest.mark.parametrize("name", schemas.NAMES)
