@@ -6,6 +6,7 @@ opened. That keeps moving through the queue fast whatever the size of the respon
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 from collections.abc import Mapping
 
@@ -33,24 +34,16 @@ TABS = (
 SIDE_BY_SIDE_MAX = 2  # two responses read best side by side; more go in tabs
 
 
+@dataclass(frozen=True, slots=True)
 class Shown:
     """What the detail shows: one submission's data, its result (or why there is none) and decisions."""
 
-    def __init__(
-        self,
-        index: int,
-        source: str,
-        submission: Submission | None,
-        result: Result | str | None,
-        decisions: Mapping[str, Decision],
-        status: str,
-    ) -> None:
-        self.index = index
-        self.source = source
-        self.submission = submission
-        self.result = result
-        self.decisions = decisions
-        self.status = status
+    index: int
+    source: str
+    submission: Submission | None
+    result: Result | str | None
+    decisions: Mapping[str, Decision]
+    status: str
 
     @property
     def problem(self) -> str | None:
