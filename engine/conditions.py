@@ -1,13 +1,15 @@
 """The conditions of a rule's `when`: one table, each entry compiles its YAML value once.
 
-A compiled condition has two faces: `test(signals) -> bool`, the fast path every evaluation takes, and
-`explain(signals) -> detail`, what it observed, computed only for rules that fired or when an explanation
-is asked for. Adding a condition means one entry in CONDITIONS plus its schema in
-`schemas/rules.schema.json`.
+A compiled condition has three faces: `test(signals) -> bool`; `explain(signals) -> detail`, what it
+observed, computed only for rules that fired or when an explanation is asked for; and `source`, the same
+test as a Python expression, from which `compile_verdicts` builds one function that tests every rule of a
+config in a single call (the fast path every evaluation takes). Adding a condition means one entry in
+CONDITIONS plus its schema in `schemas/rules.schema.json`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -18,48 +20,84 @@ Test = Callable[[Signals], bool]
 Explain = Callable[[Signals], Detail]
 
 
+class Constants:
+    """Names for the values a generated test reads: the generated source holds only these names and the
+    locals below, never text from a config."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+
+    def __call__(self, value: Any) -> str:
+        name = f"k{len(self.values)}"
+        self.values[name] = value
+        return name
+
+
+Source = Callable[[Constants], str]
+"""Writes the condition as an expression over the locals `text` (responses and rewrite, lower case),
+`rewrite` (lower case), `data` (the rewrite's UTF-8 bytes), `length` and `ratings`."""
+
+_SIGNAL_LOCALS = "text, rewrite, data, length, ratings = (s.text_lower, s.rewrite_lower, s.rewrite_bytes, " \
+                 "s.length_total, s.ratings)"
+
+
+def _either(terms: list[str]) -> str:
+    return f"({' or '.join(terms)})" if terms else "False"
+
+
+def _every(terms: list[str]) -> str:
+    return f"({' and '.join(terms)})" if terms else "True"
+
+
 @dataclass(frozen=True, slots=True)
 class Condition:
     name: str
     test: Test
     explain: Explain
+    source: Source
 
 
 def _found(needles: list[str], lowered: list[str], haystack: str) -> list[str]:
     return [n for n, low in zip(needles, lowered) if low in haystack]
 
 
-def _contains_any(needles: list[str]) -> tuple[Test, Explain]:
+Compiled = tuple[Test, Explain, Source]
+
+
+def _contains_any(needles: list[str]) -> Compiled:
     lowered = [n.lower() for n in needles]
 
     def explain(s: Signals) -> Detail:
         found = _found(needles, lowered, s.text_lower)
         return {"held": bool(found), "found": found}
 
-    return (lambda s: any(low in s.text_lower for low in lowered)), explain
+    return ((lambda s: any(low in s.text_lower for low in lowered)), explain,
+            lambda k: _either([f"{k(low)} in text" for low in lowered]))
 
 
-def _not_contains_any(needles: list[str]) -> tuple[Test, Explain]:
+def _not_contains_any(needles: list[str]) -> Compiled:
     lowered = [n.lower() for n in needles]
 
     def explain(s: Signals) -> Detail:
         found = _found(needles, lowered, s.text_lower)
         return {"held": not found, "found": found}
 
-    return (lambda s: not any(low in s.text_lower for low in lowered)), explain
+    return ((lambda s: not any(low in s.text_lower for low in lowered)), explain,
+            lambda k: f"not {_either([f'{k(low)} in text' for low in lowered])}")
 
 
-def _rewrite_missing(needles: list[str]) -> tuple[Test, Explain]:
+def _rewrite_missing(needles: list[str]) -> Compiled:
     lowered = [n.lower() for n in needles]
 
     def explain(s: Signals) -> Detail:
         present = _found(needles, lowered, s.rewrite_lower)
         return {"held": not present, "present": present}
 
-    return (lambda s: not any(low in s.rewrite_lower for low in lowered)), explain
+    return ((lambda s: not any(low in s.rewrite_lower for low in lowered)), explain,
+            lambda k: f"not {_either([f'{k(low)} in rewrite' for low in lowered])}")
 
 
-def _regex_any(patterns: list[str]) -> tuple[Test, Explain]:
+def _regex_any(patterns: list[str]) -> Compiled:
     compiled = [(p, compile_pattern(p)) for p in patterns]
 
     def explain(s: Signals) -> Detail:
@@ -69,25 +107,27 @@ def _regex_any(patterns: list[str]) -> tuple[Test, Explain]:
                 return {"held": True, "pattern": pattern, "match": match[:200]}
         return {"held": False, "pattern": None}
 
-    return (lambda s: any(regex.found(s.rewrite_bytes) for _, regex in compiled)), explain
+    return ((lambda s: any(regex.found(s.rewrite_bytes) for _, regex in compiled)), explain,
+            lambda k: _either([f"{k(regex.found)}(data)" for _, regex in compiled]))
 
 
-def _min_length(minimum: int) -> tuple[Test, Explain]:
+def _min_length(minimum: int) -> Compiled:
     def explain(s: Signals) -> Detail:
         return {"held": s.length_total >= minimum, "length_total": s.length_total, "min": minimum}
 
-    return (lambda s: s.length_total >= minimum), explain
+    return (lambda s: s.length_total >= minimum), explain, lambda k: f"length >= {k(minimum)}"
 
 
-def _max_length(maximum: int) -> tuple[Test, Explain]:
+def _max_length(maximum: int) -> Compiled:
     def explain(s: Signals) -> Detail:
         return {"held": s.length_total <= maximum, "length_total": s.length_total, "max": maximum}
 
-    return (lambda s: s.length_total <= maximum), explain
+    return (lambda s: s.length_total <= maximum), explain, lambda k: f"length <= {k(maximum)}"
 
 
-def _dimension_compare(thresholds: dict[str, float], greater: bool) -> tuple[Test, Explain]:
+def _dimension_compare(thresholds: dict[str, float], greater: bool) -> Compiled:
     items = list(thresholds.items())
+    operator = ">" if greater else "<"
 
     def test(s: Signals) -> bool:
         if greater:
@@ -97,20 +137,21 @@ def _dimension_compare(thresholds: dict[str, float], greater: bool) -> tuple[Tes
     def explain(s: Signals) -> Detail:
         return {"held": test(s), "values": {dim: s.ratings[dim] for dim, _ in items}, "thresholds": thresholds}
 
-    return test, explain
+    return test, explain, lambda k: _every([f"ratings[{k(dim)}] {operator} {k(limit)}" for dim, limit in items])
 
 
-def _any_of(blocks: list[dict[str, Any]]) -> tuple[Test, Explain]:
+def _any_of(blocks: list[dict[str, Any]]) -> Compiled:
     compiled = [compile_when(block) for block in blocks]
 
     def explain(s: Signals) -> Detail:
         details = [block.explain(s, exhaustive=True) for block in compiled]
         return {"held": any(block.test(s) for block in compiled), "blocks": details}
 
-    return (lambda s: any(block.test(s) for block in compiled)), explain
+    return ((lambda s: any(block.test(s) for block in compiled)), explain,
+            lambda k: _either([block.source(k) for block in compiled]))
 
 
-CONDITIONS: dict[str, Callable[[Any], tuple[Test, Explain]]] = {
+CONDITIONS: dict[str, Callable[[Any], Compiled]] = {
     "response_contains_any": _contains_any,
     "not_contains_any": _not_contains_any,
     "preferred_rewrite_missing_substring": _rewrite_missing,
@@ -145,6 +186,24 @@ class Block:
                 break
         return detail
 
+    def source(self, constants: Constants) -> str:
+        return _every([condition.source(constants) for condition in self.conditions])
+
 
 def compile_when(when: dict[str, Any] | None) -> Block:
     return Block(tuple(Condition(name, *CONDITIONS[name](value)) for name, value in (when or {}).items()))
+
+
+def compile_verdicts(blocks: Sequence[Block]) -> Callable[[Signals], tuple[bool, ...]]:
+    """One function that tests every block on a submission's signals: `verdicts(s)[i]` is
+    `blocks[i].test(s)`. Conditions read only the signals and the original ratings, never what earlier
+    rules did, so all of a config's rules are tested at once, without a call per rule or condition."""
+    constants = Constants()
+    tests = "".join(f"{block.source(constants)}, " for block in blocks)
+    source = f"def verdicts(s):\n    {_SIGNAL_LOCALS}\n    return ({tests})\n"
+    namespace = dict(constants.values)
+    try:
+        exec(compile(source, "<evalkit rules>", "exec"), namespace)  # noqa: S102 - names, not config text
+    except (SyntaxError, RecursionError, MemoryError):  # nesting beyond what the parser takes
+        return lambda s: tuple(block.test(s) for block in blocks)
+    return namespace["verdicts"]

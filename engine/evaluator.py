@@ -34,9 +34,12 @@ class Evaluator:
         state = RuleState(dict(corrected), plan.scale, plan.round_digits, plan.dedupe_comments)
         fired: list[FiredRule] = []
         skipped: list[SkippedRule] = []
-        self._run_rules(plan.rating_rules, signals, state, fired, skipped, plan.stop_after_first)
+        verdicts = plan.verdicts(signals)
+        rating_count = len(plan.rating_rules)
+        self._run_rules(plan.rating_rules, verdicts[:rating_count], signals, state, fired, skipped,
+                        plan.stop_after_first)
         ranking, ranking_feedback, ranking_issues = normalize_ranking(plan, submission)
-        self._run_rules(plan.ranking_rules, signals, state, fired, skipped, False)
+        self._run_rules(plan.ranking_rules, verdicts[rating_count:], signals, state, fired, skipped, False)
         rewrite_final, rewrite_fired, rewrite_skipped = finalize_rewrite(plan, submission)
         fired.extend(rewrite_fired)
         skipped.extend(rewrite_skipped)
@@ -60,13 +63,13 @@ class Evaluator:
         )
 
     @staticmethod
-    def _run_rules(rules: list[RulePlan], signals: Signals, state: RuleState, fired: list[FiredRule],
-                   skipped: list[SkippedRule], stop_after_first: bool) -> None:
+    def _run_rules(rules: list[RulePlan], verdicts: tuple[bool, ...], signals: Signals, state: RuleState,
+                   fired: list[FiredRule], skipped: list[SkippedRule], stop_after_first: bool) -> None:
         stopped_by: str | None = None
-        for rule in rules:
+        for rule, holds in zip(rules, verdicts):
             if stopped_by is not None:
                 skipped.append(SkippedRule(rule.id, rule.type, None, None, stopped_by))
-            elif not rule.when.test(signals):
+            elif not holds:
                 skipped.append(SkippedRule(rule.id, rule.type, rule.when, signals))
             else:
                 detail = rule.when.explain(signals) if rule.reads_detail else None

@@ -4,10 +4,12 @@ rules as RulePlans (compiled conditions and actions). Evaluation reads only the 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from evalkit.engine.actions import Apply, compile_actions
-from evalkit.engine.conditions import Block, compile_when
+from evalkit.engine.conditions import Block, compile_verdicts, compile_when
+from evalkit.engine.context import Signals
+from evalkit.engine.templates import compile_template
 
 DEFAULT_DIMENSIONS: dict[str, tuple[float, float]] = {
     "instructions": (4.0, 1.5),
@@ -57,6 +59,8 @@ class ConfigPlan:
     score_thresholds: list[tuple[str, float]] = field(default_factory=list)
     rule_version: Any = None
     pull_cache: dict[tuple[str, float], tuple[float, str]] = field(default_factory=dict, compare=False, repr=False)
+    verdicts: Callable[[Signals], tuple[bool, ...]] = field(default=lambda s: (), compare=False, repr=False)
+    """Whether each rating rule, then each ranking rule, holds on a submission's signals."""
 
 
 def _dimensions(data: dict[str, Any]) -> dict[str, Any]:
@@ -77,8 +81,10 @@ def _dimensions(data: dict[str, Any]) -> dict[str, Any]:
 
 def _rule(raw: dict[str, Any], kind: str) -> RulePlan:
     actions = raw.get("actions") or {}
+    template = actions.get("add_comment_template")
+    reads_detail = template is not None and "detail" in compile_template(template).names
     return RulePlan(raw["id"], kind, compile_when(raw.get("when")), compile_actions(actions),
-                    raw.get("description", ""), reads_detail="add_comment_template" in actions)
+                    raw.get("description", ""), reads_detail=reads_detail)
 
 
 def _rewrite_rule(raw: dict[str, Any]) -> RewriteRulePlan:
@@ -104,10 +110,13 @@ def _rules(data: dict[str, Any]) -> dict[str, Any]:
 
 def compile_plan(data: dict[str, dict[str, Any]]) -> ConfigPlan:
     """`data` maps each config name to its validated content ({} for an absent file)."""
+    rules = _rules(data.get("rules") or {})
+    tested = [rule.when for rule in (*rules["rating_rules"], *rules["ranking_rules"])]
     return ConfigPlan(
         **_dimensions(data.get("dimensions") or {}),
         ranking=data.get("ranking") or {},
         prompt=data.get("prompt") or {},
         rewrite=data.get("rewrite") or {},
-        **_rules(data.get("rules") or {}),
+        **rules,
+        verdicts=compile_verdicts(tested),
     )

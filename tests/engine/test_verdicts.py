@@ -1,0 +1,70 @@
+"""The generated test of all rules at once (`compile_verdicts`) says exactly what each rule's conditions say
+one by one (`Block.test`) and what their explanation reports (`held`), for any `when` and any submission."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from evalkit.engine import DIMENSIONS
+from evalkit.engine.conditions import compile_verdicts, compile_when
+from evalkit.engine.context import Signals
+from evalkit.engine.submission import parse_submission
+
+WORDS = st.text(alphabet="aAbß\u0130é ({[.?$", max_size=4)  # case folding, regex metacharacters
+PATTERNS = st.sampled_from(["a", "^a", "b$", "(a+)+$", "[aé]{2}", "\\.", "(?i)ss", ""])
+RATINGS = st.floats(min_value=-1, max_value=6, allow_nan=False)
+
+LEAVES: dict[str, st.SearchStrategy[Any]] = {
+    "response_contains_any": st.lists(WORDS, max_size=3),
+    "not_contains_any": st.lists(WORDS, max_size=3),
+    "preferred_rewrite_missing_substring": st.lists(WORDS, max_size=3),
+    "rewrite_regex_any": st.lists(PATTERNS, max_size=3),
+    "min_total_length": st.integers(0, 30),
+    "max_total_length": st.integers(0, 30),
+    "dimension_gt": st.dictionaries(st.sampled_from(DIMENSIONS), RATINGS, max_size=2),
+    "dimension_lt": st.dictionaries(st.sampled_from(DIMENSIONS), RATINGS, max_size=2),
+}
+
+
+def whens(depth: int = 2) -> st.SearchStrategy[dict[str, Any]]:
+    leaves = dict(LEAVES)
+    if depth:
+        leaves["any_of"] = st.lists(whens(depth - 1), max_size=3)
+    return st.dictionaries(st.sampled_from(sorted(leaves)), st.none(), max_size=4).flatmap(
+        lambda keys: st.fixed_dictionaries({key: leaves[key] for key in keys}))
+
+
+submissions = st.fixed_dictionaries({
+    "prompt": st.just("P"),
+    "responses": st.lists(st.fixed_dictionaries({"id": st.sampled_from("ab"), "text": WORDS}), min_size=1,
+                          max_size=3),
+    "ranking": st.just([]),
+    "ratings": st.fixed_dictionaries({name: RATINGS for name in DIMENSIONS}),
+    "rewrite_preferred": WORDS,
+})
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(whens(), max_size=5), submissions)
+def test_generated_verdicts_agree_with_each_condition(rules: list[dict[str, Any]], data: dict[str, Any]) -> None:
+    blocks = [compile_when(when) for when in rules]
+    signals = Signals.of(parse_submission(data))
+    verdicts = compile_verdicts(blocks)(signals)
+    assert verdicts == tuple(block.test(signals) for block in blocks)
+    for verdict, block in zip(verdicts, blocks):
+        assert verdict == all(seen["held"] for seen in block.explain(signals, exhaustive=True).values())
+        assert type(verdict) is bool
+
+
+def test_nesting_deeper_than_the_parser_takes_still_tests() -> None:
+    when: dict[str, Any] = {"min_total_length": 1}
+    for _ in range(150):  # YAML depth caps configs far below this; the Python API does not
+        when = {"any_of": [when]}
+    block = compile_when(when)
+    signals = Signals.of(parse_submission({
+        "prompt": "P", "responses": [{"id": "a", "text": "abc"}], "ranking": ["a"],
+        "ratings": dict.fromkeys(DIMENSIONS, 3.0)}))
+    assert compile_verdicts([block])(signals) == (True,)
