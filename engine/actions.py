@@ -36,7 +36,7 @@ def _add_comment(text: str) -> Apply:
 
 
 def _add_comment_template(source: str) -> Apply:
-    render = compile_template(source)
+    render = compile_template(source).render
 
     def apply(state: RuleState, signals: Signals, detail: Detail, rule_id: str) -> dict[str, Any]:
         text = render({"signals": signals.public(), "detail": detail, "corrected": dict(state.corrected)})
