@@ -134,8 +134,61 @@ def _ranking(raw: Any) -> tuple[ResponseId, ...]:
 _KNOWN = frozenset({"prompt", "responses", "ranking", "ratings", "evidence", *OPTIONAL_TEXT})
 
 
+_FLOAT_MAX = sys.float_info.max
+
+
+def _well_typed(data: Any) -> Submission | None:
+    """The common case in one pass: every field of the expected type, string ids, finite ratings. None
+    sends anything else (an error to report, an integer id, a huge rating) through the careful path."""
+    if type(data) is not dict:
+        return None
+    prompt, raw_responses, ranking, raw_ratings = (data.get("prompt"), data.get("responses"), data.get("ranking"),
+                                                   data.get("ratings"))
+    if (type(prompt) is not str or type(raw_responses) is not list or not raw_responses
+            or type(ranking) is not list or type(raw_ratings) is not dict):
+        return None
+    responses = []
+    for item in raw_responses:
+        if type(item) is not dict:
+            return None
+        rid, text, meta = item.get("id"), item.get("text"), item.get("meta")
+        if type(rid) is not str or type(text) is not str or (meta is not None and type(meta) is not dict):
+            return None
+        responses.append(Response(rid, text, meta))
+    for rid in ranking:
+        if type(rid) is not str:
+            return None
+    ratings = {}
+    for name in DIMENSIONS:
+        value = raw_ratings.get(name)
+        if type(value) is int and -_FLOAT_MAX <= value <= _FLOAT_MAX:
+            value = float(value)
+        elif type(value) is not float or not -_FLOAT_MAX <= value <= _FLOAT_MAX:  # also NaN and inf
+            return None
+        ratings[name] = value
+    justification = raw_ratings.get("justification")
+    optional = {}
+    for key in OPTIONAL_TEXT:
+        value = data.get(key)
+        if value is not None:
+            if type(value) is not str:
+                return None
+            optional[key] = value
+    evidence = data.get("evidence")
+    if (justification is not None and type(justification) is not str
+            or evidence is not None and type(evidence) not in (str, list, dict)):
+        return None
+    return Submission(prompt, tuple(responses), tuple(ranking), ratings, justification or "",
+                      evidence=evidence, extra={k: v for k, v in data.items() if k not in _KNOWN}, **optional)
+
+
 def parse_submission(data: Any) -> Submission:
     """Check and convert one submission; raises SubmissionError naming the offending field."""
+    return _well_typed(data) or _checked(data)
+
+
+def _checked(data: Any) -> Submission:
+    """Every check in schema order, so that the error names the first offending field."""
     _expect(data, dict, "", "a mapping (a JSON object)")
     for key in ("prompt", "responses", "ranking", "ratings"):
         if key not in data:

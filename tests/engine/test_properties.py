@@ -14,11 +14,12 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from evalkit import schemas
 from evalkit.engine import DIMENSIONS, Evaluator, SubmissionError, load_config, parse_submission
+from evalkit.engine.submission import _checked, _well_typed
 
 SCHEMA = jsonschema.Draft202012Validator(schemas.load("submission"))
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -204,3 +205,18 @@ def test_every_field_accepts_exactly_the_values_the_schema_accepts(slot: tuple[A
     else:
         accepted = True
     assert accepted == expected, (slot, value)
+
+
+@SETTINGS
+@given(st.one_of(valid_submissions(), near_valid_submissions(),
+                 st.sampled_from(SLOTS).flatmap(lambda slot: st.one_of(EDGES, json_values).map(
+                     lambda value: mutate({"prompt": "P", "responses": [{"id": "a", "text": "t"}],
+                                           "ranking": ["a"], "ratings": {name: 3 for name in DIMENSIONS}},
+                                          slot, value, delete=False)))))
+def test_the_fast_path_builds_what_the_careful_path_builds(data: Any) -> None:
+    fast = _well_typed(data)
+    event("careful path" if fast is None else "fast path")
+    if fast is None:
+        return  # the careful path decides alone
+    assert fast == _checked(data)
+    assert SCHEMA.is_valid(data)
