@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evalkit.engine import ConfigError, Evaluator, analyze, limits, load_config
-from evalkit.engine.templates import TemplateProblem, compile_template, environment
+from evalkit.engine.templates import TemplateProblem, _render, compile_template, environment
 
 Evaluate = Callable[..., dict[str, Any]]
 Factory = Callable[..., dict[str, Any]]
@@ -188,3 +190,19 @@ def test_formatting_within_the_caps_still_works(template: str, expected: str) ->
 def test_string_builders_beyond_the_cap_render_an_error_not_a_huge_string(template: str) -> None:
     text = compile_template(template)({})
     assert text.startswith("[template error:")
+
+
+LOOKUP_KEYS = st.sampled_from(["length_total", "accuracy", "held", "missing", "items", "get", "x"])
+VALUES = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=4),
+                   st.dictionaries(st.sampled_from(["held", "found"]), st.booleans(), max_size=2))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.text(alphabet="ab %#}\n", max_size=6),
+                          st.tuples(st.sampled_from(["signals", "detail", "corrected"]), LOOKUP_KEYS)),
+                max_size=6),
+       st.dictionaries(st.sampled_from(["signals", "detail", "corrected"]),
+                       st.one_of(st.none(), st.dictionaries(LOOKUP_KEYS, VALUES, max_size=4)), max_size=3))
+def test_text_and_lookups_render_as_jinja_renders_them(parts: list[Any], context: dict[str, Any]) -> None:
+    source = "".join(p if isinstance(p, str) else f"{{{{ {p[0]}.{p[1]} }}}}" for p in parts)
+    assert compile_template(source)(context) == _render(environment().from_string(source), context)
