@@ -11,6 +11,9 @@ from evalkit.engine.conditions import Block, compile_verdicts, compile_when
 from evalkit.engine.context import Signals
 from evalkit.engine.templates import compile_template
 
+REWRITE_NOTE_DEFAULT = "Expand content."
+PROMPT_DEFAULTS = {"ok": "Prompt valid.", "missing_field": "Missing fields: {missing}",
+                   "invalid_label": "Invalid label {field}={value}"}
 DEFAULT_DIMENSIONS: dict[str, tuple[float, float]] = {
     "instructions": (4.0, 1.5),
     "accuracy": (4.2, 1.2),
@@ -41,15 +44,42 @@ class RewriteRulePlan:
 
 
 @dataclass(frozen=True, slots=True)
+class RankingPlan:
+    allow_duplicates: bool = False
+    append_missing: bool = True
+    require_all_ids: bool = True
+    feedback: dict[str, str] = field(default_factory=dict)
+    """Texts by outcome (complete, missing_ids, had_duplicates, unknown_ids)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RewritePlan:
+    min_length: int = 0
+    add_note_if_short: bool = True
+    note: str = "\n\nExpand content."
+    """What a short rewrite gets, and what `append_note` appends: two newlines and `note_text`."""
+    postprocessors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PromptPlan:
+    texts: dict[str, str] = field(default_factory=dict)
+    """The feedback texts by outcome (ok, missing_field, invalid_label), defaults filled in."""
+    required_fields: tuple[str, ...] = ()
+    label_checks: tuple[tuple[str, list[Any]], ...] = ()
+    """(field, allowed values), from keys that are a field name or `<field>_allow`."""
+
+
+@dataclass(frozen=True, slots=True)
 class ConfigPlan:
     scale: tuple[float, float] = (0.0, 5.0)
     dimensions: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(DEFAULT_DIMENSIONS))
     pull_fraction: float = 0.4
     round_digits: int | None = None
     justification_delta: float | None = None
-    ranking: dict[str, Any] = field(default_factory=dict)
-    prompt: dict[str, Any] = field(default_factory=dict)
-    rewrite: dict[str, Any] = field(default_factory=dict)
+    ranking: RankingPlan = field(default_factory=RankingPlan)
+    prompt: PromptPlan = field(default_factory=PromptPlan)
+    rewrite: RewritePlan = field(default_factory=RewritePlan)
     rating_rules: list[RulePlan] = field(default_factory=list)
     ranking_rules: list[RulePlan] = field(default_factory=list)
     rewrite_rules: list[RewriteRulePlan] = field(default_factory=list)
@@ -77,6 +107,24 @@ def _dimensions(data: dict[str, Any]) -> dict[str, Any]:
         "round_digits": adjustment.get("round"),
         "justification_delta": (data.get("validation") or {}).get("require_justification_if_delta_ge"),
     }
+
+
+def _ranking(data: dict[str, Any]) -> RankingPlan:
+    return RankingPlan(bool(data.get("allow_duplicates", False)),
+                       bool((data.get("corrections") or {}).get("append_missing", True)),
+                       bool(data.get("require_all_ids", True)), dict(data.get("feedback_templates") or {}))
+
+
+def _rewrite(data: dict[str, Any]) -> RewritePlan:
+    return RewritePlan(data.get("min_length", 0), bool(data.get("add_note_if_short", True)),
+                       "\n\n" + data.get("note_text", REWRITE_NOTE_DEFAULT),
+                       tuple(step["type"] for step in data.get("postprocessors") or []))
+
+
+def _prompt(data: dict[str, Any]) -> PromptPlan:
+    return PromptPlan({**PROMPT_DEFAULTS, **(data.get("feedback") or {})}, tuple(data.get("required_fields") or ()),
+                      tuple((key.removesuffix("_allow"), allowed)
+                            for key, allowed in (data.get("label_checks") or {}).items()))
 
 
 def _rule(raw: dict[str, Any], kind: str) -> RulePlan:
@@ -114,9 +162,9 @@ def compile_plan(data: dict[str, dict[str, Any]]) -> ConfigPlan:
     tested = [rule.when for rule in (*rules["rating_rules"], *rules["ranking_rules"])]
     return ConfigPlan(
         **_dimensions(data.get("dimensions") or {}),
-        ranking=data.get("ranking") or {},
-        prompt=data.get("prompt") or {},
-        rewrite=data.get("rewrite") or {},
+        ranking=_ranking(data.get("ranking") or {}),
+        prompt=_prompt(data.get("prompt") or {}),
+        rewrite=_rewrite(data.get("rewrite") or {}),
         **rules,
         verdicts=compile_verdicts(tested),
     )
