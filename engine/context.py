@@ -24,10 +24,14 @@ class Signals:
     @classmethod
     def of(cls, submission: Submission) -> Signals:
         rewrite = submission.rewrite_preferred
-        text_space = "\n".join([r.text for r in submission.responses]) + "\n" + rewrite
-        return cls(text_space, text_space.lower(), rewrite, rewrite.lower(),
-                   rewrite.encode("utf-8", "surrogatepass"), len(text_space), len(submission.responses),
-                   submission.ratings)
+        rewrite_lower = rewrite.lower()
+        texts = [r.text for r in submission.responses]
+        text_space = "\n".join(texts) + "\n" + rewrite
+        # lowering each part is lowering the whole: "\n" is neither cased nor case-ignorable, so no case
+        # rule (the final sigma's) looks across it; the rewrite is lowered once for both
+        text_lower = "\n".join([t.lower() for t in texts]) + "\n" + rewrite_lower
+        return cls(text_space, text_lower, rewrite, rewrite_lower, rewrite.encode("utf-8", "surrogatepass"),
+                   len(text_space), len(texts), submission.ratings)
 
     def public(self) -> dict[str, int]:
         return {"length_total": self.length_total, "response_count": self.response_count}
