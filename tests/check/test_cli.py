@@ -118,10 +118,12 @@ def test_text_is_coloured_on_a_terminal_and_plain_in_a_pipe_or_with_no_color() -
     assert "\033[" not in evalkit("check", folder).stdout
 
 
-def test_checking_imports_neither_textual_nor_pygls_nor_jinja_without_templates() -> None:
+def test_checking_imports_neither_textual_nor_pygls_and_jinja_only_for_templates_that_need_it() -> None:
     code = ("import sys; from evalkit.cli import main; code = main(['check', sys.argv[1]]); "
             "print(sorted(m for m in ('textual', 'pygls', 'jinja2', 'jsonschema') if m in sys.modules))")
-    for folder, expected in ((REPO / "config_samples", "['jinja2']"),
-                             (REPO / "tests" / "check" / "configs" / "valid" / "rules_only", "[]")):
+    valid = REPO / "tests" / "check" / "configs" / "valid"
+    for folder, expected in ((REPO / "config_samples", "[]"),  # its one template is text and lookups
+                             (valid / "every_condition", "['jinja2']"),  # a filter and an if
+                             (valid / "rules_only", "[]")):
         done = subprocess.run([sys.executable, "-c", code, str(folder)], capture_output=True, text=True, timeout=60)
         assert done.stdout.splitlines()[-1] == expected

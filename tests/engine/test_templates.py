@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+from jinja2 import TemplateSyntaxError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -198,11 +199,17 @@ VALUES = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(st.text(alphabet="ab %#}\n", max_size=6),
+@given(st.lists(st.one_of(st.text(alphabet="ab %#{}\n\r-", max_size=6),
                           st.tuples(st.sampled_from(["signals", "detail", "corrected"]), LOOKUP_KEYS)),
                 max_size=6),
        st.dictionaries(st.sampled_from(["signals", "detail", "corrected"]),
                        st.one_of(st.none(), st.dictionaries(LOOKUP_KEYS, VALUES, max_size=4)), max_size=3))
 def test_text_and_lookups_render_as_jinja_renders_them(parts: list[Any], context: dict[str, Any]) -> None:
     source = "".join(p if isinstance(p, str) else f"{{{{ {p[0]}.{p[1]} }}}}" for p in parts)
-    assert compile_template(source)(context) == _render(environment().from_string(source), context)
+    try:
+        jinja = environment().from_string(source)
+    except TemplateSyntaxError:
+        with pytest.raises(TemplateProblem):
+            compile_template(source)
+        return
+    assert compile_template(source)(context) == _render(jinja, context)
