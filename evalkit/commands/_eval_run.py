@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 import time
 from pathlib import Path
@@ -14,9 +13,32 @@ from evalkit.engine.atomic import write_text_atomic
 from evalkit.engine.batch import Outcome, RawItem, Want, evaluate_all, raw_items
 from evalkit.engine.config import Config, analyze
 
-log = logging.getLogger("evalkit.eval")
-log.addHandler(logging.NullHandler())
-log.propagate = False
+class RunLog:
+    """The seed's --log-file: one line per config and per submission. Without the flag it does nothing and
+    `logging` is not even imported (it is a tenth of the cold start)."""
+
+    def __init__(self, path: str | None) -> None:
+        self._logger: Any = None
+        if path:
+            import logging
+
+            handler = logging.FileHandler(path, encoding="utf-8")
+            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+            self._logger = logging.Logger("evalkit.eval", logging.INFO)  # not registered: one per run
+            self._logger.addHandler(handler)
+
+    def info(self, message: str, *args: Any) -> None:
+        if self._logger is not None:
+            self._logger.info(message, *args)
+
+    def warning(self, message: str, *args: Any) -> None:
+        if self._logger is not None:
+            self._logger.warning(message, *args)
+
+    def close(self) -> None:
+        if self._logger is not None:
+            for handler in self._logger.handlers:
+                handler.close()
 
 
 class Progress:
@@ -39,15 +61,6 @@ class Progress:
             self.stream.flush()
 
 
-def _setup_log(path: str | None) -> None:
-    if not path:
-        return
-    handler = logging.FileHandler(path, encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
-    log.addHandler(handler)
-    log.setLevel(logging.INFO)
-
-
 def _is_batch(inputs: list[str], items: list[RawItem | Outcome]) -> bool:
     return len(items) != 1 or len(inputs) != 1 or Path(inputs[0]).is_dir() or inputs[0].endswith(".jsonl")
 
@@ -57,7 +70,17 @@ class EvalRun:
         self.args = args
 
     def execute(self) -> int:
-        _setup_log(self.args.log_file)
+        try:
+            self.log = RunLog(self.args.log_file)
+        except OSError as exc:
+            print(f"evalkit eval: cannot write the log {self.args.log_file}: {exc.strerror}", file=sys.stderr)
+            return 2
+        try:
+            return self._execute()
+        finally:
+            self.log.close()
+
+    def _execute(self) -> int:
         missing = [p for p in self.args.inputs if not Path(p).exists()]
         if missing:
             for path in missing:
@@ -88,7 +111,7 @@ class EvalRun:
         if config.plan is None:
             print("evalkit eval: the config has errors; nothing was evaluated", file=sys.stderr)
             return None
-        log.info("config %s (hash %s, rule version %s)", config.folder, config.config_hash, config.plan.rule_version)
+        self.log.info("config %s (hash %s, rule version %s)", config.folder, config.config_hash, config.plan.rule_version)
         return config
 
     def _evaluate(self, config: Config, items: list[RawItem | Outcome], want: Want) -> list[Outcome]:
@@ -99,9 +122,9 @@ class EvalRun:
             progress.step()
             if outcome.error:
                 print(f"{outcome.source}: error: {outcome.error}", file=sys.stderr)
-                log.warning("%s: %s", outcome.source, outcome.error)
+                self.log.warning("%s: %s", outcome.source, outcome.error)
             else:
-                log.info("%s: label=%s fired=%s", outcome.source, outcome.label, ",".join(outcome.fired) or "-")
+                self.log.info("%s: label=%s fired=%s", outcome.source, outcome.label, ",".join(outcome.fired) or "-")
         return outcomes
 
     def _write(self, config: Config, outcomes: list[Outcome], batch: bool) -> None:

@@ -381,6 +381,13 @@ def test_log_file(tmp_path: Path, seed: Path) -> None:
     assert "bad.json" in log
 
 
+def test_a_log_file_that_cannot_be_opened_is_a_clear_error(tmp_path: Path, seed: Path) -> None:
+    done = evalkit_eval(seed.name, "--log-file", "missing/run.log", "--out", "out.json", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == "evalkit eval: cannot write the log missing/run.log: No such file or directory\n"
+    assert not (tmp_path / "out.json").exists()
+
+
 # --- outputs are atomic ----------------------------------------------------------------------------
 
 
