@@ -194,10 +194,30 @@ def compile_when(when: dict[str, Any] | None) -> Block:
     return Block(tuple(Condition(name, *CONDITIONS[name](value)) for name, value in (when or {}).items()))
 
 
+class _Verdicts:
+    """`compile_verdicts`' function, generated and compiled on its first call: checking a config (the
+    language server re-checks on every keystroke, `evalkit check` never evaluates) does not pay for it."""
+
+    __slots__ = ("_blocks", "_function")
+
+    def __init__(self, blocks: Sequence[Block]) -> None:
+        self._blocks = tuple(blocks)
+        self._function: Callable[[Signals], tuple[bool, ...]] | None = None
+
+    def __call__(self, signals: Signals) -> tuple[bool, ...]:
+        if self._function is None:
+            self._function = _generate(self._blocks)
+        return self._function(signals)
+
+
 def compile_verdicts(blocks: Sequence[Block]) -> Callable[[Signals], tuple[bool, ...]]:
     """One function that tests every block on a submission's signals: `verdicts(s)[i]` is
     `blocks[i].test(s)`. Conditions read only the signals and the original ratings, never what earlier
     rules did, so all of a config's rules are tested at once, without a call per rule or condition."""
+    return _Verdicts(blocks)
+
+
+def _generate(blocks: tuple[Block, ...]) -> Callable[[Signals], tuple[bool, ...]]:
     constants = Constants()
     tests = "".join(f"{block.source(constants)}, " for block in blocks)
     source = f"def verdicts(s):\n    {_SIGNAL_LOCALS}\n    return ({tests})\n"
