@@ -1,8 +1,15 @@
 """YAML text -> plain data plus the position of every node, with the safety limits applied first.
 
-The event stream is scanned before any tree is built, so alias bombs, recursive aliases and absurd nesting
-are refused in milliseconds; then the tree is composed and turned into plain data, recording each node's
-span, merging `<<` keys as PyYAML does, and refusing duplicate keys (PyYAML would silently keep the last).
+The careful path scans the event stream before any tree is built, so alias bombs, recursive aliases and
+absurd nesting are refused in milliseconds; then the tree is composed and turned into plain data,
+recording each node's span, merging `<<` keys as PyYAML does, and refusing duplicate keys (PyYAML would
+silently keep the last).
+
+The scan is a third of the work, and a document that cannot nest deep enough to hurt libyaml's composer
+(which recurses in C) does not need it first: it is composed at once and its limits are checked while
+it is turned into data. At the first sign of trouble (too deep, too many nodes, any error) the document
+goes through the careful path, which reports the problem exactly as before; the fast path only ever
+returns what the careful path would.
 """
 
 from __future__ import annotations
@@ -98,25 +105,59 @@ def _scan_limits(text: str, path: str) -> Diagnostic | None:
     return None
 
 
-class _Builder:
-    """Turns a composed node tree into plain data, recording spans and duplicate keys."""
+_SAFE_COMPOSER_DEPTH = 2_000
+"""Far below the nesting at which libyaml's composer exhausts the C stack (tens of thousands)."""
 
-    def __init__(self, path: str) -> None:
+
+def _shallow_for_sure(text: str) -> bool:
+    """Whether the document certainly nests less than _SAFE_COMPOSER_DEPTH. Each flow level needs a bracket,
+    and block levels need indentation: a nested block collection starts further right than its parent,
+    or at the same column once (a sequence under a key), so block nesting is at most twice the longest
+    line."""
+    brackets = text.count("[") + text.count("{")
+    if brackets >= _SAFE_COMPOSER_DEPTH:
+        return False
+    longest = max(map(len, text.splitlines()), default=0)
+    return brackets + 2 * longest + 2 < _SAFE_COMPOSER_DEPTH
+
+
+class _Unchecked(Exception):
+    """The fast path met a limit, or might have: the careful path decides and reports."""
+
+
+class _Builder:
+    """Turns a composed node tree into plain data, recording spans and duplicate keys. With `checking`, it
+    also enforces the nesting and size limits itself (the tree was not scanned first)."""
+
+    def __init__(self, path: str, checking: bool = False) -> None:
         self.path = path
         self.spans: dict[JsonPath, NodeSpans] = {}
         self.diagnostics: list[Diagnostic] = []
         self._constructor = yaml.constructor.SafeConstructor()
+        # aliases are walked again where they are used, so these count what the scan counts, or more
+        self._max_depth = limits.MAX_YAML_DEPTH if checking else None
+        self._nodes_left = limits.MAX_YAML_NODES if checking else None
 
-    def build(self, node: yaml.Node, at: JsonPath, key: Span | None = None) -> Any:
+    def build(self, node: yaml.Node, at: JsonPath, key: Span | None = None, depth: int = 0) -> Any:
+        if self._nodes_left is not None:
+            self._nodes_left -= 1
+            if self._nodes_left < 0:
+                raise _Unchecked
         self.spans[at] = NodeSpans(_span(node), key)
         if isinstance(node, yaml.MappingNode):
-            return self._mapping(node, at)
+            return self._mapping(node, at, depth + 1)
         if isinstance(node, yaml.SequenceNode):
-            return [self.build(item, (*at, i)) for i, item in enumerate(node.value)]
+            self._enter(depth + 1)
+            return [self.build(item, (*at, i), None, depth + 1) for i, item in enumerate(node.value)]
         return self._constructor.construct_object(node)
 
-    def _mapping(self, node: yaml.MappingNode, at: JsonPath) -> dict[str, Any]:
-        out = self._merged(node, at)
+    def _enter(self, depth: int) -> None:
+        if self._max_depth is not None and depth > self._max_depth:  # also where an alias refers to itself
+            raise _Unchecked
+
+    def _mapping(self, node: yaml.MappingNode, at: JsonPath, depth: int) -> dict[str, Any]:
+        self._enter(depth)
+        out = self._merged(node, at, depth)
         seen: set[str] = set()
         for key_node, value_node in node.value:
             if key_node.tag == _MERGE_TAG:
@@ -128,10 +169,10 @@ class _Builder:
                     f"duplicate key '{key}' (first at line {self.spans[(*at, key)].key.line})"))  # type: ignore[union-attr]
                 continue
             seen.add(key)
-            out[key] = self.build(value_node, (*at, key), _span(key_node))
+            out[key] = self.build(value_node, (*at, key), _span(key_node), depth)
         return out
 
-    def _merged(self, node: yaml.MappingNode, at: JsonPath) -> dict[str, Any]:
+    def _merged(self, node: yaml.MappingNode, at: JsonPath, depth: int) -> dict[str, Any]:
         """The entries of YAML merge keys (`<<: *base`), as PyYAML's loader merges them: the mapping's own
         keys override them, and an earlier merged mapping overrides a later one."""
         out: dict[str, Any] = {}
@@ -141,7 +182,7 @@ class _Builder:
             sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
             for source in reversed(sources):  # so that the earlier mappings' values and spans win
                 if isinstance(source, yaml.MappingNode):
-                    out.update(self._mapping(source, at))
+                    out.update(self._mapping(source, at, depth + 1))
                 else:
                     self.diagnostics.append(error(self.path, _span(source), "yaml-syntax",
                                                   "a merge key '<<' takes a mapping or a list of mappings"))
@@ -158,6 +199,26 @@ def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Diagnost
     if len(text) > limits.MAX_YAML_BYTES:
         return None, [error(path, FILE_START, "file-too-large",
                             f"file is {len(text):,} characters; the limit is {limits.MAX_YAML_BYTES:,}")]
+    if _shallow_for_sure(text):
+        try:
+            return _parse_fast(text, path)
+        except (_Unchecked, yaml.YAMLError):
+            pass  # the careful path finds it again and reports it
+    return _parse_careful(text, path)
+
+
+def _parse_fast(text: str, path: str) -> tuple[YamlDocument | None, list[Diagnostic]]:
+    """Compose at once, check the limits while building; raises at the first problem of any kind."""
+    root = yaml.compose(text, Loader=_Loader)
+    if root is None:
+        return YamlDocument(path, text, None), []
+    builder = _Builder(path, checking=True)
+    data = builder.build(root, ())
+    return YamlDocument(path, text, data, builder.spans), builder.diagnostics
+
+
+def _parse_careful(text: str, path: str) -> tuple[YamlDocument | None, list[Diagnostic]]:
+    """Scan the limits, then compose and build; every problem becomes a diagnostic."""
     try:
         refused = _scan_limits(text, path)
         if refused is not None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import time
 
-from hypothesis import given, settings
+import yaml
+
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from evalkit.engine import limits
@@ -103,3 +105,33 @@ def test_no_text_makes_the_loader_raise(tokens: list[str]) -> None:
     document, diagnostics = parse_yaml(text, "f.yaml")
     assert document is not None or diagnostics
     assert all(d.line >= 1 and d.column >= 1 for d in diagnostics)
+
+
+STRUCTURED = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.text(alphabet="ab: -#*&", max_size=4)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text("abc", max_size=2), inner,
+                                                                         max_size=3)),
+    max_leaves=12,
+)
+ANCHORED = "base: &b {x: 1, y: [1, 2]}\nuse:\n  <<: *b\n  y: 3\nlist: [*b, *b]\nseq: &s\n- 1\n- *b\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(
+    st.lists(st.sampled_from([*"ab:-[]{}&*!|>'\"#\n\t ,?<%@`", "&x ", "*x", "<<: ", "\n  "]), max_size=40).map(
+        "".join),
+    st.tuples(STRUCTURED, st.booleans()).map(lambda v: yaml.safe_dump(v[0], default_flow_style=v[1])),
+    st.integers(1, 80).map(lambda depth: "[" * depth + "]" * depth),
+    st.integers(1, 40).map(lambda depth: "".join(f"{'  ' * i}k{i}:\n" for i in range(depth)) + "  " * depth + "v"),
+    st.integers(0, 3).map(lambda n: ANCHORED + "more: " + "[*b, " * n + "1" + "]" * n + "\n"),
+))
+def test_the_fast_path_returns_what_the_careful_path_returns(text: str) -> None:
+    from evalkit.engine.yamlsource import _parse_careful, _parse_fast, _Unchecked
+
+    try:
+        fast = _parse_fast(text, "f.yaml")
+    except (_Unchecked, yaml.YAMLError):
+        event("careful path")
+        return  # the careful path alone answers
+    event("fast path")
+    assert fast == _parse_careful(text, "f.yaml")
