@@ -233,6 +233,8 @@ class ReviewApp(App[int]):
         self.filter_input.cursor_blink = self.blink
         self.tabs.config = self.session.config
         self.queue.focus()
+        # a watcher runs at once: the queue's cursor and the submission it selects land in the same frame
+        self.watch(self.queue, "cursor", self._cursor_moved, init=False)
         self.update_status()
         self.read_input()
         self.evaluate_in_background()
@@ -401,9 +403,10 @@ class ReviewApp(App[int]):
 
     # Showing a submission
 
-    @on(QueueView.Highlighted)
-    def on_queue_highlighted(self, message: QueueView.Highlighted) -> None:
-        self.show(message.index)
+    def _cursor_moved(self) -> None:
+        index = self.queue.current
+        if index is not None:
+            self.show(index)
 
     def show(self, index: int | None, keep: str | None = None) -> None:
         if not self.tabs.is_mounted:  # a message that arrived while the app closes

@@ -2,7 +2,7 @@
 
 Only the visible rows are ever rendered, so ten thousand submissions cost what forty do; a ListView would
 build a widget per row. Rows come from the session's current view (filtered and sorted); the cursor is a
-position in that view, and moving it posts `QueueView.Highlighted` with the submission's index.
+position in that view (`cursor`, a reactive the app watches), and `current` is the submission under it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Region, Size
-from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -59,14 +58,8 @@ class QueueView(ScrollView, can_focus=True):
         "queue--muted",
     }
 
-    cursor: reactive[int] = reactive(0, always_update=True, init=False)
-
-    class Highlighted(Message):
-        """The cursor is on another submission."""
-
-        def __init__(self, index: int) -> None:
-            super().__init__()
-            self.index = index
+    # no repaint of its own: watch_cursor repaints just the two rows that changed
+    cursor: reactive[int] = reactive(0, always_update=True, init=False, repaint=False)
 
     def __init__(self, session: ReviewSession, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -95,9 +88,6 @@ class QueueView(ScrollView, can_focus=True):
 
     def watch_cursor(self, old: int, new: int) -> None:
         self._refresh_rows(old, new)
-        index = self.current
-        if index is not None:
-            self.post_message(self.Highlighted(index))
 
     def _refresh_rows(self, *positions: int) -> None:
         """Repaint just these rows (a scroll repaints everything by itself)."""
