@@ -448,7 +448,9 @@ class ReviewApp(App[int]):
         decision = None
         if proposal is not None and self.current is not None:
             decision = self.session.decisions(self.current).get(proposal.target)
-        self.why.update(why_text(proposal, decision), layout=False)
+        text = why_text(proposal, decision)
+        if text != self.why.content:  # the table's own highlight message repeats what show() drew
+            self.why.update(text, layout=False)
 
     def refresh_current(self) -> None:
         keep = self.proposals_table.current
