@@ -21,6 +21,7 @@ from evalkit.engine.submission import Response, Submission
 from evalkit.tui import render
 from evalkit.tui.decisions import Decision
 from evalkit.tui.queue_view import short_source
+from evalkit.tui.text_view import TextView
 
 TABS = (
     ("overview", "Overview"),
@@ -81,7 +82,7 @@ class DetailTabs(TabbedContent):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, initial="overview")
-        self.statics: dict[str, Static] = {}  # by id: drawing never depends on a query succeeding
+        self.views: dict[str, TextView] = {}  # by id: drawing never depends on a query succeeding
         for tab_id, title in TABS:
             self.compose_add_child(TabPane(title, self._pane_body(tab_id), id=tab_id))
         self.shown: Shown | None = None
@@ -98,38 +99,19 @@ class DetailTabs(TabbedContent):
         if painter is not None:
             painter()
 
-    def _pane_body(self, tab_id: str) -> VerticalScroll:
+    def _pane_body(self, tab_id: str) -> VerticalScroll | TextView:
         if tab_id == "responses":
             self.responses_body = VerticalScroll(id="responses-body")
             return self.responses_body
-        names = (
-            [f"overview-{name}" for name in ("problem", "ranking", "ratings", "outcome")]
-            if tab_id == "overview"
-            else [f"{tab_id}-text"]
-        )
-        for name in names:
-            self.statics[name] = Static(id=name, markup=False)
-        return VerticalScroll(*(self.statics[name] for name in names), id=f"{tab_id}-body")
+        name = f"{tab_id}-text"
+        self.views[name] = TextView(id=name)
+        return self.views[name]
 
-    def _static(self, widget_id: str) -> Static:
-        return self.statics[widget_id]
-
-    def _set(self, widget_id: str, content: Any) -> None:
-        self._static(widget_id).update(content)
+    def _set(self, widget_id: str, text: Text) -> None:
+        self.views[widget_id].update(text)
 
     def _draw_overview(self) -> None:
-        shown = self.shown
-        problem = self._static("overview-problem")
-        problem.display = shown is None or shown.problem is not None
-        problem.update(_problem_text(shown))
-        ready = shown is not None and isinstance(shown.result, Result) and shown.submission is not None
-        for name in ("ranking", "ratings", "outcome"):
-            self._static(f"overview-{name}").display = ready
-        if not ready or shown is None or not isinstance(shown.result, Result) or shown.submission is None:
-            return
-        self._set("overview-ranking", render.ranking_text(shown.submission, shown.result))
-        self._set("overview-ratings", render.ratings_table(shown.result, shown.decisions))
-        self._set("overview-outcome", render.summary_text(shown.result, shown.decisions))
+        self._set("overview-text", _overview_text(self.shown))
 
     def _draw_prompt(self) -> None:
         shown = self.shown
@@ -186,6 +168,20 @@ class DetailTabs(TabbedContent):
             body.mount(Static(_problem_text(shown), markup=False))
             return
         body.mount(_responses_widget(shown.submission, shown.result))
+
+
+def _overview_text(shown: Shown | None) -> Text:
+    """Ranking, ratings and outcome, a blank line apart; or, under a blank line, why there are none."""
+    if shown is None or shown.submission is None or not isinstance(shown.result, Result):
+        return Text("\n").append_text(_problem_text(shown))
+    parts = (
+        render.ranking_text(shown.submission, shown.result),
+        render.ratings_table(shown.result, shown.decisions),
+        render.summary_text(shown.result, shown.decisions),
+    )
+    for part in parts:
+        part.rstrip()
+    return Text("\n\n").join(parts)
 
 
 def _problem_text(shown: Shown | None) -> Text:

@@ -14,6 +14,7 @@ from textual.widgets import Input, Static, TextArea
 from evalkit.tui.journal import Journal
 from evalkit.tui.proposals_table import ProposalsTable
 from evalkit.tui.screens import HelpScreen, InputScreen, TextScreen
+from evalkit.tui.text_view import TextView
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "sample_submission.json"
 SIZE = (120, 40)
@@ -26,8 +27,12 @@ def entries(app: App) -> list[dict[str, Any]]:
     return Journal(app.journal.path).read().entries
 
 
-def static_text(app: App, selector: str) -> str:
-    content = app.screen.query_one(selector, Static).content
+def shown_text(app: App, selector: str) -> str:
+    """The text a Static or a TextView shows."""
+    widget = app.screen.query_one(selector)
+    if isinstance(widget, TextView):
+        return widget.text.plain
+    content = widget.content if isinstance(widget, Static) else None
     return content.plain if isinstance(content, Text) else str(content)
 
 
@@ -43,11 +48,11 @@ async def test_opens_on_the_first_submission_with_its_proposals(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.current == 0
-        assert "samples/sample_submission.json" in static_text(app, "#detail-header")
+        assert "samples/sample_submission.json" in shown_text(app, "#detail-header")
         table = app.query_one(ProposalsTable)
         assert [p.target for p in table.proposals][:2] == ["rating.accuracy", "rating.freshness"]
-        assert "corrected: resp_b > resp_a" in static_text(app, "#overview-ranking")
-        assert "accuracy" in static_text(app, "#overview-ratings")
+        assert "corrected: resp_b > resp_a" in shown_text(app, "#overview-text")
+        assert "accuracy" in shown_text(app, "#overview-text")
         assert "0/1 reviewed" in app.status_text().plain
         assert not app.journal.path.exists()  # nothing decided, nothing written
 
@@ -80,7 +85,7 @@ async def test_edit_a_rating_with_a_wrong_value_then_a_right_one(
         editor.value = "9"
         await pilot.press("enter")
         assert isinstance(app.screen, InputScreen)
-        assert "outside the scale [0, 5]" in static_text(app, "#edit-error")
+        assert "outside the scale [0, 5]" in shown_text(app, "#edit-error")
         editor.value = "4"
         await pilot.press("enter")
         await pilot.pause()
@@ -143,7 +148,7 @@ async def test_final_label_and_note(make_app: Callable[..., App], settle: Settle
             ("label", "edit", "needs_review", None),
             ("note", "note", None, "ranking fine; [bold] rewrite needs an example"),
         ]
-        header = static_text(app, "#detail-header")
+        header = shown_text(app, "#detail-header")
         assert "label good → needs_review" in header and "[bold] rewrite" in header
 
 
@@ -182,7 +187,7 @@ async def test_moving_through_the_queue(
         await pilot.press("j")
         assert app.current == 1
         await pilot.press("j")
-        assert app.current == 2 and "invalid JSON" in static_text(app, "#overview-problem")
+        assert app.current == 2 and "invalid JSON" in shown_text(app, "#overview-text")
         await pilot.press("k", "k")
         assert app.current == 0
         await pilot.press("A")  # 0 done: ] skips it and the broken one
@@ -226,7 +231,7 @@ async def test_filter_by_flag_then_leave_it(
         assert app.session.view == [2] and app.focused is app.queue
         app.set_filter("nothing-matches-this")
         await pilot.pause()
-        assert app.session.view == [] and "No submission matches" in static_text(app, "#detail-header")
+        assert app.session.view == [] and "No submission matches" in shown_text(app, "#detail-header")
 
 
 async def test_sort_cycles_and_keeps_the_current_submission(
@@ -263,7 +268,7 @@ async def test_number_keys_switch_tabs_and_draw_them(
         ):
             await pilot.press(key)
             await pilot.pause()
-            assert app.tabs.active == tab and needle in static_text(app, selector)
+            assert app.tabs.active == tab and needle in shown_text(app, selector)
         await pilot.press("1")
         assert app.tabs.active == "overview"
 
@@ -349,10 +354,10 @@ async def test_a_broken_config_shows_its_diagnostics(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.tabs.active == "config"
-        assert "error" in static_text(app, "#config-text") and "rules.yaml:3" in static_text(
+        assert "error" in shown_text(app, "#config-text") and "rules.yaml:3" in shown_text(
             app, "#config-text"
         )
-        assert "config has errors" in static_text(app, "#overview-problem") or True
+        assert "config has errors" in shown_text(app, "#overview-text") or True
         await pilot.press("a")
         assert entries(app) == []
         assert "has errors" in app.status_text().plain
@@ -375,7 +380,7 @@ async def test_live_rules_reevaluate_and_show_what_changed(
             await pilot.pause(0.1)
         await pilot.press("6")
         await pilot.pause()
-        assert "rating accuracy: proposed 4.5 → 3.5" in static_text(app, "#changes-text")
+        assert "rating accuracy: proposed 4.5 → 3.5" in shown_text(app, "#changes-text")
         assert app.query_one(ProposalsTable).proposals[0].proposed == 3.5
         rules.write_text("rating_rules: [{id: broken}]\n", encoding="utf-8")
         deadline = time.monotonic() + 10
