@@ -84,8 +84,8 @@ def _time_runs(label: str, command: list[str], env: dict[str, str], runs: int) -
         start = time.perf_counter()
         subprocess.run(command, cwd=ROOT, check=True, env=env)
         times.append(time.perf_counter() - start)
-    print(f"cold start `evalkit eval` on one file ({label}): median {statistics.median(times) * 1000:.0f} ms, "
-          f"min {min(times) * 1000:.0f} ms over {runs} runs")
+    print(f"cold start `evalkit eval` on one file ({label}): "
+          f"median {statistics.median(times) * 1000:.0f} ms, min {min(times) * 1000:.0f} ms over {runs} runs")
 
 
 def main() -> None:

@@ -39,7 +39,8 @@ def atomic_output(path: Path | str, binary: bool = False) -> Iterator[IO[Any]]:
         previous = 0o666
     descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, previous)
     try:
-        with os.fdopen(descriptor, mode, encoding=encoding, **({} if binary else {"newline": ""})) as handle:
+        newline = None if binary else ""
+        with os.fdopen(descriptor, mode, encoding=encoding, newline=newline) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())

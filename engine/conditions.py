@@ -37,8 +37,8 @@ Source = Callable[[Constants], str]
 """Writes the condition as an expression over the locals `text` (responses and rewrite, lower case),
 `rewrite` (lower case), `data` (the rewrite's UTF-8 bytes), `length` and `ratings`."""
 
-_SIGNAL_LOCALS = "text, rewrite, data, length, ratings = (s.text_lower, s.rewrite_lower, s.rewrite_bytes, " \
-                 "s.length_total, s.ratings)"
+_SIGNAL_LOCALS = ("text, rewrite, data, length, ratings = "
+                  "s.text_lower, s.rewrite_lower, s.rewrite_bytes, s.length_total, s.ratings")
 
 
 def _either(terms: list[str]) -> str:
@@ -135,9 +135,13 @@ def _dimension_compare(thresholds: dict[str, float], greater: bool) -> Compiled:
         return all(s.ratings[dim] < limit for dim, limit in items)
 
     def explain(s: Signals) -> Detail:
-        return {"held": test(s), "values": {dim: s.ratings[dim] for dim, _ in items}, "thresholds": thresholds}
+        values = {dim: s.ratings[dim] for dim, _ in items}
+        return {"held": test(s), "values": values, "thresholds": thresholds}
 
-    return test, explain, lambda k: _every([f"ratings[{k(dim)}] {operator} {k(limit)}" for dim, limit in items])
+    def source(k: Constants) -> str:
+        return _every([f"ratings[{k(dim)}] {operator} {k(limit)}" for dim, limit in items])
+
+    return test, explain, source
 
 
 def _any_of(blocks: list[dict[str, Any]]) -> Compiled:

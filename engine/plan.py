@@ -122,9 +122,10 @@ def _rewrite(data: dict[str, Any]) -> RewritePlan:
 
 
 def _prompt(data: dict[str, Any]) -> PromptPlan:
-    return PromptPlan({**PROMPT_DEFAULTS, **(data.get("feedback") or {})}, tuple(data.get("required_fields") or ()),
-                      tuple((key.removesuffix("_allow"), allowed)
-                            for key, allowed in (data.get("label_checks") or {}).items()))
+    texts = {**PROMPT_DEFAULTS, **(data.get("feedback") or {})}
+    checks = (data.get("label_checks") or {}).items()
+    return PromptPlan(texts, tuple(data.get("required_fields") or ()),
+                      tuple((key.removesuffix("_allow"), allowed) for key, allowed in checks))
 
 
 def _rule(raw: dict[str, Any], kind: str) -> RulePlan:

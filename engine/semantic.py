@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import string
-from typing import Any, Iterator
+from typing import Any, Iterator, TypeGuard
 
 from evalkit.engine.diagnostics import Diagnostic, Span, closest, error, warning
 from evalkit.engine.regex import PatternError
@@ -30,7 +30,7 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

@@ -142,8 +142,8 @@ def _well_typed(data: Any) -> Submission | None:
     sends anything else (an error to report, an integer id, a huge rating) through the careful path."""
     if type(data) is not dict:
         return None
-    prompt, raw_responses, ranking, raw_ratings = (data.get("prompt"), data.get("responses"), data.get("ranking"),
-                                                   data.get("ratings"))
+    prompt, raw_responses = data.get("prompt"), data.get("responses")
+    ranking, raw_ratings = data.get("ranking"), data.get("ratings")
     if (type(prompt) is not str or type(raw_responses) is not list or not raw_responses
             or type(ranking) is not list or type(raw_ratings) is not dict):
         return None
