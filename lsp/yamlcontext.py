@@ -165,6 +165,12 @@ class StructureIndex:
     what it had read above the first changed line.
     """
 
+    _read: int  # lines read so far
+    _before: list[tuple[Frame, ...]]  # by line: the open keys and items before it
+    _scalar_before: list[int | None]  # by line: the column of a block scalar being read, if any
+    _keys: list[KeyLine]
+    _key_lines: list[int]
+
     def __init__(self, lines: Sequence[str], previous: StructureIndex | None = None) -> None:
         self.lines = [line.rstrip("\r\n") for line in lines]
         start = min(_first_difference(previous.lines, self.lines), previous._read) if previous else 0
