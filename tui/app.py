@@ -7,6 +7,7 @@ one polls the config folder and re-evaluates when it changes. They talk to the a
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from datetime import datetime
@@ -259,6 +260,7 @@ class ReviewApp(App[int]):
         self._wake.set()
         self._first_paint.set()
         self.journal.close()
+        gc.unfreeze()  # what _keep_out_of_gc set aside can be collected again once the app is gone
 
     # Workers
 
@@ -321,6 +323,7 @@ class ReviewApp(App[int]):
         if not self.queue.is_mounted:  # the app is closing
             return
         self.session.add(message.batch)
+        _keep_out_of_gc()
         self.queue.reload(keep=self.current)
         self._resume()
         self._wake.set()
@@ -334,6 +337,7 @@ class ReviewApp(App[int]):
     def on_review_app_evaluated(self, message: Evaluated) -> None:
         if not self.queue.is_mounted:  # the app is closing
             return
+        _keep_out_of_gc()
         if self.session.sort != "input" or any(t.key != "status" for t in self.session.query.terms):
             self.queue.reload(keep=self.current)
         self.queue.refresh()
@@ -791,6 +795,16 @@ def _setter(app: ReviewApp, text: str) -> Callable[[], object]:
 
 def _sorter(app: ReviewApp, sort: str) -> Callable[[], object]:
     return lambda: app.action_sort(sort)
+
+
+def _keep_out_of_gc() -> None:
+    """Take the objects that exist now out of the cyclic garbage collector's walks.
+
+    The queue read so far and its summaries live as long as the app. Left in, 10,000 submissions are some
+    200,000 objects that every full collection walks (about 100 ms), and one falls on a keypress every
+    dozen moves. Reference counting still frees whatever is dropped later.
+    """
+    gc.freeze()
 
 
 def _submissions(files: list[Path]) -> Iterator[LoadedSubmission]:
