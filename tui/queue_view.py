@@ -37,8 +37,10 @@ def short_source(source: str) -> str:
     return PurePath(source).name or source
 
 
-class QueueView(ScrollView, can_focus=True):
+class QueueView(ScrollView):
     """One line per submission: status, name, label, score and the number of flags."""
+
+    can_focus = True
 
     BINDINGS = [
         Binding("up", "move(-1)", "Up", show=False),

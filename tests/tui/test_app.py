@@ -357,9 +357,12 @@ async def test_a_broken_config_shows_its_diagnostics(
         assert "error" in shown_text(app, "#config-text") and "rules.yaml:3" in shown_text(
             app, "#config-text"
         )
-        assert "config has errors" in shown_text(app, "#overview-text") or True
         await pilot.press("a")
         assert entries(app) == []
+        await pilot.press("1")
+        await settle(pilot)
+        assert app.tabs.active == "overview"
+        assert "the config has errors" in shown_text(app, "#overview-text")
         assert "has errors" in app.status_text().plain
 
 
