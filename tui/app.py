@@ -325,6 +325,7 @@ class ReviewApp(App[int]):
         self.session.add(message.batch)
         _keep_out_of_gc()
         self.queue.reload(keep=self.current)
+        self._draw_header()
         self._resume()
         self._wake.set()
         if message.finished:
@@ -433,15 +434,21 @@ class ReviewApp(App[int]):
             session.decisions(index),
             session.status(index),
         )
-        position = f"{self.queue.cursor + 1}/{len(session.view)}"
         self._interacting_until = time.monotonic() + INTERACTION_PAUSE
-        self.detail_header.update(header_text(shown, position), layout=False)
         self.proposals_table.show(session.proposals(index), shown.decisions, keep)
         self.tabs.show(shown)
+        self._draw_header()
         self._update_why()
         if self.first_shown_at is None:
             self.first_shown_at = time.perf_counter()
             self.call_after_refresh(self._first_paint.set)
+
+    def _draw_header(self) -> None:
+        """Where we are in the queue and the shown submission's outcome (the queue grows while it loads)."""
+        shown = self.tabs.shown
+        if shown is not None:
+            position = f"{self.queue.cursor + 1}/{len(self.session.view)}"
+            self.detail_header.update(header_text(shown, position), layout=False)
 
     @on(DataTable.RowHighlighted, "#proposals")
     def proposal_highlighted(self, event: DataTable.RowHighlighted) -> None:

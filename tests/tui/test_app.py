@@ -184,7 +184,10 @@ async def test_moving_through_the_queue(
     app = make_app([mixed_batch])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
+        total = len(app.session.view)
+        assert total > 1 and shown_text(app, "#detail-header").startswith(f"1/{total} ")  # read after the first
         await pilot.press("j")
+        assert shown_text(app, "#detail-header").startswith(f"2/{total} ")
         assert app.current == 1
         await pilot.press("j")
         assert app.current == 2 and "invalid JSON" in shown_text(app, "#overview-text")
