@@ -37,7 +37,10 @@ def atomic_output(path: Path | str, binary: bool = False) -> Iterator[IO[Any]]:
         previous = stat.S_IMODE(os.stat(target).st_mode)
     except OSError:
         previous = 0o666
-    descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, previous)
+    try:
+        descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, previous)
+    except OSError as exc:  # named after the file asked for, not the temporary one beside it
+        raise OSError(exc.errno, exc.strerror, str(target)) from None
     try:
         newline = None if binary else ""
         with os.fdopen(descriptor, mode, encoding=encoding, newline=newline) as handle:

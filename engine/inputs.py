@@ -38,14 +38,15 @@ def _is_submission_file(path: Path) -> bool:
 
 def expand_inputs(paths: Iterable[Path | str]) -> tuple[list[Path], list[str]]:
     """Files to read, in order (a folder's submission files sorted by name, without the review journals
-    and exports kept beside them), and the paths not found."""
+    and exports kept beside them; a named pipe or device, such as a shell's `<(...)`, is read as given),
+    and the paths not found."""
     files: list[Path] = []
     missing: list[str] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             files.extend(sorted(p for p in path.iterdir() if _is_submission_file(p)))
-        elif path.is_file():
+        elif path.exists():
             files.append(path)
         else:
             missing.append(str(raw))
@@ -85,6 +86,8 @@ def _load_yaml(text: str, source: str) -> Any:
 
 def parse_text(text: str, source: str, suffix: str) -> LoadedSubmission:
     """One submission from its text (`suffix` says the format: .json, .yaml or .yml)."""
+    if not text.strip():
+        return LoadedSubmission(source, error="the input is empty: no submission in it")
     try:
         data = _load_yaml(text, source) if suffix in (".yaml", ".yml") else parse_json(text)
     except json.JSONDecodeError as exc:

@@ -5,6 +5,7 @@ and out, --jobs, atomic outputs, and never a traceback."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -217,6 +218,29 @@ def test_a_bad_submission_gets_a_clear_message_naming_the_file(tmp_path: Path, n
     error = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
     assert error["source"] == name
     assert error["error"]["message"]
+
+
+def test_an_empty_input_says_so(tmp_path: Path) -> None:
+    (tmp_path / "empty.json").write_text(" \n", encoding="utf-8")
+    done = evalkit_eval("empty.json", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr == "empty.json: error: the input is empty: no submission in it\n"
+
+
+def test_a_named_pipe_is_read_like_a_file(tmp_path: Path, seed: Path) -> None:
+    pipe = tmp_path / "fifo"  # what a shell's <(...) hands over
+    os.mkfifo(pipe)
+    writer = subprocess.Popen(["sh", "-c", f"cat '{seed}' > '{pipe}'"])
+    done = evalkit_eval(str(pipe), "--out", "out.json", cwd=tmp_path)
+    writer.wait(timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["label"] == "good"
+
+
+def test_an_output_in_a_missing_folder_is_named_as_given(tmp_path: Path, seed: Path) -> None:
+    done = evalkit_eval(seed.name, "--out", "missing/out.json", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == "evalkit eval: cannot write missing/out.json: No such file or directory\n"
 
 
 def test_a_rating_too_large_for_a_float_is_no_traceback(tmp_path: Path) -> None:
