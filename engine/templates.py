@@ -168,8 +168,6 @@ class Template:
 
 
 _ABSENT = object()
-
-
 _LOOKUP = re.compile(r"\{\{\s*(signals|detail|corrected)\.([A-Za-z][A-Za-z0-9_]*)\s*\}\}")
 
 
