@@ -7,7 +7,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalkit.lsp.yamlcontext import Cursor, StructureIndex, cursor_at, line_elements, strip_comment, target_at
+from evalkit.lsp.yamlcontext import (Cursor, StructureIndex, Target, cursor_at, line_elements, strip_comment,
+                                     target_at)
 
 RULES = """\
 version: 2  # a comment: with a colon
@@ -146,8 +147,10 @@ def test_any_text_and_position_is_read_without_raising(
     lines: list[str], more: list[str], line: int, column: int
 ) -> None:
     index = StructureIndex(lines + more)
-    cursor_at(index, line, column)
-    target_at(index, line, column)
+    cursor = cursor_at(index, line, column)
+    assert cursor is None or isinstance(cursor, Cursor)
+    target = target_at(index, line, column)
+    assert target is None or isinstance(target, Target)
 
 
 @settings(max_examples=300, deadline=None)
