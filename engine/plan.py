@@ -56,14 +56,14 @@ class RankingPlan:
 class RewritePlan:
     min_length: int = 0
     add_note_if_short: bool = True
-    note: str = "\n\nExpand content."
+    note: str = "\n\n" + REWRITE_NOTE_DEFAULT
     """What a short rewrite gets, and what `append_note` appends: two newlines and `note_text`."""
     postprocessors: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class PromptPlan:
-    texts: dict[str, str] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=lambda: dict(PROMPT_DEFAULTS))
     """The feedback texts by outcome (ok, missing_field, invalid_label), defaults filled in."""
     required_fields: tuple[str, ...] = ()
     label_checks: tuple[tuple[str, list[Any]], ...] = ()

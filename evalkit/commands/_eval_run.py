@@ -13,6 +13,7 @@ from evalkit.engine.atomic import write_text_atomic
 from evalkit.engine.batch import Outcome, RawItem, Want, evaluate_all, raw_items
 from evalkit.engine.config import Config, analyze
 
+
 class RunLog:
     """The seed's --log-file: one line per config and per submission. Without the flag it does nothing and
     `logging` is not even imported (it is a tenth of the cold start)."""
