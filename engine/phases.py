@@ -51,9 +51,14 @@ def normalize_ranking(plan: ConfigPlan, submission: Submission) -> tuple[list[An
     settings = plan.ranking
     known = [r.id for r in submission.responses]
     known_set = set(known)
+    ranked = submission.ranking
+    if len(ranked) == len(known_set) == len(known) and known_set == set(ranked):
+        # the common case, every response ranked once: nothing to correct
+        no_issues: dict[str, list[Any]] = {"unknown": [], "duplicates": [], "missing": []}
+        return list(ranked), settings.feedback.get("complete", RANKING_DEFAULT), no_issues
     keep_duplicates = settings.allow_duplicates
     ranking, seen, unknown, duplicates = [], set(), [], []
-    for rid in submission.ranking:
+    for rid in ranked:
         if rid not in known_set:
             unknown.append(rid)
         elif rid in seen and not keep_duplicates:

@@ -2,7 +2,8 @@
 
 - any schema-valid submission evaluates without an exception, its ratings end within the scale, the
   result is plain JSON (no NaN or Infinity), and evaluating a dict or its parsed Submission agrees;
-- `parse_submission` accepts exactly what schemas/submission.schema.json accepts.
+- `parse_submission` accepts exactly what schemas/submission.schema.json accepts;
+- the ranking is corrected as the seed's phase 4 says, whatever ids and repeats it holds.
 """
 
 from __future__ import annotations
@@ -233,3 +234,31 @@ def test_signals_lower_the_text_space_as_one_string_would(texts: list[str], rewr
         "ratings": dict.fromkeys(DIMENSIONS, 3.0), "rewrite_preferred": rewrite}))
     assert signals.text_lower == signals.text_space.lower()
     assert signals.rewrite_lower == rewrite.lower()
+
+
+def _ranking_as_the_seed_says(ids: list[str], ranking: list[str], allow_duplicates: bool,
+                              append_missing: bool) -> list[str]:
+    """Phase 4 written plainly: known ids in order, unknown dropped, repeats dropped, missing appended."""
+    kept: list[str] = []
+    for rid in ranking:
+        if rid in ids and (allow_duplicates or rid not in kept):
+            kept.append(rid)
+    missing = [rid for rid in ids if rid not in kept]
+    return kept + missing if append_missing else kept
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from("abc"), min_size=1, max_size=4), st.lists(st.sampled_from("abcd"), max_size=5),
+       st.booleans(), st.booleans())
+def test_the_ranking_is_corrected_as_the_seed_says(ids: list[str], ranking: list[str], allow_duplicates: bool,
+                                                   append_missing: bool) -> None:
+    from evalkit.engine.phases import normalize_ranking
+    from evalkit.engine.plan import ConfigPlan, RankingPlan
+
+    plan = ConfigPlan(ranking=RankingPlan(allow_duplicates=allow_duplicates, append_missing=append_missing))
+    submission = parse_submission({"prompt": "P", "responses": [{"id": i, "text": "t"} for i in ids],
+                                   "ranking": ranking, "ratings": dict.fromkeys(DIMENSIONS, 3.0)})
+    corrected, _, issues = normalize_ranking(plan, submission)
+    assert corrected == _ranking_as_the_seed_says(ids, ranking, allow_duplicates, append_missing)
+    assert issues["unknown"] == [rid for rid in ranking if rid not in ids]
+    assert set(issues["missing"]) == set(ids) - set(ranking)
