@@ -36,10 +36,12 @@ def _add_comment(text: str) -> Apply:
 
 
 def _add_comment_template(source: str) -> Apply:
-    render = compile_template(source).render
+    template = compile_template(source)
+    render, reads_corrected = template.render, "corrected" in template.names
 
     def apply(state: RuleState, signals: Signals, detail: Detail, rule_id: str) -> dict[str, Any]:
-        text = render({"signals": signals.public(), "detail": detail, "corrected": dict(state.corrected)})
+        corrected = dict(state.corrected) if reads_corrected else {}  # a copy: later rules change it
+        text = render({"signals": signals.public(), "detail": detail, "corrected": corrected})
         state.add_comment(text)
         return {"add_comment_template": text}
 

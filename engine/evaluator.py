@@ -82,28 +82,26 @@ class Evaluator:
     @staticmethod
     def _ratings(submission: Submission, state: RuleState, rationale: dict[str, str]) -> dict[str, dict[str, Any]]:
         out = {}
+        corrected, moved_by = state.corrected, state.moved_by
         for name, original in submission.ratings.items():
-            why = rationale[name]
-            rules = state.moved_by.get(name)
-            if rules:
-                why += f"; adjusted by {', '.join(rules)}"
-            out[name] = {"original": original, "updated": state.corrected[name], "rationale": why,
+            rules = moved_by.get(name)
+            why = f"{rationale[name]}; adjusted by {', '.join(rules)}" if rules else rationale[name]
+            out[name] = {"original": original, "updated": corrected[name], "rationale": why,
                          "adjusted_by": rules or []}
         return out
 
     @staticmethod
     def _summary(submission: Submission, state: RuleState) -> str:
-        ratings = submission.ratings
-        mean = sum(abs(state.corrected[n] - v) for n, v in ratings.items()) / len(ratings)
-        lines = [f"Mean absolute adjustment: {mean:.2f}."]
-        lines.extend(f"- {comment}" for comment in state.comments)
-        return "\n".join(lines)
+        ratings, corrected = submission.ratings, state.corrected
+        mean = sum([abs(corrected[n] - v) for n, v in ratings.items()]) / len(ratings)
+        head = f"Mean absolute adjustment: {mean:.2f}."
+        return head + "\n- " + "\n- ".join(state.comments) if state.comments else head
 
     def _warnings(self, submission: Submission) -> list[str]:
         low, high = self.plan.scale
         warnings = [f"ratings.{name} = {value:g} is outside the scale [{low:g}, {high:g}]; pulled and clamped"
                     for name, value in submission.ratings.items() if not low <= value <= high]
-        ids = [r.id for r in submission.responses]
-        if len(set(ids)) != len(ids):
+        responses = submission.responses
+        if len(responses) > 1 and len({r.id for r in responses}) != len(responses):
             warnings.append("responses have duplicate ids; the ranking matches the first of each")
         return warnings
