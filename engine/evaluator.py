@@ -34,12 +34,12 @@ class Evaluator:
         state = RuleState(dict(corrected), plan.scale, plan.round_digits, plan.dedupe_comments)
         fired: list[FiredRule] = []
         skipped: list[SkippedRule] = []
-        verdicts = plan.verdicts(signals)
-        rating_count = len(plan.rating_rules)
-        self._run_rules(plan.rating_rules, verdicts[:rating_count], signals, state, fired, skipped,
-                        plan.stop_after_first)
+        verdicts = plan.verdicts(signals)  # the rating rules' verdicts, then the ranking rules'
+        self._run_rules(plan.rating_rules, verdicts, signals, state, fired, skipped, plan.stop_after_first)
         ranking, ranking_feedback, ranking_issues = normalize_ranking(plan, submission)
-        self._run_rules(plan.ranking_rules, verdicts[rating_count:], signals, state, fired, skipped, False)
+        if plan.ranking_rules:
+            self._run_rules(plan.ranking_rules, verdicts[len(plan.rating_rules):], signals, state, fired, skipped,
+                            False)
         rewrite_final, rewrite_fired, rewrite_skipped = finalize_rewrite(plan, submission)
         fired.extend(rewrite_fired)
         skipped.extend(rewrite_skipped)
@@ -66,7 +66,7 @@ class Evaluator:
     def _run_rules(rules: list[RulePlan], verdicts: tuple[bool, ...], signals: Signals, state: RuleState,
                    fired: list[FiredRule], skipped: list[SkippedRule], stop_after_first: bool) -> None:
         stopped_by: str | None = None
-        for rule, holds in zip(rules, verdicts):
+        for rule, holds in zip(rules, verdicts):  # verdicts may run on past these rules: zip stops with them
             if stopped_by is not None:
                 skipped.append(SkippedRule(rule.id, rule.type, None, None, stopped_by))
             elif not holds:

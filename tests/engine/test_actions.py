@@ -272,3 +272,20 @@ def test_ranking_rules_fire_with_their_own_type(evaluate: Evaluate) -> None:
                                                                                            "ranking")]
     assert result["score"] == 2.0
     assert result["flags"] == {"ranked": True}
+
+
+def test_a_ranking_rule_reads_its_own_verdict_not_a_rating_rules(evaluate: Evaluate) -> None:
+    rules = """\
+    rating_rules:
+      - id: rated
+        actions: { increment_score: 1 }
+    ranking_rules:
+      - id: never
+        when: { response_contains_any: [no such words anywhere] }
+        actions: { set_flag: never }
+      - id: always
+        actions: { set_flag: always }
+    """
+    result = evaluate(rules=rules)
+    assert [r["id"] for r in result["fired_rules"]] == ["rated", "always"]
+    assert result["flags"] == {"always": True}
