@@ -136,7 +136,8 @@ def _dimension_compare(thresholds: dict[str, float], greater: bool) -> Compiled:
 
     def explain(s: Signals) -> Detail:
         values = {dim: s.ratings[dim] for dim, _ in items}
-        return {"held": test(s), "values": values, "thresholds": thresholds}
+        held = all((values[dim] > limit) if greater else (values[dim] < limit) for dim, limit in items)
+        return {"held": held, "values": values, "thresholds": thresholds}
 
     def source(k: Constants) -> str:
         return _every([f"ratings[{k(dim)}] {operator} {k(limit)}" for dim, limit in items])
@@ -149,7 +150,8 @@ def _any_of(blocks: list[dict[str, Any]]) -> Compiled:
 
     def explain(s: Signals) -> Detail:
         details = [block.explain(s, exhaustive=True) for block in compiled]
-        return {"held": any(block.test(s) for block in compiled), "blocks": details}
+        held = any(all(seen["held"] for seen in detail.values()) for detail in details)
+        return {"held": held, "blocks": details}
 
     return ((lambda s: any(block.test(s) for block in compiled)), explain,
             lambda k: _either([block.source(k) for block in compiled]))
