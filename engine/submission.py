@@ -169,19 +169,18 @@ def _well_typed(data: Any) -> Submission | None:
             return None
         ratings[name] = value
     justification = raw_ratings.get("justification")
-    optional = {}
-    for key in OPTIONAL_TEXT:
-        value = data.get(key)
-        if value is not None:
-            if type(value) is not str:
-                return None
-            optional[key] = value
+    optional = [data.get(key) for key in OPTIONAL_TEXT]
+    for value in optional:
+        if value is not None and type(value) is not str:
+            return None
     evidence = data.get("evidence")
     if (justification is not None and type(justification) is not str
             or evidence is not None and type(evidence) not in (str, list, dict)):
         return None
-    return Submission(prompt, tuple(responses), tuple(ranking), ratings, justification or "",
-                      evidence=evidence, extra={k: v for k, v in data.items() if k not in _KNOWN}, **optional)
+    category, subcategory, difficulty, ranking_rationale, rewrite = optional
+    return Submission(prompt, tuple(responses), tuple(ranking), ratings, justification or "", category,
+                      subcategory, difficulty, ranking_rationale, rewrite or "", evidence,
+                      {k: v for k, v in data.items() if k not in _KNOWN})
 
 
 def parse_submission(data: Any) -> Submission:
