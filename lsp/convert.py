@@ -46,8 +46,13 @@ def from_position(position: types.Position, lines: Sequence[str], codec: Positio
     """An LSP position -> 0-based line and code-point column, clamped to the text."""
     if position.line >= len(lines):
         return len(lines), 0
+    text = lines[position.line].rstrip("\r\n")
+    if position.character >= codec.client_num_units(text):
+        # the spec: a character past the end of the line is the end of the line (pygls would answer the
+        # last character, as if every line still ended with its newline)
+        return position.line, len(text)
     server = codec.position_from_client_units(lines, types.Position(position.line, position.character))
-    return server.line, min(server.character, len(lines[position.line].rstrip("\r\n")))
+    return server.line, min(server.character, len(text))
 
 
 def to_range(span: Span, lines: Sequence[str], codec: PositionCodec) -> types.Range:

@@ -234,13 +234,20 @@ class StructureIndex:
         self._read_to(line)
         return list(self._before[line])
 
-    def in_block_scalar(self, line: int) -> bool:
+    def in_block_scalar(self, line: int, typing_at: int | None = None) -> bool:
+        """Whether `line` is the content of a block scalar. A blank line continues the scalar, unless
+        `typing_at` (the column where text would start) is not indented past the scalar's key: text
+        typed there ends the scalar."""
         if not 0 <= line < len(self.lines):
             return False
         self._read_to(line)
         column = self._scalar_before[line]
         text = self.lines[line]
-        return column is not None and (not text.strip() or _indent(text) > column)
+        if column is None:
+            return False
+        if text.strip():
+            return _indent(text) > column
+        return typing_at is None or typing_at > column
 
     def text(self, line: int) -> str:
         return self.lines[line] if 0 <= line < len(self.lines) else ""
@@ -277,10 +284,10 @@ class _Word:
 
 def cursor_at(index: StructureIndex, line: int, column: int) -> Cursor | None:
     """What is being typed at (line, column), both 0-based; None inside a comment or a block scalar."""
-    if index.in_block_scalar(line):
-        return None
     text = index.text(line)
     prefix = text[:column]
+    if index.in_block_scalar(line, column):
+        return None
     if strip_comment(prefix) != prefix:
         return None
     frames = index.frames_before(line)

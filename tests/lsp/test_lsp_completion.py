@@ -157,3 +157,23 @@ async def test_no_completion_inside_a_comment_or_another_file(editor: Editor) ->
         types.DidOpenTextDocumentParams(types.TextDocumentItem(editor.uri("notes.yaml"), "yaml", 1, ""))
     )
     assert await editor.completion("notes.yaml", 0, 0) == []
+
+
+async def test_a_blank_line_after_a_block_scalar_offers_the_keys_at_its_column(editor: Editor) -> None:
+    await editor.open("rules.yaml")
+    await editor.replace(
+        "rules.yaml",
+        "    description: Mentions of the efficient structure count toward the score.\n    when:",
+        "    description: |\n      Mentions of the efficient structure\n      count toward the score.\n"
+        "      \n    wh:",
+    )
+    assert labels(await editor.completion("rules.yaml", 27, 4)) == ["when"]  # typed here, it ends the text
+    assert await editor.completion("rules.yaml", 27, 6) == []  # indented past its key: still the text
+
+
+async def test_a_position_past_the_end_of_the_line_is_the_end_of_the_line(editor: Editor) -> None:
+    await editor.open("rules.yaml")
+    await editor.replace("rules.yaml", "dimension_gt: { accuracy: 4.5 }", "dimension_gt: { accuracy: 4.5, ")
+    items = await editor.completion("rules.yaml", 18, 60)  # the line is 37 characters long
+    assert labels(items) == [name for name in DIMENSIONS if name != "accuracy"]
+    assert edit_of(items, "optimality") == ((18, 37, 18, 37), "optimality: ")
