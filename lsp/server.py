@@ -66,6 +66,12 @@ def initialize(ls: EvalkitServer, params: types.InitializeParams) -> None:
         ls.log(types.MessageType.Warning, f"evalkit: {problem}")
 
 
+@SERVER.feature(types.INITIALIZED)
+@fail_soft(None)
+def initialized(ls: EvalkitServer, params: types.InitializedParams) -> None:
+    ls.session.watch_files()
+
+
 @SERVER.feature(types.SHUTDOWN)
 @fail_soft(None)
 def shutdown(ls: EvalkitServer, params: None) -> None:

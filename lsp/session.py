@@ -38,6 +38,10 @@ from evalkit.lsp.yamlcontext import StructureIndex
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
+# Config files and every kind of sample submission (`evalkit eval` reads .json, .jsonl and YAML).
+WATCHED_FILES = ("**/*.{yaml,yml}", "**/*.{json,jsonl}")
+WATCH_REGISTRATION = "evalkit-watched-files"
+
 
 @dataclass(frozen=True, slots=True)
 class OpenDocument:
@@ -75,6 +79,21 @@ class Session:
         raw_root = to_fs_path(root) if root else params.root_path
         self.workspace_root = Path(raw_root) if raw_root else None
         return problems
+
+    def watch_files(self) -> None:
+        """Ask the client to report changes on disk (a sample added, a config file changed by git): a
+        client sends `workspace/didChangeWatchedFiles` only for the watchers a server registers."""
+        if not get_capability(
+            self.server.client_capabilities, "workspace.did_change_watched_files.dynamic_registration", False
+        ):
+            return
+        watchers = [types.FileSystemWatcher(glob_pattern=pattern) for pattern in WATCHED_FILES]
+        registration = types.Registration(
+            WATCH_REGISTRATION,
+            types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            types.DidChangeWatchedFilesRegistrationOptions(watchers),
+        )
+        self.server.client_register_capability(types.RegistrationParams([registration]))
 
     def close(self) -> None:
         self._checks.cancel_all()

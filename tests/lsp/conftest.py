@@ -51,10 +51,15 @@ async def start_session(
     options: dict[str, Any] | None = None,
 ) -> None:
     client.lens_refreshes = 0  # type: ignore[attr-defined]
+    client.registrations = []  # type: ignore[attr-defined]
 
     @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
     def count_refresh(params: None) -> None:
         client.lens_refreshes += 1  # type: ignore[attr-defined]
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def record_registration(params: types.RegistrationParams) -> None:
+        client.registrations.extend(params.registrations)  # type: ignore[attr-defined]
 
     await client.initialize_session(
         types.InitializeParams(

@@ -144,6 +144,19 @@ async def test_the_samples_option_chooses_the_folder(
     assert result["samples"] == str(shared)
 
 
+async def test_the_client_is_asked_to_report_config_and_sample_files_changed_on_disk(editor: Editor) -> None:
+    await editor.open("rules.yaml")
+    registrations = editor.client.registrations  # type: ignore[attr-defined]
+    if editor.capabilities.workspace.did_change_watched_files is None:  # type: ignore[union-attr]
+        assert registrations == []  # Neovim 0.7 cannot watch files
+        return
+    (registration,) = registrations
+    assert registration.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+    assert registration.register_options == {
+        "watchers": [{"globPattern": "**/*.{yaml,yml}"}, {"globPattern": "**/*.{json,jsonl}"}]
+    }
+
+
 async def test_a_new_sample_on_disk_is_counted(editor: Editor) -> None:
     await editor.open("rules.yaml")
     await editor.lenses_when(ran)
