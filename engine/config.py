@@ -34,6 +34,8 @@ class ConfigError(Exception):
 @dataclass
 class Config:
     folder: Path
+    files: dict[str, Path] = field(default_factory=dict)
+    """The config files read, by config name: those on disk and those only in an editor's buffer."""
     documents: dict[str, YamlDocument] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     config_hash: str = ""
@@ -56,13 +58,14 @@ def default_config_dir() -> Path:
     return Path(str(resources.files("evalkit.config_samples")))
 
 
-def config_files(folder: Path) -> dict[str, Path]:
-    """The config files present in `folder`, by config name (`.yaml` preferred over `.yml`)."""
+def config_files(folder: Path, unsaved: Mapping[str, str] | None = None) -> dict[str, Path]:
+    """The config files present in `folder`, by config name (`.yaml` preferred over `.yml`). A path in
+    `unsaved` (an editor's buffer not yet saved) is present too."""
     found = {}
     for name in CONFIG_NAMES:
         for suffix in (".yaml", ".yml"):
             candidate = folder / f"{name}{suffix}"
-            if candidate.is_file():
+            if candidate.is_file() or unsaved and str(candidate) in unsaved:
                 found[name] = candidate
                 break
     return found
@@ -143,10 +146,10 @@ def analyze(folder: Path | str | None = None, overrides: Mapping[str, str] | Non
     folder = Path(folder) if folder is not None else default_config_dir()
     overrides = overrides or {}
     config = Config(folder)
-    if not folder.is_dir():
+    files = config.files = config_files(folder, overrides)
+    if not folder.is_dir() and not files:
         config.diagnostics.append(error(str(folder), FILE_START, "no-config-dir", "the config folder does not exist"))
         return config
-    files = config_files(folder)
     for name in CONFIG_NAMES:
         if name in files and (folder / f"{name}.yml").is_file() and files[name].suffix == ".yaml":
             config.diagnostics.append(warning(str(folder / f"{name}.yml"), FILE_START, "shadowed-file",

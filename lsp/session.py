@@ -25,7 +25,7 @@ from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from evalkit.engine import Evaluator
-from evalkit.engine.config import Config, analyze, config_files, config_name
+from evalkit.engine.config import Config, analyze, config_name
 from evalkit.engine.diagnostics import Diagnostic
 from evalkit.engine.inputs import LoadedSubmission
 from evalkit.lsp import dryrun
@@ -208,7 +208,7 @@ class Session:
         config = state.latest
         if config is None:
             return {}
-        by_path: dict[str, list[Diagnostic]] = {str(p): [] for p in config_files(state.folder).values()}
+        by_path: dict[str, list[Diagnostic]] = {str(p): [] for p in config.files.values()}
         for found in config.diagnostics:
             if Path(found.path).parent == state.folder:
                 by_path.setdefault(found.path, []).append(found)

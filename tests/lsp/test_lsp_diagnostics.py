@@ -152,3 +152,13 @@ async def test_a_file_changed_on_disk_is_checked_again(editor: Editor) -> None:
         )
     )
     assert [d.code for d in await editor.diagnostics("rules.yaml")] == ["yaml-syntax"]
+
+
+async def test_a_config_file_not_yet_saved_is_checked_from_its_buffer(editor: Editor) -> None:
+    (editor.config / "ranking.yaml").unlink()  # `:e ranking.yaml` in a folder that has none yet
+    uri = editor.uri("ranking.yaml")
+    editor.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "yaml", 1, "require_all_ids: maybe\n"))
+    )
+    found = await editor.eventually(lambda: editor.client.diagnostics.get(uri), "the buffer's diagnostics")
+    assert [(d.range.start.line, d.code) for d in found] == [(0, "wrong-type")]
