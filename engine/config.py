@@ -126,18 +126,22 @@ def _load_document(name: str, path: Path, raw: bytes) -> tuple[YamlDocument | No
     return document, [*diagnostics, *found, *semantic]
 
 
-def _yaml_bytes(folder: Path, files: dict[str, Path], overrides: Mapping[str, str]) -> dict[str, bytes]:
+def _yaml_bytes(folder: Path, files: dict[str, Path],
+                overrides: Mapping[str, str]) -> tuple[dict[str, bytes], list[Diagnostic]]:
+    """The raw bytes of every YAML file in the folder (the config hash covers them all), and a problem
+    for each config file that cannot be read: never taken for an empty file."""
     texts: dict[str, bytes] = {}
-    for path in sorted(folder.glob("*.y*ml")) if folder.is_dir() else []:
-        if path.suffix in (".yaml", ".yml"):
-            raw, _ = _read(path, overrides)
-            if raw is not None:
-                texts[path.name] = raw
-    for path in files.values():
-        if path.name not in texts:
-            raw, _ = _read(path, overrides)
-            texts[path.name] = raw or b""
-    return texts
+    problems: list[Diagnostic] = []
+    config_paths = set(files.values())
+    for path in sorted({*(folder.glob("*.y*ml") if folder.is_dir() else ()), *config_paths}):
+        if path.suffix not in (".yaml", ".yml"):
+            continue
+        raw, problem = _read(path, overrides)
+        if raw is not None:
+            texts[path.name] = raw
+        elif problem is not None and path in config_paths:
+            problems.append(problem)
+    return texts, problems
 
 
 def analyze(folder: Path | str | None = None, overrides: Mapping[str, str] | None = None) -> Config:
@@ -154,9 +158,12 @@ def analyze(folder: Path | str | None = None, overrides: Mapping[str, str] | Non
         if name in files and (folder / f"{name}.yml").is_file() and files[name].suffix == ".yaml":
             config.diagnostics.append(warning(str(folder / f"{name}.yml"), FILE_START, "shadowed-file",
                                               f"ignored: {name}.yaml in the same folder takes precedence"))
-    raw_texts = _yaml_bytes(folder, files, overrides)
+    raw_texts, unreadable = _yaml_bytes(folder, files, overrides)
+    config.diagnostics.extend(unreadable)
     for name, path in files.items():
-        document, found = _load_document(name, path, raw_texts.get(path.name, b""))
+        if path.name not in raw_texts:
+            continue
+        document, found = _load_document(name, path, raw_texts[path.name])
         config.diagnostics.extend(found)
         if document is not None:
             config.documents[name] = document

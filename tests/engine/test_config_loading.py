@@ -223,3 +223,28 @@ def test_an_override_that_fixes_a_broken_file(write_config: Writer) -> None:
                                                                                                "response_")})
     assert config.ok
     assert [r.id for r in config.plan.rating_rules] == ["r1"]
+
+
+def test_an_unreadable_config_file_is_an_error_not_an_empty_file(write_config: Writer,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = write_config(rules="version: 1\n", ranking="allow_duplicates: true\n")
+    locked = folder / "rules.yaml"
+    read_bytes = Path.read_bytes
+
+    def refuse(path: Path) -> bytes:
+        if path == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    config = analyze(folder)
+    assert config.plan is None
+    assert [(d.path, d.line, d.code, d.message) for d in errors(config)] == [
+        (str(locked), 1, "unreadable", "cannot read the file: Permission denied")]
+
+
+def test_an_unsaved_config_file_is_read_from_its_buffer(tmp_path: Path) -> None:
+    path = tmp_path / "ranking.yaml"  # open in an editor, never saved: no such file on disk
+    config = analyze(tmp_path, overrides={str(path): "require_all_ids: maybe\n"})
+    assert config.files == {"ranking": path}
+    assert [(d.path, d.code) for d in errors(config)] == [(str(path), "wrong-type")]
