@@ -55,11 +55,14 @@ class CheckReport:
 
 
 def config_folders(tree: Path) -> Iterator[Path]:
-    """Every folder under `tree` (itself included) that holds a config file, in sorted order."""
-    for root, folders, _ in os.walk(tree):
+    """Every folder under `tree` (itself included) that holds a config file, in sorted order, then every
+    folder that could not be read (checking one reports why)."""
+    unreadable: list[Path] = []
+    for root, folders, _ in os.walk(tree, onerror=lambda problem: unreadable.append(Path(problem.filename))):
         folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in SKIPPED_FOLDERS)
         if config_files(Path(root)):
             yield Path(root)
+    yield from unreadable
 
 
 def find_targets(paths: Sequence[str]) -> list[Target]:

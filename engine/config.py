@@ -8,6 +8,7 @@ None when any is an error. `load_config()` is the strict form the Python API doc
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -65,10 +66,17 @@ def config_files(folder: Path, unsaved: Mapping[str, str] | None = None) -> dict
     for name in CONFIG_NAMES:
         for suffix in (".yaml", ".yml"):
             candidate = folder / f"{name}{suffix}"
-            if candidate.is_file() or unsaved and str(candidate) in unsaved:
+            if _is_file(candidate) or unsaved and str(candidate) in unsaved:
                 found[name] = candidate
                 break
     return found
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # a folder we may not enter: analyze() reports it
+        return False
 
 
 def config_name(path: Path) -> str | None:
@@ -144,6 +152,20 @@ def _yaml_bytes(folder: Path, files: dict[str, Path],
     return texts, problems
 
 
+def _folder_problem(folder: Path, files: dict[str, Path]) -> Diagnostic | None:
+    """Why the config folder cannot be read, or None. A folder that does not exist yet is no problem when
+    an editor holds unsaved config files for it."""
+    try:
+        os.listdir(folder)
+    except FileNotFoundError:
+        return None if files else error(str(folder), FILE_START, "no-config-dir", "the config folder does not exist")
+    except NotADirectoryError:
+        return error(str(folder), FILE_START, "no-config-dir", "this is a file; the config is a folder of YAML files")
+    except OSError as exc:
+        return error(str(folder), FILE_START, "unreadable", f"cannot read the folder: {exc.strerror or exc}")
+    return None
+
+
 def analyze(folder: Path | str | None = None, overrides: Mapping[str, str] | None = None) -> Config:
     """Load, check and compile the config in `folder` (None: the shipped default). `overrides` maps a file
     path to unsaved text that replaces the file's content on disk (the editor's buffer)."""
@@ -151,8 +173,9 @@ def analyze(folder: Path | str | None = None, overrides: Mapping[str, str] | Non
     overrides = overrides or {}
     config = Config(folder)
     files = config.files = config_files(folder, overrides)
-    if not folder.is_dir() and not files:
-        config.diagnostics.append(error(str(folder), FILE_START, "no-config-dir", "the config folder does not exist"))
+    problem = _folder_problem(folder, files)
+    if problem is not None:
+        config.diagnostics.append(problem)
         return config
     for name in CONFIG_NAMES:
         if name in files and (folder / f"{name}.yml").is_file() and files[name].suffix == ".yaml":

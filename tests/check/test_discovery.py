@@ -63,3 +63,27 @@ def test_a_path_with_nothing_to_check_is_a_usage_problem(tmp_path: Path, name: s
     (tmp_path / "empty").mkdir()
     with pytest.raises(UsageProblem, match=says):
         find_targets([str(tmp_path / name)])
+
+
+def test_a_folder_that_cannot_be_read_is_an_error_not_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "rules.yaml").write_text("version: 1\n")
+    locked = tmp_path / "b"
+    scandir, listdir = os.scandir, os.listdir
+
+    def refused(real):  # type: ignore[no-untyped-def]
+        def call(path: object = ".") -> object:
+            if Path(str(path)) == locked:
+                raise PermissionError(13, "Permission denied", str(path))
+            return real(path)
+        return call
+
+    monkeypatch.setattr(os, "scandir", refused(scandir))
+    monkeypatch.setattr(os, "listdir", refused(listdir))
+    report = check_paths([str(tmp_path)])
+    assert [p.name for p in report.folders] == ["a", "b"]
+    assert [(d.path, d.code) for d in report.diagnostics] == [(str(locked), "unreadable")]
+    assert report.failed(strict=False)

@@ -248,3 +248,26 @@ def test_an_unsaved_config_file_is_read_from_its_buffer(tmp_path: Path) -> None:
     config = analyze(tmp_path, overrides={str(path): "require_all_ids: maybe\n"})
     assert config.files == {"ranking": path}
     assert [(d.path, d.code) for d in errors(config)] == [(str(path), "wrong-type")]
+
+
+def test_an_unreadable_config_folder_is_an_error(write_config: Writer, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    folder = write_config(rules="version: 1\n")
+    listdir = os.listdir
+
+    def refuse(path: Any) -> list[str]:
+        if Path(path) == folder:
+            raise PermissionError(13, "Permission denied", str(path))
+        return listdir(path)
+
+    monkeypatch.setattr(os, "listdir", refuse)
+    assert [(d.path, d.code, d.message) for d in errors(analyze(folder))] == [
+        (str(folder), "unreadable", "cannot read the folder: Permission denied")]
+
+
+def test_a_file_given_as_the_config_folder_is_named_as_a_file(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("# not a config\n")
+    assert [(d.path, d.code, d.message) for d in errors(analyze(readme))] == [
+        (str(readme), "no-config-dir", "this is a file; the config is a folder of YAML files")]
