@@ -8,7 +8,9 @@ Only the chosen subcommand's module is imported, and each imports its heavy depe
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 from typing import Protocol, Sequence
 
@@ -34,14 +36,16 @@ def _command_module(name: str) -> Command:
     return importlib.import_module(f"evalkit.commands.{module_name}")  # type: ignore[return-value]
 
 
-def build_parser(chosen: str | None) -> argparse.ArgumentParser:
+def build_parser(chosen: str | None, prog: str | None = None) -> argparse.ArgumentParser:
+    """The parser with the chosen command's options; `prog` renames that command in usage and errors."""
     from evalkit import __version__
 
     parser = argparse.ArgumentParser(prog="evalkit", description="Judge LLM output with declarative rules.")
     parser.add_argument("--version", action="version", version=f"evalkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, summary in COMMANDS.items():
-        command_parser = sub.add_parser(name, help=summary, description=summary)
+        command_parser = sub.add_parser(name, help=summary, description=summary,
+                                        prog=prog if name == chosen else None)
         if name == chosen:
             _command_module(name).configure(command_parser)
     return parser
@@ -54,10 +58,25 @@ def _chosen_command(argv: Sequence[str]) -> str | None:
     return None
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     chosen = _chosen_command(argv)
-    parser = build_parser(chosen)
+    parser = build_parser(chosen, prog)
+    try:
+        return _flushed(_run(parser, argv))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader went away (`| head -1`): what it did not read is not wanted
+        _quiet_stdout()
+        return 0
+    except OSError as error:  # an unreadable folder, a full disk under stdout: never a traceback
+        command = prog or " ".join(filter(None, ("evalkit", chosen)))
+        print(f"{command}: {_os_problem(error)}", file=sys.stderr)
+        return 2
+
+
+def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
@@ -65,20 +84,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    return _command_module(args.command).run(args)
+
+
+def _flushed(code: int) -> int:
+    """Flush stdout now, not at exit, so that a failed write is reported like any other."""
     try:
-        return _command_module(args.command).run(args)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        sys.stderr.close()
-        return 0
+        sys.stdout.flush()
+    except ValueError:  # closed by the command: the language server closes its stdio when it exits
+        pass
+    except OSError:
+        if code != 2:
+            raise
+        _quiet_stdout()  # the command already said why it stopped
+    return code
+
+
+def _os_problem(error: OSError) -> str:
+    """The message for an OSError no command turned into one: the file it names, else stdout."""
+    reason = error.strerror or str(error)
+    if error.filename:
+        return f"{error.filename}: {reason}"
+    _quiet_stdout()  # what stdout still buffers would fail again at exit
+    return f"cannot write to stdout: {reason}"
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null: its reader is gone or its disk is full, and the flush at exit of what it
+    still buffers would only print 'Exception ignored' after the real message (Python's own advice)."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def oai_eval_main(argv: Sequence[str] | None = None) -> int:
     """`oai-eval`: the seed's command name, the same as `evalkit eval`."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    return main(["eval", *argv])
+    return main(["eval", *argv], prog="oai-eval")
 
 
 def entry() -> None:

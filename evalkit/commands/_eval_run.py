@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -61,6 +62,12 @@ class Progress:
                 self.stream.write("\n")
             self.stream.flush()
 
+    def clear(self) -> None:
+        """Erase the bar's line, so that a message printed next starts at the left edge."""
+        if self.enabled and 0 < self._last and self.done < self.total:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
 
 def _is_batch(inputs: list[str], items: list[RawItem | Outcome]) -> bool:
     return len(items) != 1 or len(inputs) != 1 or Path(inputs[0]).is_dir() or inputs[0].endswith(".jsonl")
@@ -71,6 +78,10 @@ class EvalRun:
         self.args = args
 
     def execute(self) -> int:
+        clash = _same_output(self.args)
+        if clash:
+            print(f"evalkit eval: {clash}; give each output its own file", file=sys.stderr)
+            return 2
         try:
             self.log = RunLog(self.args.log_file)
         except OSError as exc:
@@ -100,8 +111,10 @@ class EvalRun:
         outcomes = self._evaluate(config, items, want)
         try:
             self._write(config, outcomes, batch)
+        except BrokenPipeError:  # stdout's reader went away (`| head -1`): the dispatcher ends quietly
+            raise
         except OSError as exc:
-            print(f"evalkit eval: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
+            print(f"evalkit eval: cannot write {exc.filename or 'to stdout'}: {exc.strerror}", file=sys.stderr)
             return 2
         return 1 if any(o.error for o in outcomes) else 0
 
@@ -118,15 +131,23 @@ class EvalRun:
     def _evaluate(self, config: Config, items: list[RawItem | Outcome], want: Want) -> list[Outcome]:
         progress = Progress(len(items))
         outcomes = []
-        for outcome in evaluate_all(config, items, want, self.args.jobs):
-            outcomes.append(outcome)
-            progress.step()
-            if outcome.error:
-                print(f"{outcome.source}: error: {outcome.error}", file=sys.stderr)
-                self.log.warning("%s: %s", outcome.source, outcome.error)
-            else:
-                self.log.info("%s: label=%s fired=%s", outcome.source, outcome.label, ",".join(outcome.fired) or "-")
+        try:
+            for outcome in evaluate_all(config, items, want, self.args.jobs):
+                outcomes.append(outcome)
+                self._record(outcome, progress)
+                progress.step()
+        except KeyboardInterrupt:
+            progress.clear()
+            raise
         return outcomes
+
+    def _record(self, outcome: Outcome, progress: Progress) -> None:
+        if outcome.error:
+            progress.clear()
+            print(f"{outcome.source}: error: {outcome.error}", file=sys.stderr)
+            self.log.warning("%s: %s", outcome.source, outcome.error)
+        else:
+            self.log.info("%s: label=%s fired=%s", outcome.source, outcome.label, ",".join(outcome.fired) or "-")
 
     def _write(self, config: Config, outcomes: list[Outcome], batch: bool) -> None:
         results = _lines(outcomes, "result") if batch else (outcomes[0].result or _error_json(outcomes[0])) + "\n"
@@ -139,6 +160,25 @@ class EvalRun:
             write_text_atomic(self.args.explain_json, explain)
         if self.args.report_md:
             write_text_atomic(self.args.report_md, _report(config, outcomes))
+
+
+OUTPUT_FLAGS = ("out", "explain_json", "report_md", "log_file")
+
+
+def _same_output(args: argparse.Namespace) -> str | None:
+    """Two output flags naming one file (the last written would silently replace the other), or None.
+    Devices and pipes (`/dev/stdout`, `/dev/null`) are written in place, so they may be named twice."""
+    seen: dict[Path, str] = {}
+    for flag in OUTPUT_FLAGS:
+        path = getattr(args, flag)
+        if path is None or (os.path.exists(path) and not os.path.isfile(path)):
+            continue
+        option = "--" + flag.replace("_", "-")
+        key = Path(path).resolve()
+        if key in seen:
+            return f"{seen[key]} and {option} both name {path}"
+        seen[key] = option
+    return None
 
 
 def _error_json(outcome: Outcome) -> str:

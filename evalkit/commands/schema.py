@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from evalkit.schemas import NAMES
+
     parser.add_argument("name", nargs="?", metavar="NAME",
-                        help="dimensions, ranking, prompt, rewrite, rules or submission; omit to list them")
+                        help=f"{', '.join(NAMES[:-1])} or {NAMES[-1]} (a file name such as rules.yml "
+                             "works too); omit to list them")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -17,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
     if args.name is None:
         print("\n".join(schemas.NAMES))
         return 0
-    name = args.name.removesuffix(".yaml").removesuffix(".schema.json")
+    name = Path(args.name).name.removesuffix(".schema.json").removesuffix(".yaml").removesuffix(".yml")
     if name not in schemas.NAMES:
         print(f"evalkit schema: unknown schema '{args.name}'; choose one of: {', '.join(schemas.NAMES)}",
               file=sys.stderr)

@@ -428,6 +428,23 @@ def test_outputs_replace_old_files_and_leave_no_temporary_files(tmp_path: Path, 
                                                           "sample_submission.json"]
 
 
+@pytest.mark.parametrize(("first", "second"), [("--out", "--report-md"), ("--explain-json", "--log-file"),
+                                               ("--out", "--explain-json")])
+def test_two_outputs_naming_one_file_exit_2_before_anything_is_written(tmp_path: Path, seed: Path, first: str,
+                                                                       second: str) -> None:
+    (tmp_path / "keep.json").write_text("keep me\n", encoding="utf-8")
+    done = evalkit_eval(seed.name, first, "keep.json", second, "./keep.json", cwd=tmp_path)
+    assert done.returncode == 2
+    assert f"{first} and {second} both name ./keep.json" in done.stderr
+    assert (tmp_path / "keep.json").read_text(encoding="utf-8") == "keep me\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.json", "sample_submission.json"]
+
+
+def test_devices_may_take_several_outputs(tmp_path: Path, seed: Path) -> None:
+    done = evalkit_eval(seed.name, "--out", os.devnull, "--explain-json", os.devnull, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
 # --- --jobs ------------------------------------------------------------------------------------------
 
 
