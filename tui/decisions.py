@@ -178,6 +178,17 @@ def entries_of(
     return out
 
 
+# what a decision's value may be, by target prefix: a hand-edited journal must not reach the screen with
+# a label that is a number or a rating that is a list (None is always allowed: discard, clear, a note)
+_VALUE_TYPES: dict[str, tuple[type, ...]] = {
+    "rating": (int, float),
+    "ranking": (list,),
+    "rewrite": (str,),
+    "label": (str,),
+    "flag": (bool,),
+}
+
+
 def _is_valid(entry: Any) -> bool:
     return (
         isinstance(entry, dict)
@@ -186,7 +197,18 @@ def _is_valid(entry: Any) -> bool:
         and entry.get("action") in ACTIONS
         and isinstance(entry.get("step"), int)
         and not isinstance(entry.get("step"), bool)
+        and isinstance(entry.get("note"), (str, type(None)))
+        and _value_fits(entry["target"], entry.get("value"))
     )
+
+
+def _value_fits(target: str, value: Any) -> bool:
+    types = _VALUE_TYPES.get(target.partition(".")[0])
+    if value is None or types is None:
+        return True
+    if isinstance(value, bool):  # a bool is an int to Python, never a rating here
+        return bool in types
+    return isinstance(value, types)
 
 
 def _marker(entry: Entry) -> tuple[str, int | None]:

@@ -85,6 +85,23 @@ def test_malformed_entries_are_counted_and_skipped() -> None:
     assert book.get("a", "label") == Decision(ACCEPT, "x")
 
 
+def test_entries_whose_value_or_note_cannot_be_shown_are_skipped() -> None:
+    """A hand-edited journal: a note that is a number, a label that is a number, a rating that is a list."""
+    good = {"ts": "t", "source": "a", "target": "rating.accuracy", "action": "edit", "value": 4, "note": "ok"}
+    bad = [
+        {**good, "note": 5},
+        {**good, "value": [1, 2]},
+        {**good, "value": True},
+        {**good, "target": "label", "value": 3},
+        {**good, "target": "flag.too_short", "value": 1},
+    ]
+    book = DecisionBook()
+    skipped = book.replay([{**entry, "step": n} for n, entry in enumerate([good, *bad], start=1)])
+    assert skipped == len(bad)
+    assert book.get("a", "rating.accuracy") == Decision("edit", 4, "ok")
+    assert book.get("a", "label") is None and book.get("a", "flag.too_short") is None
+
+
 def test_an_undo_that_does_not_match_the_history_keeps_the_state_and_drops_the_history() -> None:
     entries = [
         {
@@ -122,7 +139,7 @@ OPS = st.lists(
     st.tuples(
         st.sampled_from(["do", "do", "undo", "redo"]),
         st.sampled_from(["a", "b"]),
-        st.sampled_from(["label", "rating.accuracy", "status"]),
+        st.sampled_from(["rating.freshness", "rating.accuracy", "status"]),  # targets that take numbers
         DECISIONS,
     ),
     max_size=40,
