@@ -3,7 +3,9 @@
 Each line is one entry (`ts`, `source`, `target`, `action`, `value`, `note`, `step`; see `decisions`). The
 file is created on the first decision, so opening and quitting leaves nothing behind. A kill can tear the
 last line: that entry's append never returned, so the decision was never applied or shown. Reading skips
-it, and the next append cuts it off, so the journal stays valid JSON Lines. Nothing else is ever rewritten.
+it, and the next append cuts it off, so the journal stays valid JSON Lines. An append that fails (a full
+disk, a failed sync) is cut off at once: the reviewer was told it was not saved, so it must not come back
+on the next start. Nothing else is ever rewritten.
 """
 
 from __future__ import annotations
@@ -46,10 +48,15 @@ class Journal:
         data = b"".join(json.dumps(entry, ensure_ascii=False).encode("utf-8") + b"\n" for entry in entries)
         try:
             handle = self._open()
+        except OSError as exc:
+            raise JournalError(f"{self.path}: cannot write the journal: {exc.strerror or exc}") from None
+        start = handle.tell()
+        try:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         except OSError as exc:
+            self._cut(start)
             raise JournalError(f"{self.path}: cannot write the journal: {exc.strerror or exc}") from None
 
     def _open(self) -> IO[bytes]:
@@ -59,6 +66,20 @@ class Journal:
                 os.ftruncate(handle.fileno(), _complete_length(self.path))
             self._file = handle
         return self._file
+
+    def _cut(self, length: int) -> None:
+        """Take back a failed append, whatever part of it reached the file; the next append reopens."""
+        handle, self._file = self._file, None
+        if handle is None:
+            return
+        try:
+            handle.close()  # may flush what the failed write left buffered: the cut below removes it
+        except OSError:
+            pass
+        try:
+            os.truncate(self.path, length)
+        except OSError:
+            pass  # nothing more to do here; the next append's reopen still cuts a torn last line
 
     def close(self) -> None:
         if self._file is not None:

@@ -71,3 +71,23 @@ def test_unicode_is_kept_as_written(tmp_path: Path) -> None:
 def test_a_journal_in_a_missing_folder_raises_journal_error(tmp_path: Path) -> None:
     with pytest.raises(JournalError, match="cannot write the journal"):
         Journal(tmp_path / "missing" / "j.jsonl").append([entry(1)])
+
+
+def test_a_failed_append_leaves_nothing_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reviewer is told "not saved": the entry must not come back on the next start."""
+    journal = Journal(tmp_path / "j.jsonl")
+    journal.append([entry(1)])
+
+    def full_disk(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("evalkit.tui.journal.os.fsync", full_disk)
+    with pytest.raises(JournalError, match="No space left"):
+        journal.append([entry(2), entry(2)])
+    monkeypatch.undo()
+    assert [e["step"] for e in Journal(journal.path).read().entries] == [1]
+    journal.append([entry(3)])
+    journal.close()
+    again = Journal(journal.path).read()
+    assert [e["step"] for e in again.entries] == [1, 3]
+    assert not again.problems and not again.torn
