@@ -341,6 +341,7 @@ class ReviewApp(App[int]):
         _keep_out_of_gc()
         if self.session.sort != "input" or any(t.key != "status" for t in self.session.query.terms):
             self.queue.reload(keep=self.current)
+            self._draw_header()
         self.queue.refresh()
         self.update_status()
 
@@ -684,6 +685,7 @@ class ReviewApp(App[int]):
         self.queue.reload(keep=self.current)
         if not self.session.view:
             self.show(None)
+        self._draw_header()  # the submission may stay while its position in the view changes
         self.update_status()
 
     def action_tab(self, tab_id: str) -> None:

@@ -1,7 +1,8 @@
 """The proposals table: what the engine would change in this submission, and what the reviewer decided.
 
 The row under the cursor is the proposal that accept, discard and edit apply to. Cells are `Text`, so
-values taken from submissions are never read as markup.
+values taken from submissions are never read as markup. The columns keep their designed widths while they
+fit and shrink with a narrow terminal, so the proposed value and the decision always stay on screen.
 """
 
 from __future__ import annotations
@@ -9,23 +10,52 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from rich.text import Text
+from textual import events
 from textual.widgets import DataTable
 
 from evalkit.tui.decisions import ACCEPT, DISCARD, Decision
 from evalkit.tui.proposals import Proposal, format_value
 
 COLUMNS = (("proposal", 24), ("original", 10), ("proposed", 10), ("decision", 16))
+MIN_COLUMN_WIDTH = 4
 DECISION_STYLES = {ACCEPT: "green", DISCARD: "red"}
+
+
+def column_widths(space: int) -> tuple[int, ...]:
+    """The columns' widths in `space` cells: as designed when they fit, else shrunk in proportion."""
+    designed = [width for _, width in COLUMNS]
+    total = sum(designed)
+    if space >= total:
+        return tuple(designed)
+    return tuple(max(width * space // total, MIN_COLUMN_WIDTH) for width in designed)
 
 
 class ProposalsTable(DataTable[Text]):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.proposals: list[Proposal] = []
+        self._decisions: Mapping[str, Decision] = {}
+        self._widths: tuple[int, ...] = ()
 
     def on_mount(self) -> None:
-        for name, width in COLUMNS:
-            self.add_column(name, width=width, key=name)
+        self._fit_columns()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Rebuild the columns when the width they get changes (not laid out yet: as designed)."""
+        width = self.scrollable_content_region.width
+        space = width - 2 * self.cell_padding * len(COLUMNS) if width else sum(w for _, w in COLUMNS)
+        widths = column_widths(space)
+        if widths == self._widths:
+            return
+        self._widths = widths
+        keep = self.current
+        self.clear(columns=True)
+        for (name, _), column_width in zip(COLUMNS, widths):
+            self.add_column(name, width=column_width, key=name)
+        self.show(self.proposals, self._decisions, keep.target if keep is not None else None)
 
     @property
     def current(self) -> Proposal | None:
@@ -37,6 +67,7 @@ class ProposalsTable(DataTable[Text]):
     ) -> None:
         """Fill the table; put the cursor on target `keep` if given, else on the first undecided proposal."""
         self.proposals = proposals
+        self._decisions = decisions
         self.clear()
         for proposal in proposals:
             self.add_row(*_cells(proposal, decisions.get(proposal.target)), key=proposal.target)

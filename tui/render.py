@@ -218,10 +218,8 @@ def diagnostics_text(config: Config) -> Text:
     _field(text, "hash", config.config_hash or None)
     _heading(text, f"Diagnostics ({len(config.diagnostics)})")
     for diagnostic in config.diagnostics:
-        style = {1: "bold red", 2: "yellow"}.get(int(diagnostic.severity), "")
-        text.append(f"{diagnostic.severity}", style)
-        text.append(f" {diagnostic.path}:{diagnostic.line}:{diagnostic.column} [{diagnostic.code}] ")
-        text.append(f"{diagnostic.message}\n")
+        style = {1: "red", 2: "yellow"}.get(int(diagnostic.severity), "")
+        text.append(f"{diagnostic.format()}\n", style)  # as `evalkit check` prints it: path:line:col: ...
     if not config.diagnostics:
         text.append("none\n", DIM)
     return text

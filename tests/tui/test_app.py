@@ -402,3 +402,87 @@ async def test_q_quits_with_exit_code_zero(make_app: Callable[..., App], settle:
         await settle(pilot)
         await pilot.press("q")
     assert app.return_code == 0
+
+
+async def test_a_hand_edited_journal_with_odd_values_is_skipped_not_shown(
+    make_app: Callable[..., App], settle: Settle, tmp_path: Path
+) -> None:
+    journal = tmp_path / "edited.decisions.jsonl"
+    source = str(SAMPLE)
+    lines = [
+        {"source": source, "target": "rating.accuracy", "action": "accept", "value": 4.5, "note": 5},
+        {"source": source, "target": "label", "action": "edit", "value": 3, "note": None},
+    ]
+    journal.write_text(
+        "".join(json.dumps({"ts": "t", **line, "step": n}) + "\n" for n, line in enumerate(lines, 1)),
+        encoding="utf-8",
+    )
+    app = make_app([SAMPLE], journal=journal)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.skipped_entries == 2
+        assert decisions_column(app)[0] == "pending"  # the proposal with the odd note, under the cursor
+        await pilot.press("s", "s")  # sorting by label compares labels as text
+        assert app.session.sort == "label"
+        assert "rating.accuracy" in shown_text(app, "#proposal-why")
+
+
+async def test_the_header_position_follows_a_new_sort_or_filter(
+    make_app: Callable[..., App], settle: Settle, mixed_batch: Path
+) -> None:
+    app = make_app([mixed_batch])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("j", "j", "j")
+        assert app.current == 3 and shown_text(app, "#detail-header").startswith("4/4 ")
+        await pilot.press("s", "s", "s")  # by status: the broken line (error) goes last
+        assert app.session.sort == "status" and app.current == 3
+        assert shown_text(app, "#detail-header").startswith("3/4 ")
+        app.set_filter("-status:error")
+        await pilot.pause()
+        assert shown_text(app, "#detail-header").startswith("3/3 ")
+
+
+async def test_config_diagnostics_read_as_check_prints_them(
+    make_app: Callable[..., App], settle: Settle, config_copy: Path
+) -> None:
+    (config_copy / "rules.yaml").write_text("rating_rules:\n  - id: x\n    when: {a: [b]\n", encoding="utf-8")
+    app = make_app([SAMPLE], config_dir=config_copy)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        text = shown_text(app, "#config-text")
+        assert f"{config_copy}/rules.yaml:4:1: error[yaml-syntax] " in text
+
+
+def proposal_columns_fit(app: App) -> bool:
+    table = app.query_one(ProposalsTable)
+    used = sum(column.get_render_width(table) for column in table.columns.values())
+    return len(table.columns) == 4 and used <= table.scrollable_content_region.width
+
+
+async def test_small_terminals_keep_the_proposed_value_and_the_decision_on_screen(
+    make_app: Callable[..., App], settle: Settle
+) -> None:
+    app = make_app([SAMPLE])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert proposal_columns_fit(app)
+        await pilot.press("a")
+        assert decisions_column(app)[0] == "accept"
+        for size in ((60, 20), (120, 40), (80, 24)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            await pilot.pause()
+            assert proposal_columns_fit(app), size
+            assert app.query_one(ProposalsTable).cursor_row == 1  # the cursor stays where it was
+            assert decisions_column(app)[0] == "accept"
+
+
+async def test_a_queue_taller_than_the_screen_scrolls_down_only(
+    make_app: Callable[..., App], settle: Settle
+) -> None:
+    app = make_app(sorted(SAMPLE.parent.glob("*.json")))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert len(app.session.view) > app.queue.size.height
+        assert app.queue.scrollbars_enabled == (True, False)
