@@ -100,8 +100,10 @@ def parse_text(text: str, source: str, suffix: str) -> LoadedSubmission:
 
 
 def split_jsonl(text: str, source: str) -> Iterator[tuple[str, str]]:
-    """(`path:line`, line) for each non-blank line of a JSONL file."""
-    for number, line in enumerate(text.splitlines(), start=1):
+    """(`path:line`, line) for each non-blank line of a JSONL file. Lines end at "\n" only (a "\r" before it
+    is JSON whitespace): `str.splitlines` would also cut at U+2028 or U+0085, which JSON allows raw in a
+    string and `json.dumps(ensure_ascii=False)` writes."""
+    for number, line in enumerate(text.split("\n"), start=1):
         if line.strip():
             yield f"{source}:{number}", line
 

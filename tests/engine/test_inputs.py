@@ -19,3 +19,17 @@ def test_a_file_named_explicitly_is_read_whatever_its_name(tmp_path: Path) -> No
     journal = tmp_path / "x.decisions.jsonl"
     journal.write_text("", encoding="utf-8")
     assert expand_inputs([journal]) == ([journal], [])
+
+
+def test_jsonl_lines_end_at_newlines_only(tmp_path: Path) -> None:
+    import json
+
+    from evalkit.engine.inputs import read_file
+
+    texts = ["one\u2028two", "next\u0085line", "form\x0cfeed"]  # JSON allows these raw inside a string
+    rows = [json.dumps({"prompt": text}, ensure_ascii=False) for text in texts]
+    batch = tmp_path / "batch.jsonl"
+    batch.write_bytes(("\r\n".join(rows) + "\r\n\n").encode("utf-8"))
+    loaded = list(read_file(batch))
+    assert [item.source for item in loaded] == [f"{batch}:1", f"{batch}:2", f"{batch}:3"]
+    assert [item.data["prompt"] for item in loaded] == texts
