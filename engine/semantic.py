@@ -51,18 +51,26 @@ def _condition_blocks(when: Any, at: JsonPath) -> Iterator[tuple[JsonPath, dict[
 
 
 def duplicate_rule_ids(doc: YamlDocument) -> list[Diagnostic]:
-    """Ids are unique across all three lists, so that a fired rule id names one rule."""
-    seen: dict[str, int] = {}
+    """An id is unique within its list (an error, DESIGN.md); one shared by two lists is allowed but
+    warned about, since `fired_rules` would show two rules under one id."""
+    seen: dict[str, tuple[str, int]] = {}
     out = []
     for at, rule in rule_entries(doc.data):
         rule_id = rule.get("id")
         if not isinstance(rule_id, str):
             continue
-        if rule_id in seen:
-            out.append(error(doc.path, doc.value_span((*at, "id")), "duplicate-rule-id",
-                             f"duplicate rule id '{rule_id}' (first defined at line {seen[rule_id]})"))
+        span = doc.value_span((*at, "id"))
+        if rule_id not in seen:
+            seen[rule_id] = (str(at[0]), span.line)
+            continue
+        first_list, first_line = seen[rule_id]
+        if first_list == at[0]:
+            out.append(error(doc.path, span, "duplicate-rule-id",
+                             f"duplicate rule id '{rule_id}' (first defined at line {first_line})"))
         else:
-            seen[rule_id] = doc.value_span((*at, "id")).line
+            out.append(warning(doc.path, span, "duplicate-rule-id",
+                               f"rule id '{rule_id}' is also used in {first_list} (line {first_line}); "
+                               "results would name two rules alike"))
     return out
 
 
