@@ -7,6 +7,7 @@ enum that stands for a vocabulary (dimension names, submission fields).
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from typing import Any, Iterator
 
@@ -30,8 +31,9 @@ def validator(schema_name: str) -> Validator:
 def schema_diagnostics(document: YamlDocument, schema_name: str) -> list[Diagnostic]:
     """Every schema violation in `document`, positioned and worded for people."""
     out: list[Diagnostic] = []
-    for err in validator(schema_name).iter_errors(document.data):
-        out.extend(_translate(err, document))
+    checker = validator(schema_name)
+    for err in checker.iter_errors(document.data):
+        out.extend(_translate(err, document, checker))
     return out
 
 
@@ -62,13 +64,13 @@ def _types(expected: str | list[str]) -> str:
     return " or ".join(_TYPE_WORDS.get(n, n) for n in names)
 
 
-def _translate(err: SchemaError, document: YamlDocument) -> Iterator[Diagnostic]:
+def _translate(err: SchemaError, document: YamlDocument, checker: Validator) -> Iterator[Diagnostic]:
     path: JsonPath = err.absolute_path
     kind = err.validator
     if kind == "additionalProperties":
         yield from _unknown_keys(err, document, path)
     elif kind == "required":
-        yield _missing_key(err, document, path)
+        yield _missing_key(err, document, path, checker)
     elif err.in_property_name:
         yield _not_allowed(err, document, document.key_span((*path, err.instance)))
     elif kind == "type":
@@ -114,16 +116,35 @@ def _unknown_keys(err: SchemaError, document: YamlDocument, path: JsonPath) -> I
         yield error(document.path, key_span, "unknown-key", message, fix)
 
 
-def _missing_key(err: SchemaError, document: YamlDocument, path: JsonPath) -> Diagnostic:
+def _missing_key(err: SchemaError, document: YamlDocument, path: JsonPath, checker: Validator) -> Diagnostic:
     missing = err.validator_value if isinstance(err.validator_value, list) else []
     name = next((m for m in missing if m not in err.instance), "?")
     span = document.value_span(path)
-    insert_at = type(span)(span.line, span.column, span.line, span.column)
-    indent = " " * (span.column - 1)
-    placeholder = '""' if name == "id" else "{}"
-    fix = Fix(f"Insert '{name}'", insert_at, f"{name}: {placeholder}\n{indent}")
+    entry = f"{name}: {_placeholder(err.schema.get('properties', {}).get(name, {}), checker)}"
+    line_text = document.text.split("\n")[span.line - 1] if document.text else ""
+    if line_text[span.column - 1:span.column] == "{":  # a flow mapping: the key goes inside the braces
+        at = Span.point(span.line, span.column + 1)
+        fix = Fix(f"Insert '{name}'", at, entry + (", " if err.instance else ""))
+    else:
+        at = Span.point(span.line, span.column)
+        fix = Fix(f"Insert '{name}'", at, f"{entry}\n{' ' * (span.column - 1)}")
     return error(document.path, document.key_span(path) if not path or isinstance(path[-1], str) else span,
                  "missing-key", f"missing required key '{name}' {_where(path)}", fix)
+
+
+def _placeholder(schema: dict[str, Any], checker: Validator) -> str:
+    """A value for an inserted key that fits its schema: the first example, else a value of its type."""
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/"):
+        schema = {**checker.resolve(ref), **schema}
+    if schema.get("$ref") == "#/$defs/rule_id":
+        return "new_rule"  # an example id would repeat a rule's
+    examples, allowed = schema.get("examples"), schema.get("enum")
+    if examples or allowed:
+        return json.dumps((examples or allowed)[0], ensure_ascii=False)  # JSON is flow YAML
+    kind = schema.get("type")
+    kind = kind[0] if isinstance(kind, list) and kind else kind
+    return {"string": '""', "number": "0", "integer": "0", "boolean": "false", "array": "[]"}.get(str(kind), "{}")
 
 
 def _not_allowed(err: SchemaError, document: YamlDocument, span: Span) -> Diagnostic:

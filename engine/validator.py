@@ -53,7 +53,8 @@ class Validator:
     def is_valid(self, instance: Any) -> bool:
         return next(self.iter_errors(instance), None) is None
 
-    def _resolve(self, ref: str) -> dict[str, Any]:
+    def resolve(self, ref: str) -> dict[str, Any]:
+        """The schema a local `$ref` (`#/$defs/name`) points at."""
         node: Any = self.root
         for part in ref.removeprefix("#/").split("/"):
             node = node[part]
@@ -61,7 +62,7 @@ class Validator:
 
     def _check(self, value: Any, schema: dict[str, Any], path: Path, name: bool = False) -> Iterator[SchemaError]:
         if "$ref" in schema:
-            yield from self._check(value, self._resolve(schema["$ref"]), path, name)
+            yield from self._check(value, self.resolve(schema["$ref"]), path, name)
         expected = schema.get("type")
         if expected is not None and not _has_type(value, expected):
             yield SchemaError("type", expected, value, path, schema, name)
