@@ -14,7 +14,7 @@ from typing import Any, Iterable, Iterator
 
 from evalkit.engine.config import Config, analyze
 from evalkit.engine.evaluator import Evaluator
-from evalkit.engine.inputs import expand_inputs, parse_text, read_text, split_jsonl
+from evalkit.engine.inputs import expand_inputs, parse_text, read_problem, read_text, split_jsonl
 
 CHUNK = 256
 
@@ -55,8 +55,8 @@ def raw_items(paths: Iterable[str]) -> Iterator[RawItem | Outcome]:
     for path in files:
         try:
             text = read_text(path)
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            yield Outcome(str(path), error=f"cannot read the file: {getattr(exc, 'strerror', None) or exc}")
+        except (OSError, ValueError) as exc:
+            yield Outcome(str(path), error=read_problem(exc))
             continue
         if path.suffix != ".jsonl":
             yield RawItem(str(path), text, path.suffix)

@@ -18,6 +18,7 @@ from evalkit.engine.diagnostics import FILE_START, Diagnostic, Severity, Span, e
 from evalkit.engine.plan import ConfigPlan, compile_plan
 from evalkit.engine.schema_check import schema_diagnostics
 from evalkit.engine.semantic import semantic_diagnostics
+from evalkit.engine.text import NotText, decode_utf8
 from evalkit.engine.yamlsource import YamlDocument, parse_yaml
 
 CONFIG_NAMES = ("dimensions", "ranking", "prompt", "rewrite", "rules")
@@ -104,13 +105,9 @@ def _read(path: Path, overrides: Mapping[str, str]) -> tuple[bytes | None, Diagn
 
 def _decode(raw: bytes, path: str) -> tuple[str | None, Diagnostic | None]:
     try:
-        return raw.decode("utf-8-sig"), None
-    except UnicodeDecodeError as exc:
-        line_start = raw.rfind(b"\n", 0, exc.start) + 1
-        column = len(raw[line_start:exc.start].decode("utf-8", "replace")) + 1
-        where = Span.point(raw.count(b"\n", 0, exc.start) + 1, column)
-        return None, error(path, where, "not-utf8",
-                           f"the file is not UTF-8 text (byte {exc.start}: 0x{raw[exc.start]:02x})")
+        return decode_utf8(raw), None
+    except NotText as exc:
+        return None, error(path, Span.point(exc.line, exc.column), "not-utf8", exc.reason)
 
 
 def _load_document(name: str, path: Path, raw: bytes) -> tuple[YamlDocument | None, list[Diagnostic]]:

@@ -13,6 +13,7 @@ from typing import Any, Iterable, Iterator
 
 from evalkit.engine import limits
 from evalkit.engine.submission import Submission, SubmissionError, parse_submission
+from evalkit.engine.text import NotText, decode_utf8
 
 SUBMISSION_SUFFIXES = (".json", ".yaml", ".yml", ".jsonl")
 
@@ -61,9 +62,17 @@ def _parsed(source: str, data: Any) -> LoadedSubmission:
 
 
 def read_text(path: Path) -> str:
+    """A submission file's text; raises OSError, or ValueError saying why evalkit does not read it."""
     if path.stat().st_size > limits.MAX_SUBMISSION_BYTES:
         raise ValueError(f"the file is larger than {limits.MAX_SUBMISSION_BYTES:,} bytes")
-    return path.read_text(encoding="utf-8-sig")
+    return decode_utf8(path.read_bytes())
+
+
+def read_problem(exc: OSError | ValueError) -> str:
+    """What to say of a file that read_text refused."""
+    if isinstance(exc, NotText):
+        return str(exc)  # line:col: the reason
+    return f"cannot read the file: {getattr(exc, 'strerror', None) or exc}"
 
 
 def parse_json(text: str) -> Any:
@@ -113,8 +122,8 @@ def read_file(path: Path) -> Iterator[LoadedSubmission]:
     source = str(path)
     try:
         text = read_text(path)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        yield LoadedSubmission(source, error=f"cannot read the file: {getattr(exc, 'strerror', None) or exc}")
+    except (OSError, ValueError) as exc:
+        yield LoadedSubmission(source, error=read_problem(exc))
         return
     if path.suffix == ".jsonl":
         for where, line in split_jsonl(text, source):

@@ -33,3 +33,14 @@ def test_jsonl_lines_end_at_newlines_only(tmp_path: Path) -> None:
     loaded = list(read_file(batch))
     assert [item.source for item in loaded] == [f"{batch}:1", f"{batch}:2", f"{batch}:3"]
     assert [item.data["prompt"] for item in loaded] == texts
+
+
+def test_a_file_that_is_not_utf8_is_named_with_its_line_and_column(tmp_path: Path) -> None:
+    from evalkit.engine.inputs import read_file
+
+    latin1 = tmp_path / "latin1.json"
+    latin1.write_bytes('{\n  "prompt": "café"\n}\n'.encode("latin-1"))
+    utf16 = tmp_path / "utf16.json"
+    utf16.write_text('{"prompt": "x"}', encoding="utf-16")
+    assert [item.error for item in read_file(latin1)] == ["line 2:17: the file is not UTF-8 text (byte 18: 0xe9)"]
+    assert [item.error for item in read_file(utf16)] == ["line 1:1: the file is UTF-16 text; save it as UTF-8"]
