@@ -56,6 +56,11 @@ class Diagnostic:
     fix: Fix | None = None
     related: tuple[str, ...] = field(default=())
 
+    def __post_init__(self) -> None:
+        if not self.message.isprintable():  # a name quoted from a file may hold a newline: one line each
+            object.__setattr__(self, "message", "".join(
+                c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in self.message))
+
     @property
     def line(self) -> int:
         return self.span.line

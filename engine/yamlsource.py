@@ -226,8 +226,10 @@ def _parse_careful(text: str, path: str) -> tuple[YamlDocument | None, list[Diag
         root = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
         return None, [_syntax_error(exc, path, text)]
+    except yaml.reader.ReaderError as exc:
+        return None, [_reader_error(exc, path, text)]
     except yaml.YAMLError as exc:
-        return None, [error(path, FILE_START, "yaml-syntax", str(exc))]
+        return None, [error(path, FILE_START, "yaml-syntax", str(exc).replace("\n", " "))]
     if root is None:
         return YamlDocument(path, text, None), []
     builder = _Builder(path)
@@ -236,6 +238,16 @@ def _parse_careful(text: str, path: str) -> tuple[YamlDocument | None, list[Diag
     except yaml.MarkedYAMLError as exc:
         return None, [_syntax_error(exc, path, text)]
     return YamlDocument(path, text, data, builder.spans), builder.diagnostics
+
+
+def _reader_error(exc: yaml.reader.ReaderError, path: str, text: str) -> Diagnostic:
+    """A character YAML refuses (a control character such as NUL), at its line and column."""
+    at = exc.position
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    character = exc.character if isinstance(exc.character, int) else ord(exc.character)
+    return error(path, Span.point(line, column), "yaml-syntax",
+                 f"the character U+{character:04X} is not allowed in YAML ({exc.reason})")
 
 
 def _syntax_error(exc: yaml.MarkedYAMLError, path: str, text: str) -> Diagnostic:

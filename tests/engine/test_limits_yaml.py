@@ -135,3 +135,18 @@ def test_the_fast_path_returns_what_the_careful_path_returns(text: str) -> None:
         return  # the careful path alone answers
     event("fast path")
     assert fast == _parse_careful(text, "f.yaml")
+
+
+def test_a_control_character_is_named_at_its_line_and_column() -> None:
+    document, (problem,) = parse_yaml("version: 1\nrules:\n  - id: a\x00b\n", "f.yaml")
+    assert document is None
+    assert (problem.code, problem.line, problem.column) == ("yaml-syntax", 3, 10)
+    assert problem.message == "the character U+0000 is not allowed in YAML (control characters are not allowed)"
+
+
+def test_a_message_quoting_a_name_with_a_newline_stays_on_one_line() -> None:
+    from evalkit.engine.diagnostics import FILE_START, error
+
+    problem = error("f.yaml", FILE_START, "unknown-key", "unknown key 'a\nb\u2028c'")
+    assert problem.message == "unknown key 'a\\nb\\u2028c'"
+    assert len(problem.format().splitlines()) == 1
