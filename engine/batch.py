@@ -1,5 +1,5 @@
-"""Batch evaluation for `evalkit eval`: read every input, evaluate in one process or a pool of workers,
-and hand back rendered outputs in input order.
+"""Batch evaluation for `evalkit eval`: read the inputs as they are needed, evaluate in one process or a
+pool of workers, and hand back rendered outputs in input order, a bounded number of items in flight.
 
 Workers receive raw text (a file's content or a JSONL line), not parsed objects, and send back strings,
 so little crosses the process boundary; each worker loads and compiles the config once.
@@ -8,15 +8,21 @@ so little crosses the process boundary; each worker loads and compiles the confi
 from __future__ import annotations
 
 import json
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from evalkit.engine.config import Config, analyze
 from evalkit.engine.evaluator import Evaluator
-from evalkit.engine.inputs import expand_inputs, parse_text, read_problem, read_text, split_jsonl
+from evalkit.engine.inputs import expand_inputs, jsonl_lines, parse_text, read_problem, read_text
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 CHUNK = 256
+WINDOW = 4
+"""Chunks in flight per worker."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,21 +54,45 @@ class RawItem:
 
 
 def raw_items(paths: Iterable[str]) -> Iterator[RawItem | Outcome]:
-    """Inputs as raw text items (one per JSONL line); unreadable paths come back as error outcomes."""
+    """Inputs as raw text items (one per JSONL line), read as they are needed: a JSONL file of any size is
+    streamed a line at a time. Unreadable paths and lines come back as error outcomes."""
     files, missing = expand_inputs(paths)
     for name in missing:
         yield Outcome(name, error="no such file or folder")
     for path in files:
+        if path.suffix == ".jsonl":
+            yield from _jsonl_items(path)
+            continue
         try:
-            text = read_text(path)
+            yield RawItem(str(path), read_text(path), path.suffix)
         except (OSError, ValueError) as exc:
             yield Outcome(str(path), error=read_problem(exc))
-            continue
+
+
+def _jsonl_items(path: Path) -> Iterator[RawItem | Outcome]:
+    for where, text, problem in jsonl_lines(path):
+        yield RawItem(where, text, ".json") if text is not None else Outcome(where, error=problem)
+
+
+def count_items(paths: Iterable[str]) -> int:
+    """How many items raw_items will yield, give or take blank lines: for a progress bar, by counting
+    newlines (a pass over the bytes, no decoding)."""
+    files, missing = expand_inputs(paths)
+    total = len(missing)
+    for path in files:
         if path.suffix != ".jsonl":
-            yield RawItem(str(path), text, path.suffix)
+            total += 1
             continue
-        for where, line in split_jsonl(text, str(path)):
-            yield RawItem(where, line, ".json")
+        try:
+            with open(path, "rb") as handle:
+                last = b"\n"
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    total += block.count(b"\n")
+                    last = block[-1:]
+                total += last != b"\n"
+        except OSError:
+            total += 1
+    return total
 
 
 def _dumps(value: Any, pretty: bool) -> str:
@@ -137,11 +167,17 @@ def _parallel(config: Config, items: Iterable[RawItem | Outcome], want: Want, jo
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(str(config.folder), want)) as pool:
-        pending = []
+        pending: deque[tuple[list[RawItem | Outcome], Future[list[Outcome]]]] = deque()
         for chunk in _chunks(items, CHUNK):
             raw = [item for item in chunk if isinstance(item, RawItem)]
             pending.append((chunk, pool.submit(_run_chunk, raw)))
-        for chunk, future in pending:
-            done = iter(future.result())
-            for item in chunk:
-                yield item if isinstance(item, Outcome) else next(done)
+            if len(pending) >= WINDOW * jobs:  # read no further ahead: memory stays flat, results flow
+                yield from _in_order(*pending.popleft())
+        while pending:
+            yield from _in_order(*pending.popleft())
+
+
+def _in_order(chunk: list[RawItem | Outcome], future: Future[list[Outcome]]) -> Iterator[Outcome]:
+    done = iter(future.result())
+    for item in chunk:
+        yield item if isinstance(item, Outcome) else next(done)

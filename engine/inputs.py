@@ -6,6 +6,7 @@ JSONL); one that cannot be read or is invalid carries an `error` instead, and re
 
 from __future__ import annotations
 
+import codecs
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any, Iterable, Iterator
 
 from evalkit.engine import limits
 from evalkit.engine.submission import Submission, SubmissionError, parse_submission
-from evalkit.engine.text import NotText, decode_utf8
+from evalkit.engine.text import NotText, check_not_other_encoding, decode_utf8
 
 SUBMISSION_SUFFIXES = (".json", ".yaml", ".yml", ".jsonl")
 
@@ -108,28 +109,52 @@ def parse_text(text: str, source: str, suffix: str) -> LoadedSubmission:
     return _parsed(source, data)
 
 
-def split_jsonl(text: str, source: str) -> Iterator[tuple[str, str]]:
-    """(`path:line`, line) for each non-blank line of a JSONL file. Lines end at "\n" only (a "\r" before it
-    is JSON whitespace): `str.splitlines` would also cut at U+2028 or U+0085, which JSON allows raw in a
-    string and `json.dumps(ensure_ascii=False)` writes."""
-    for number, line in enumerate(text.split("\n"), start=1):
-        if line.strip():
-            yield f"{source}:{number}", line
+def jsonl_lines(path: Path) -> Iterator[tuple[str, str | None, str | None]]:
+    """(`path:line`, text, None) for each non-blank line of a JSONL file, or (where, None, why) for a line
+    or a file that cannot be read; reading goes on after a bad line. The file is streamed, so its size has
+    no limit; a line has a submission's. Lines end at b"\\n" only (a "\\r" before it is JSON whitespace):
+    `str.splitlines` would also cut at U+2028 or U+0085, which JSON allows raw in a string."""
+    source = str(path)
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below, also when the caller stops early
+    except OSError as exc:
+        yield source, None, read_problem(exc)
+        return
+    with handle:
+        try:
+            check_not_other_encoding(handle.peek(4)[:4])
+            for number, raw in enumerate(handle, start=1):
+                if number == 1 and raw.startswith(codecs.BOM_UTF8):
+                    raw = raw[len(codecs.BOM_UTF8):]
+                if raw.strip():
+                    yield (f"{source}:{number}", *_line_text(raw))
+        except (OSError, NotText) as exc:
+            yield source, None, read_problem(exc)
+
+
+def _line_text(raw: bytes) -> tuple[str | None, str | None]:
+    if len(raw) > limits.MAX_SUBMISSION_BYTES:
+        return None, f"the line is longer than {limits.MAX_SUBMISSION_BYTES:,} bytes"
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        column = len(raw[:exc.start].decode("utf-8", "replace")) + 1
+        return None, f"column {column}: the line is not UTF-8 text (byte 0x{raw[exc.start]:02x})"
 
 
 def read_file(path: Path) -> Iterator[LoadedSubmission]:
     """Every submission in one file, each parsed or carrying its error."""
     source = str(path)
+    if path.suffix == ".jsonl":
+        for where, line, problem in jsonl_lines(path):
+            yield parse_text(line, where, ".json") if line is not None else LoadedSubmission(where, error=problem)
+        return
     try:
         text = read_text(path)
     except (OSError, ValueError) as exc:
         yield LoadedSubmission(source, error=read_problem(exc))
         return
-    if path.suffix == ".jsonl":
-        for where, line in split_jsonl(text, source):
-            yield parse_text(line, where, ".json")
-    else:
-        yield parse_text(text, source, path.suffix)
+    yield parse_text(text, source, path.suffix)
 
 
 def read_inputs(paths: Iterable[Path | str]) -> Iterator[LoadedSubmission]:

@@ -11,7 +11,8 @@ MAX_YAML_NODES = 200_000
 """Nodes after alias expansion; stops "billion laughs" files that are tiny on disk."""
 
 MAX_SUBMISSION_BYTES = 50_000_000
-"""A submission file (or JSONL line) larger than this is refused."""
+"""A submission file, or one line of a JSONL file, larger than this is refused (a JSONL file is streamed
+and may be of any size)."""
 
 MAX_TEMPLATE_OUTPUT = 4_000
 """A rendered comment template is cut to this many characters."""

@@ -18,11 +18,16 @@ class NotText(ValueError):
         self.reason, self.line, self.column = reason, line, column
 
 
+def check_not_other_encoding(head: bytes) -> None:
+    """Raises NotText when a file's first bytes are another encoding's byte order mark."""
+    for mark, encoding in _OTHER_ENCODINGS:
+        if head.startswith(mark):
+            raise NotText(f"the file is {encoding} text; save it as UTF-8")
+
+
 def decode_utf8(raw: bytes) -> str:
     """The text of `raw`, a leading UTF-8 byte order mark dropped; raises NotText."""
-    for mark, encoding in _OTHER_ENCODINGS:
-        if raw.startswith(mark):
-            raise NotText(f"the file is {encoding} text; save it as UTF-8")
+    check_not_other_encoding(raw)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import itertools
 import json
 import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Iterator, TextIO
 
-from evalkit.engine.atomic import write_text_atomic
-from evalkit.engine.batch import Outcome, RawItem, Want, evaluate_all, raw_items
+from evalkit.engine.atomic import atomic_output, write_text_atomic
+from evalkit.engine.batch import Outcome, Want, count_items, evaluate_all, raw_items
 from evalkit.engine.config import Config, analyze
 
 
@@ -69,11 +71,15 @@ class Progress:
             self.stream.flush()
 
 
-def _is_batch(inputs: list[str], items: list[RawItem | Outcome]) -> bool:
-    return len(items) != 1 or len(inputs) != 1 or Path(inputs[0]).is_dir() or inputs[0].endswith(".jsonl")
+def _is_batch(inputs: list[str], first_items: int) -> bool:
+    return first_items != 1 or len(inputs) != 1 or Path(inputs[0]).is_dir() or inputs[0].endswith(".jsonl")
 
 
 class EvalRun:
+    """Streams: items are read, evaluated and written one after another, so a batch of any size runs in
+    constant memory and `| head` sees results as they come. Files are still written atomically (into a
+    temporary file renamed at the end); only the Markdown report keeps every section until the end."""
+
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
 
@@ -101,22 +107,28 @@ class EvalRun:
         config = self._config()
         if config is None:
             return 2
-        items = list(raw_items(self.args.inputs))
-        if not items:
+        items = raw_items(self.args.inputs)
+        first = list(itertools.islice(items, 2))
+        if not first:
             print("evalkit eval: no submissions found in the inputs", file=sys.stderr)
             return 2
-        batch = _is_batch(self.args.inputs, items)
+        batch = _is_batch(self.args.inputs, len(first))
         want = Want(result=True, explain=bool(self.args.explain_json), report=bool(self.args.report_md),
                     pretty=not batch)
-        outcomes = self._evaluate(config, items, want)
+        progress = Progress(count_items(self.args.inputs) if batch and sys.stderr.isatty() else 0)
+        outcomes = evaluate_all(config, itertools.chain(first, items), want, self.args.jobs)
         try:
-            self._write(config, outcomes, batch)
+            errors = self._stream(config, outcomes, batch, progress)
         except BrokenPipeError:  # stdout's reader went away (`| head -1`): the dispatcher ends quietly
             raise
         except OSError as exc:
+            progress.clear()
             print(f"evalkit eval: cannot write {exc.filename or 'to stdout'}: {exc.strerror}", file=sys.stderr)
             return 2
-        return 1 if any(o.error for o in outcomes) else 0
+        except KeyboardInterrupt:
+            progress.clear()
+            raise
+        return 1 if errors else 0
 
     def _config(self) -> Config | None:
         config = analyze(self.args.config_dir)
@@ -128,18 +140,27 @@ class EvalRun:
         self.log.info("config %s (hash %s, rule version %s)", config.folder, config.config_hash, config.plan.rule_version)
         return config
 
-    def _evaluate(self, config: Config, items: list[RawItem | Outcome], want: Want) -> list[Outcome]:
-        progress = Progress(len(items))
-        outcomes = []
-        try:
-            for outcome in evaluate_all(config, items, want, self.args.jobs):
-                outcomes.append(outcome)
+    def _stream(self, config: Config, outcomes: Iterator[Outcome], batch: bool, progress: Progress) -> int:
+        """Write each outcome as it comes; returns how many were errors."""
+        args = self.args
+        reported: list[Outcome] = []
+        errors = 0
+        with contextlib.ExitStack() as outputs:
+            results = outputs.enter_context(atomic_output(args.out)) if args.out else sys.stdout
+            explain = outputs.enter_context(atomic_output(args.explain_json)) if args.explain_json else None
+            for outcome in outcomes:
                 self._record(outcome, progress)
                 progress.step()
-        except KeyboardInterrupt:
-            progress.clear()
-            raise
-        return outcomes
+                errors += outcome.error is not None
+                results.write(_rendered(outcome, "result", batch))
+                if explain is not None:
+                    explain.write(_rendered(outcome, "explain", batch))
+                if args.report_md:  # the summary heads the report: sections wait for the last outcome
+                    reported.append(Outcome(outcome.source, report=outcome.report, error=outcome.error,
+                                            label=outcome.label))
+            if args.report_md:
+                write_text_atomic(args.report_md, _report(config, reported))
+        return errors
 
     def _record(self, outcome: Outcome, progress: Progress) -> None:
         if outcome.error:
@@ -148,18 +169,6 @@ class EvalRun:
             self.log.warning("%s: %s", outcome.source, outcome.error)
         else:
             self.log.info("%s: label=%s fired=%s", outcome.source, outcome.label, ",".join(outcome.fired) or "-")
-
-    def _write(self, config: Config, outcomes: list[Outcome], batch: bool) -> None:
-        results = _lines(outcomes, "result") if batch else (outcomes[0].result or _error_json(outcomes[0])) + "\n"
-        if self.args.out:
-            write_text_atomic(self.args.out, results)
-        else:
-            sys.stdout.write(results)
-        if self.args.explain_json:
-            explain = _lines(outcomes, "explain") if batch else (outcomes[0].explain or _error_json(outcomes[0])) + "\n"
-            write_text_atomic(self.args.explain_json, explain)
-        if self.args.report_md:
-            write_text_atomic(self.args.report_md, _report(config, outcomes))
 
 
 OUTPUT_FLAGS = ("out", "explain_json", "report_md", "log_file")
@@ -185,16 +194,14 @@ def _error_json(outcome: Outcome) -> str:
     return json.dumps({"source": outcome.source, "error": {"message": outcome.error}}, ensure_ascii=False)
 
 
-def _lines(outcomes: list[Outcome], field: str) -> str:
-    lines = []
-    for outcome in outcomes:
-        body = getattr(outcome, field)
-        if body is None:
-            lines.append(_error_json(outcome))
-        else:
-            source = json.dumps(outcome.source, ensure_ascii=False)
-            lines.append(f'{{"source": {source}, ' + body[1:])
-    return "\n".join(lines) + "\n"
+def _rendered(outcome: Outcome, field: str, batch: bool) -> str:
+    """One outcome's line of JSON Lines (with its "source"), or a single submission's pretty JSON."""
+    body = getattr(outcome, field)
+    if body is None:
+        return _error_json(outcome) + "\n"
+    if not batch:
+        return body + "\n"
+    return f'{{"source": {json.dumps(outcome.source, ensure_ascii=False)}, ' + body[1:] + "\n"
 
 
 def _report(config: Config, outcomes: list[Outcome]) -> str:

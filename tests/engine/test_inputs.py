@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from evalkit.engine.inputs import expand_inputs
 
 
@@ -44,3 +46,21 @@ def test_a_file_that_is_not_utf8_is_named_with_its_line_and_column(tmp_path: Pat
     utf16.write_text('{"prompt": "x"}', encoding="utf-16")
     assert [item.error for item in read_file(latin1)] == ["line 2:17: the file is not UTF-8 text (byte 18: 0xe9)"]
     assert [item.error for item in read_file(utf16)] == ["line 1:1: the file is UTF-16 text; save it as UTF-8"]
+
+
+def test_a_jsonl_file_is_streamed_and_only_its_lines_have_a_size_limit(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from evalkit.engine import limits
+    from evalkit.engine.batch import Outcome, RawItem, count_items, raw_items
+
+    monkeypatch.setattr(limits, "MAX_SUBMISSION_BYTES", 100)
+    short = json.dumps({"prompt": "p"})
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text("\n".join([short] * 20 + [json.dumps({"prompt": "x" * 200}), short]), encoding="utf-8")
+    assert batch.stat().st_size > limits.MAX_SUBMISSION_BYTES
+    items = list(raw_items([str(batch)]))
+    assert [type(item) for item in items] == [RawItem] * 20 + [Outcome, RawItem]
+    assert items[20] == Outcome(f"{batch}:21", error="the line is longer than 100 bytes")
+    assert count_items([str(batch)]) == len(items)
