@@ -139,9 +139,9 @@ def _placeholder(schema: dict[str, Any], checker: Validator) -> str:
         schema = {**checker.resolve(ref), **schema}
     if schema.get("$ref") == "#/$defs/rule_id":
         return "new_rule"  # an example id would repeat a rule's
-    examples, allowed = schema.get("examples"), schema.get("enum")
-    if examples or allowed:
-        return json.dumps((examples or allowed)[0], ensure_ascii=False)  # JSON is flow YAML
+    for values in (schema.get("examples"), schema.get("enum")):
+        if isinstance(values, list) and values:
+            return json.dumps(values[0], ensure_ascii=False)  # JSON is flow YAML
     kind = schema.get("type")
     kind = kind[0] if isinstance(kind, list) and kind else kind
     return {"string": '""', "number": "0", "integer": "0", "boolean": "false", "array": "[]"}.get(str(kind), "{}")
