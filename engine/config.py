@@ -152,14 +152,16 @@ def _yaml_bytes(folder: Path, files: dict[str, Path],
 def _folder_problem(folder: Path, files: dict[str, Path]) -> Diagnostic | None:
     """Why the config folder cannot be read, or None. A folder that does not exist yet is no problem when
     an editor holds unsaved config files for it."""
+    where = str(folder)
     try:
         os.listdir(folder)
     except FileNotFoundError:
-        return None if files else error(str(folder), FILE_START, "no-config-dir", "the config folder does not exist")
+        missing = error(where, FILE_START, "no-config-dir", "the config folder does not exist")
+        return None if files else missing
     except NotADirectoryError:
-        return error(str(folder), FILE_START, "no-config-dir", "this is a file; the config is a folder of YAML files")
+        return error(where, FILE_START, "no-config-dir", "not a folder (a config is a folder of YAML files)")
     except OSError as exc:
-        return error(str(folder), FILE_START, "unreadable", f"cannot read the folder: {exc.strerror or exc}")
+        return error(where, FILE_START, "unreadable", f"cannot read the folder: {exc.strerror or exc}")
     return None
 
 

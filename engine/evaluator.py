@@ -38,8 +38,8 @@ class Evaluator:
         self._run_rules(plan.rating_rules, verdicts, signals, state, fired, skipped, plan.stop_after_first)
         ranking, ranking_feedback, ranking_issues = normalize_ranking(plan, submission)
         if plan.ranking_rules:
-            self._run_rules(plan.ranking_rules, verdicts[len(plan.rating_rules):], signals, state, fired, skipped,
-                            False)
+            ranking_verdicts = verdicts[len(plan.rating_rules):]
+            self._run_rules(plan.ranking_rules, ranking_verdicts, signals, state, fired, skipped, False)
         rewrite_final, rewrite_fired, rewrite_skipped = finalize_rewrite(plan, submission)
         fired.extend(rewrite_fired)
         skipped.extend(rewrite_skipped)

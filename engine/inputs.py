@@ -147,7 +147,10 @@ def read_file(path: Path) -> Iterator[LoadedSubmission]:
     source = str(path)
     if path.suffix == ".jsonl":
         for where, line, problem in jsonl_lines(path):
-            yield parse_text(line, where, ".json") if line is not None else LoadedSubmission(where, error=problem)
+            if line is None:
+                yield LoadedSubmission(where, error=problem)
+            else:
+                yield parse_text(line, where, ".json")
         return
     try:
         text = read_text(path)

@@ -270,7 +270,7 @@ def test_a_file_given_as_the_config_folder_is_named_as_a_file(tmp_path: Path) ->
     readme = tmp_path / "README.md"
     readme.write_text("# not a config\n")
     assert [(d.path, d.code, d.message) for d in errors(analyze(readme))] == [
-        (str(readme), "no-config-dir", "this is a file; the config is a folder of YAML files")]
+        (str(readme), "no-config-dir", "not a folder (a config is a folder of YAML files)")]
 
 
 def test_an_id_shared_by_two_rule_lists_is_a_warning_and_the_config_loads(write_config: Writer) -> None:
