@@ -36,7 +36,7 @@ from evalkit.tui.export import write_jsonl_atomic
 from evalkit.tui.journal import Journal, JournalError
 from evalkit.tui.model import ReviewError, ReviewSession
 from evalkit.tui.proposals import LABEL, REWRITE, Proposal
-from evalkit.tui.proposals_table import ProposalsTable, why_text
+from evalkit.tui.proposals_table import ProposalsTable, detail_text
 from evalkit.tui.queue_view import QueueView
 from evalkit.tui.screens import HelpScreen, InputScreen, TextScreen
 from evalkit.tui.watcher import POLL_SECONDS, fingerprint
@@ -195,6 +195,7 @@ class ReviewApp(App[int]):
         self.live_rules = live_rules
         self.blink = blink
         self.skipped_entries = skipped_entries
+        self.journal_problem: str | None = None  # why decisions cannot be saved now; the app is read-only
         self.current: int | None = None
         self.loading = True
         self.changes_seen = 0
@@ -216,7 +217,7 @@ class ReviewApp(App[int]):
         self.queue = QueueView(self.session, id="queue")
         self.detail_header = Static(id="detail-header", markup=False)
         self.proposals_table = ProposalsTable(id="proposals")
-        self.why = Static(id="proposal-why", markup=False)
+        self.proposal_detail = Static(id="proposal-detail", markup=False)
         self.tabs = DetailTabs(id="tabs")
         yield self.status_bar
         with Horizontal(id="body"):
@@ -226,7 +227,7 @@ class ReviewApp(App[int]):
             with Vertical(id="detail-pane"):
                 yield self.detail_header
                 yield self.proposals_table
-                yield self.why
+                yield self.proposal_detail
                 yield self.tabs
         yield Footer()
 
@@ -234,6 +235,7 @@ class ReviewApp(App[int]):
         self.filter_input.cursor_blink = self.blink
         self.tabs.config = self.session.config
         self.queue.focus()
+        self._check_journal()
         # a watcher runs at once: the queue's cursor and the submission it selects land in the same frame
         self.watch(self.queue, "cursor", self._cursor_moved, init=False)
         self.update_status()
@@ -253,6 +255,20 @@ class ReviewApp(App[int]):
                 f"{self.skipped_entries} journal lines could not be read and were skipped.",
                 severity="warning",
                 timeout=10,
+            )
+
+    def _check_journal(self) -> None:
+        """Say at once when decisions cannot be saved: the reviewer can still look, and decide once fixed."""
+        try:
+            self.journal.check_writable()
+        except JournalError as exc:
+            self.journal_problem = str(exc)
+            self.notify(
+                f"Read-only: {exc}. You can look through the queue; decisions are not saved until the "
+                "journal can be written.",
+                severity="error",
+                markup=False,
+                timeout=30,
             )
 
     def on_unmount(self) -> None:
@@ -423,7 +439,7 @@ class ReviewApp(App[int]):
             self.detail_header.update(Text(message, "dim"), layout=False)
             self.proposals_table.show([], {})
             self.tabs.show(None)
-            self._update_why()
+            self._update_detail()
             return
         session = self.session
         item = session.items[index]
@@ -439,7 +455,7 @@ class ReviewApp(App[int]):
         self.proposals_table.show(session.proposals(index), shown.decisions, keep)
         self.tabs.show(shown)
         self._draw_header()
-        self._update_why()
+        self._update_detail()
         if self.first_shown_at is None:
             self.first_shown_at = time.perf_counter()
             self.call_after_refresh(self._first_paint.set)
@@ -453,16 +469,16 @@ class ReviewApp(App[int]):
 
     @on(DataTable.RowHighlighted, "#proposals")
     def proposal_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self._update_why()
+        self._update_detail()
 
-    def _update_why(self) -> None:
+    def _update_detail(self) -> None:
         proposal = self.proposals_table.current
         decision = None
         if proposal is not None and self.current is not None:
             decision = self.session.decisions(self.current).get(proposal.target)
-        text = why_text(proposal, decision)
-        if text != self.why.content:  # the table's own highlight message repeats what show() drew
-            self.why.update(text, layout=False)
+        text = detail_text(proposal, decision)
+        if text != self.proposal_detail.content:  # the table's highlight message repeats what show() drew
+            self.proposal_detail.update(text, layout=False)  # a fixed height: no new layout
 
     def refresh_current(self) -> None:
         keep = self.proposals_table.current
@@ -480,6 +496,8 @@ class ReviewApp(App[int]):
         text.append(f"{progress.done}/{progress.total} reviewed", "bold")
         if progress.errors:
             text.append(f"  {progress.errors} error(s)", "red")
+        if self.journal_problem is not None:
+            text.append("  read-only: the journal cannot be written", "bold red")
         if self.loading:
             text.append("  reading…", "yellow")
         elif progress.evaluated < progress.total:
@@ -510,6 +528,7 @@ class ReviewApp(App[int]):
         except JournalError as exc:
             self.notify(f"Not saved: {exc}", severity="error", markup=False, timeout=15)
             return False
+        self.journal_problem = None  # saved: the journal was made writable since the start
         self.refresh_current()
         return True
 
@@ -620,6 +639,7 @@ class ReviewApp(App[int]):
         if source is None:
             self.notify(nothing, severity="warning")
             return
+        self.journal_problem = None  # saved: the journal was made writable since the start
         index = self.session.index_of(source)
         if index is not None and index != self.current and not self.queue.select_index(index):
             self.notify(f"Changed {source}, which the filter hides.", markup=False)

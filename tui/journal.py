@@ -1,9 +1,10 @@
 """The decisions journal: JSON Lines, appended, flushed and fsynced before a decision counts.
 
 Each line is one entry (`ts`, `source`, `target`, `action`, `value`, `note`, `step`; see `decisions`). The
-file is created on the first decision, so opening and quitting leaves nothing behind. A kill can tear the
-last line: that entry's append never returned, so the decision was never applied or shown. Reading skips
-it, and the next append cuts it off, so the journal stays valid JSON Lines. An append that fails (a full
+file is created on the first decision, so opening and quitting leaves nothing behind; `check_writable`
+says at the start whether appends would fail, without creating or changing it. A kill can tear the last
+line: that entry's append never returned, so the decision was never applied or shown. Reading skips it,
+and the next append cuts it off, so the journal stays valid JSON Lines. An append that fails (a full
 disk, a failed sync) is cut off at once: the reviewer was told it was not saved, so it must not come back
 on the next start. Nothing else is ever rewritten.
 """
@@ -42,6 +43,19 @@ class Journal:
         except OSError as exc:
             raise JournalError(f"{self.path}: cannot read the journal: {exc.strerror or exc}") from None
         return parse_journal(raw)
+
+    def check_writable(self) -> None:
+        """Raise `JournalError` if an append would fail now; the file is neither created nor changed."""
+        try:
+            os.close(os.open(self.path, os.O_WRONLY | os.O_APPEND))  # no O_CREAT: an absent file stays so
+        except FileNotFoundError:
+            folder = self.path.parent
+            if not os.access(folder, os.W_OK | os.X_OK):
+                raise JournalError(
+                    f"{self.path}: cannot create the journal: the folder {folder} is not writable"
+                ) from None
+        except OSError as exc:
+            raise JournalError(f"{self.path}: cannot write the journal: {exc.strerror or exc}") from None
 
     def append(self, entries: list[dict[str, Any]]) -> None:
         """Write the entries as one block and force them to disk before returning."""

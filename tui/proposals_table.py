@@ -2,7 +2,8 @@
 
 The row under the cursor is the proposal that accept, discard and edit apply to. Cells are `Text`, so
 values taken from submissions are never read as markup. The columns keep their designed widths while they
-fit and shrink with a narrow terminal, so the proposed value and the decision always stay on screen.
+fit and shrink with a narrow terminal, so the proposed value and the decision always stay on screen; a
+value cut to its column ends in `…`, and the strip under the table (`detail_text`) shows it in full.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from textual import events
 from textual.widgets import DataTable
 
 from evalkit.tui.decisions import ACCEPT, DISCARD, Decision
-from evalkit.tui.proposals import Proposal, format_value
+from evalkit.tui.proposals import REWRITE, Proposal, format_value
 
 COLUMNS = (("proposal", 24), ("original", 10), ("proposed", 10), ("decision", 16))
 MIN_COLUMN_WIDTH = 4
@@ -90,24 +91,47 @@ class ProposalsTable(DataTable[Text]):
 
 def _cells(proposal: Proposal, decision: Decision | None) -> tuple[Text, ...]:
     kind = proposal.kind
-    return (
+    cells = (
         Text(proposal.target),
         Text(format_value(kind, proposal.original)),
         Text(format_value(kind, proposal.proposed), "bold"),
         _decision_cell(kind, proposal, decision),
     )
+    for cell in cells:
+        cell.overflow = "ellipsis"  # a cut value says so: the strip under the table has it in full
+    return cells
 
 
-def why_text(proposal: Proposal | None, decision: Decision | None) -> Text:
-    """The line under the table: why the engine proposes the selected change, and what was decided."""
+def detail_text(proposal: Proposal | None, decision: Decision | None) -> Text:
+    """The strip under the table: the selected proposal in full (original → proposed), then why.
+
+    The table cuts values to its columns, where `resp_b > resp_a` and `resp_b > resp_c` look alike; here
+    nothing is cut, so the reviewer sees what they accept without leaving the table.
+    """
     if proposal is None:
         return Text("No proposals: nothing for the engine to change here.", "dim")
-    text = Text()
-    text.append(f"{proposal.target}: ", "bold")
+    text = _change_line(proposal, decision)
+    text.append("\n")
     text.append(proposal.why)
     if decision is not None and decision.note:
         text.append("  note: ", "dim")
         text.append(decision.note, "italic")
+    return text
+
+
+def _change_line(proposal: Proposal, decision: Decision | None) -> Text:
+    """`target: original → proposed`, and the value decided when it is neither of them (an edit, stale)."""
+    kind = proposal.kind
+    text = Text()
+    text.append(f"{proposal.target}: ", "bold")
+    text.append(format_value(kind, proposal.original))
+    text.append(" → ", "dim")
+    text.append(format_value(kind, proposal.proposed), "bold")
+    if kind == REWRITE:
+        text.append(" (the diff is in the Rewrite tab, 5)", "dim")
+    if decision is not None and decision.action != DISCARD and decision.value != proposal.proposed:
+        text.append("   decided: ", "dim")
+        text.append_text(_decision_cell(kind, proposal, decision))
     return text
 
 

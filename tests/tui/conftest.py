@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import copy
+import errno
 import json
+import os
 import shutil
 import time
 from pathlib import Path
@@ -122,3 +124,29 @@ def settle() -> Callable[..., Any]:
         await pilot.pause()
 
     return wait
+
+
+@pytest.fixture
+def read_only(monkeypatch: pytest.MonkeyPatch) -> Callable[[Path], None]:
+    """read_only(path): the journal module cannot open the file for writing, as if it were read-only.
+    Tests run as root, whom chmod does not stop, so `os.open` and the module's `open` are patched."""
+
+    def refuse(path: Path) -> None:
+        def denied(name: Any) -> PermissionError:
+            return PermissionError(errno.EACCES, "Permission denied", str(name))
+
+        def guarded_os_open(name: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+            if Path(name) == path and flags & (os.O_WRONLY | os.O_RDWR):
+                raise denied(name)
+            return real_os_open(name, flags, *args, **kwargs)
+
+        def guarded_open(name: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+            if Path(name) == path and set(mode) & set("wax+"):
+                raise denied(name)
+            return open(name, mode, *args, **kwargs)
+
+        real_os_open = os.open
+        monkeypatch.setattr(os, "open", guarded_os_open)
+        monkeypatch.setattr("evalkit.tui.journal.open", guarded_open, raising=False)
+
+    return refuse

@@ -424,7 +424,7 @@ async def test_a_hand_edited_journal_with_odd_values_is_skipped_not_shown(
         assert decisions_column(app)[0] == "pending"  # the proposal with the odd note, under the cursor
         await pilot.press("s", "s")  # sorting by label compares labels as text
         assert app.session.sort == "label"
-        assert "rating.accuracy" in shown_text(app, "#proposal-why")
+        assert "rating.accuracy" in shown_text(app, "#proposal-detail")
 
 
 async def test_the_header_position_follows_a_new_sort_or_filter(
@@ -486,3 +486,119 @@ async def test_a_queue_taller_than_the_screen_scrolls_down_only(
         await settle(pilot)
         assert len(app.session.view) > app.queue.size.height
         assert app.queue.scrollbars_enabled == (True, False)
+
+
+def journal_notices(app: App) -> list[str]:
+    return [n.message for n in app._notifications if "journal" in n.message]
+
+
+async def test_the_strip_under_the_proposals_shows_the_one_under_the_cursor_in_full(
+    make_app: Callable[..., App], settle: Settle
+) -> None:
+    app = make_app([SAMPLE.parent / "03_algorithms_dynamic_programming_duplicate.json"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert shown_text(app, "#proposal-detail").startswith("rating.accuracy: 2 → 2.88\n")
+        app.proposals_table.focus()
+        await pilot.press("down", "down", "down")  # the ranking: both sides look alike when cut to 10 cells
+        row = app.proposals_table.render_line(4).text  # under the header and the three ratings
+        assert row.split()[:7] == ["ranking", "resp_a", ">", "…", "resp_a", ">", "…"]  # cut, and says so
+        strip = shown_text(app, "#proposal-detail")
+        assert strip.startswith("ranking: resp_a > resp_b > resp_c > resp_a → resp_a > resp_b > resp_c\n")
+        assert "duplicados" in strip  # then why
+        await pilot.press("down")
+        assert shown_text(app, "#proposal-detail").startswith("rewrite: 87 chars → 88 chars (the diff")
+
+
+async def test_the_strip_shows_submission_text_literally_and_an_edited_value_in_full(
+    make_app: Callable[..., App],
+    settle: Settle,
+    sample_data: dict[str, Any],
+    variant: Callable[..., dict[str, Any]],
+    write_jsonl: Callable[..., Path],
+) -> None:
+    first, second = sample_data["responses"][:2]
+    responses = [{**first, "id": "[/INST]"}, {**second, "id": "[b]x"}]
+    data = variant(sample_data, responses=responses, ranking=["[/INST]"])
+    app = make_app([write_jsonl([data])])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.proposals_table
+        table.move_cursor(row=[p.target for p in table.proposals].index("ranking"))
+        await pilot.pause()
+        assert shown_text(app, "#proposal-detail").startswith("ranking: [/INST] → [/INST] > [b]x\n")
+        await pilot.press("l")
+        await pilot.pause()
+        app.screen.query_one(Input).value = "needs_a_second_reviewer [bold]"
+        await pilot.press("enter")
+        table.move_cursor(row=[p.target for p in table.proposals].index("label"))
+        await pilot.pause()
+        assert "decided: edit needs_a_second_reviewer [bold]\n" in shown_text(app, "#proposal-detail")
+
+
+async def test_moving_through_the_proposals_repaints_without_a_new_layout(
+    make_app: Callable[..., App], settle: Settle
+) -> None:
+    app = make_app([SAMPLE.parent / "03_algorithms_dynamic_programming_duplicate.json"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.proposals_table.focus()
+        await pilot.pause(0.1)  # the footer lays itself out again for the table's keys
+        screen = app.screen
+        layouts: list[bool] = []
+        refresh_layout = screen._refresh_layout
+
+        def counted(*args: Any, **kwargs: Any) -> None:
+            layouts.append(screen._layout_required)
+            refresh_layout(*args, **kwargs)
+
+        screen._refresh_layout = counted
+        for _ in range(6):
+            await pilot.press("down")
+            await pilot.pause()
+        assert shown_text(app, "#proposal-detail").startswith("flag.")
+        assert not any(layouts)
+
+
+async def test_a_journal_that_cannot_be_written_is_reported_at_once_and_the_app_stays_usable(
+    make_app: Callable[..., App],
+    settle: Settle,
+    tmp_path: Path,
+    monkeypatch: Any,
+    read_only: Callable[[Path], None],
+) -> None:
+    journal = tmp_path / "locked.decisions.jsonl"
+    entry = {"source": str(SAMPLE), "target": "label", "action": "accept", "value": "good", "note": None}
+    line = json.dumps({"ts": "t", **entry, "step": 1}) + "\n"
+    journal.write_text(line, encoding="utf-8")
+    read_only(journal)
+    app = make_app([SAMPLE], journal=journal)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "read-only: the journal cannot be written" in app.status_text().plain
+        assert journal_notices(app) == [
+            f"Read-only: {journal}: cannot write the journal: Permission denied. You can look through the "
+            "queue; decisions are not saved until the journal can be written."
+        ]
+        await pilot.press("2")
+        assert app.tabs.active == "prompt"  # looking still works
+        await pilot.press("a")
+        assert decisions_column(app)[0] == "pending"
+        refused = f"Not saved: {journal}: cannot write the journal: Permission denied"
+        assert journal_notices(app)[-1] == refused
+        monkeypatch.undo()  # the reviewer makes the journal writable again: the next decision is saved
+        await pilot.press("a")
+        assert decisions_column(app)[0] == "accept"
+        assert "read-only" not in app.status_text().plain
+    assert journal.read_text(encoding="utf-8").startswith(line)
+
+
+async def test_an_absent_journal_in_a_writable_folder_is_neither_reported_nor_created(
+    make_app: Callable[..., App], settle: Settle, tmp_path: Path
+) -> None:
+    app = make_app([SAMPLE], journal=tmp_path / "new.decisions.jsonl")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.journal_problem is None and journal_notices(app) == []
+        assert "read-only" not in app.status_text().plain
+    assert not (tmp_path / "new.decisions.jsonl").exists()

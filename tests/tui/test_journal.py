@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
@@ -91,3 +92,35 @@ def test_a_failed_append_leaves_nothing_behind(tmp_path: Path, monkeypatch: pyte
     again = Journal(journal.path).read()
     assert [e["step"] for e in again.entries] == [1, 3]
     assert not again.problems and not again.torn
+
+
+def test_a_writable_journal_passes_the_check_and_is_left_as_it_was(tmp_path: Path) -> None:
+    absent = Journal(tmp_path / "absent.jsonl")
+    absent.check_writable()
+    assert not absent.path.exists()
+    path = tmp_path / "j.jsonl"
+    path.write_text('{"step": 1}\n{"ste', encoding="utf-8")  # a torn line, which an append would cut off
+    before = path.stat()
+    Journal(path).check_writable()
+    after = path.stat()
+    assert path.read_text(encoding="utf-8") == '{"step": 1}\n{"ste'
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+
+
+def test_a_read_only_journal_is_reported(tmp_path: Path, read_only: Callable[[Path], None]) -> None:
+    path = tmp_path / "j.jsonl"
+    path.write_text('{"step": 1}\n', encoding="utf-8")
+    read_only(path)
+    with pytest.raises(JournalError, match=r"j\.jsonl: cannot write the journal: Permission denied"):
+        Journal(path).check_writable()
+    assert path.read_text(encoding="utf-8") == '{"step": 1}\n'
+
+
+def test_an_absent_journal_in_a_read_only_folder_is_reported_and_not_created(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("evalkit.tui.journal.os.access", lambda path, mode: Path(path) != tmp_path)
+    journal = Journal(tmp_path / "j.jsonl")
+    with pytest.raises(JournalError, match=f"cannot create the journal: the folder {tmp_path} is not"):
+        journal.check_writable()
+    assert not journal.path.exists()
