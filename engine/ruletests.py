@@ -38,6 +38,8 @@ class Case:
     line: int
     submission: Any
     expect: dict[str, Any]
+    submission_span: Span
+    """Where the case names its submission."""
     problem: str | None = None
     """Why the case cannot run (its submission cannot be read), else None."""
 
@@ -140,6 +142,11 @@ def load_test_file(path: Path, rule_ids: Collection[str]) -> RuleTestFile:
     except (OSError, UnicodeDecodeError) as exc:
         problem = error(str(path), FILE_START, "unreadable", f"cannot read the file: {exc}")
         return RuleTestFile(path, diagnostics=[problem])
+    return check_test_text(path, text, rule_ids)
+
+
+def check_test_text(path: Path, text: str, rule_ids: Collection[str]) -> RuleTestFile:
+    """`load_test_file` on text already read (an editor's unsaved buffer of the file at `path`)."""
     document, diagnostics = parse_yaml(text, str(path))
     if document is None or has_errors(diagnostics):
         return RuleTestFile(path, diagnostics=diagnostics)
@@ -165,6 +172,14 @@ def unknown_rule_ids(document: YamlDocument, rule_ids: Collection[str]) -> list[
                     span = document.value_span(("cases", index, "expect", key, position))
                     out.append(_unknown_rule(document.path, span, rule_id, rule_ids))
     return out
+
+
+def case_problems(test_file: RuleTestFile) -> list[Diagnostic]:
+    """The cases that cannot run (a submission file that does not exist or cannot be read, a name not in
+    `submissions`) as errors where they name their submission: `evalkit test` fails such a case when it
+    runs it, an editor shows it as the file is typed."""
+    return [error(str(case.path), case.submission_span, "unreadable", case.problem)
+            for case in test_file.cases if case.problem is not None]
 
 
 def _unknown_rule(path: str, span: Span, rule_id: str, rule_ids: Collection[str]) -> Diagnostic:
@@ -218,7 +233,8 @@ def _case(document: YamlDocument, path: Path, index: int, raw: dict[str, Any],
     if problem is None and "with" in raw:
         data = merged(data, raw["with"])
     line = document.value_span(("cases", index)).line
-    return Case(path, index, raw["name"], line, data, raw.get("expect") or {}, problem)
+    where = document.value_span(("cases", index, "submission"))
+    return Case(path, index, raw["name"], line, data, raw.get("expect") or {}, where, problem)
 
 
 def merged(base: Any, changes: Any) -> Any:

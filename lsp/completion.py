@@ -3,8 +3,9 @@
 At a key position: the keys the schema allows there (condition names inside `when`, action names
 inside `actions`, top-level keys), less the keys already present, and under a rule list a snippet for
 a new rule built from the rule schema. At a value position: the schema's enum values (dimension names
-after `dimension:`), true/false, and the flag and label names the rules already use. Every item
-carries its schema documentation.
+after `dimension:`), true/false, the flag and label names the rules already use, and in a rule test's
+`fired`, `must_fire` and `must_not_fire` lists the config's rule ids. Every item carries its schema
+documentation.
 """
 
 from __future__ import annotations
@@ -16,15 +17,19 @@ from typing import Any, Callable, Iterable
 import yaml
 from lsprotocol import types
 
+from evalkit.engine.ruletests import ID_LISTS
+from evalkit.engine.semantic import rule_entries
 from evalkit.lsp import schemanav
 from evalkit.lsp.docs import DimensionSetting, dimension_markdown, key_markdown
 from evalkit.lsp.schemanav import DIMENSION_VOCABULARY, Schema
-from evalkit.lsp.yamlcontext import Cursor
+from evalkit.lsp.yamlcontext import Cursor, KeyPath
 
 # Names the user makes up: the schemas cannot list them, the config already uses them.
-# A value under one of these keys names a flag or label; so does a key under `score_thresholds`.
+# A value under one of these keys names a flag or label; so does a key under `score_thresholds`; an item
+# of a rule test's id lists names a rule.
 VALUE_VOCABULARY = {"set_flag": "flags", "assign_label": "labels", "default_label": "labels"}
 KEY_VOCABULARY = {"score_thresholds": "labels"}
+ITEM_VOCABULARY = {key: "rule ids" for key in ID_LISTS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +56,8 @@ class ClientSupport:
 class Vocabulary:
     """What the config itself names: flags and labels in use, dimensions, rule ids."""
 
-    names: dict[str, tuple[str, ...]] = field(default_factory=dict)  # "flags"/"labels" -> sorted names
+    # "flags"/"labels" -> sorted names; "rule ids" -> the ids in the rules file's order
+    names: dict[str, tuple[str, ...]] = field(default_factory=dict)
     dimensions: dict[str, DimensionSetting] = field(default_factory=dict)
     rule_ids: Callable[[], Iterable[str]] = tuple  # asked only for a new rule (it reads the whole text)
 
@@ -61,7 +67,10 @@ class Vocabulary:
     ) -> Vocabulary:
         found: dict[str, set[str]] = {"flags": set(), "labels": set()}
         _collect_names(rules, found)
-        return cls({kind: tuple(sorted(names)) for kind, names in found.items()}, dimensions, rule_ids)
+        names = {kind: tuple(sorted(used)) for kind, used in found.items()}
+        ids = (rule.get("id") for _, rule in rule_entries(rules))
+        names["rule ids"] = tuple(dict.fromkeys(i for i in ids if isinstance(i, str) and i))
+        return cls(names, dimensions, rule_ids)
 
 
 def _collect_names(data: Any, found: dict[str, set[str]]) -> None:
@@ -158,8 +167,7 @@ def _key_text(request: _Request, name: str, node: Schema) -> str:
 
 
 def _values(request: _Request, node: Schema | None) -> list[types.CompletionItem]:
-    key = next((s for s in reversed(request.cursor.path) if isinstance(s, str)), "")
-    vocabulary = VALUE_VOCABULARY.get(key)
+    vocabulary = _vocabulary_at(request.cursor.path)
     if vocabulary is not None:
         names = request.vocabulary.names.get(vocabulary, ())
         return [
@@ -175,6 +183,14 @@ def _values(request: _Request, node: Schema | None) -> list[types.CompletionItem
         docs = dimension_markdown(text, request.vocabulary.dimensions.get(text)) if dimension else None
         items.append(_value_item(request, text, schemanav.type_words(request.top, node), rank, docs))
     return items
+
+
+def _vocabulary_at(path: KeyPath) -> str | None:
+    """The names the user made up that a value at `path` takes, if it takes such names."""
+    if len(path) > 1 and isinstance(path[-1], int):
+        return ITEM_VOCABULARY.get(str(path[-2]))
+    key = next((s for s in reversed(path) if isinstance(s, str)), "")
+    return VALUE_VOCABULARY.get(key)
 
 
 def _value_item(

@@ -115,7 +115,7 @@ async def pull_diagnostics(
     document = ls.session.document(params.text_document.uri)
     if document is None:
         return types.RelatedFullDocumentDiagnosticReport(items=[])
-    state = await ls.session.current(document.path.parent)
+    state = await ls.session.current(document.folder)
     related = {
         uri: types.FullDocumentDiagnosticReport([p.diagnostic for p in problems])
         for uri, problems in state.problems.items()
@@ -180,7 +180,7 @@ def _hover_facts(ls: EvalkitServer, document: OpenDocument) -> hover.HoverFacts:
         dimension_settings(state.settings_config()),
         state.report,
         state.latest is not None and state.latest.ok,
-        ls.session.samples_dir(document.path.parent) is not None,
+        ls.session.samples_dir(document.folder) is not None,
     )
 
 
@@ -206,7 +206,7 @@ async def code_actions(ls: EvalkitServer, params: types.CodeActionParams) -> lis
     document = ls.session.document(params.text_document.uri)
     if document is None:
         return []
-    state = await ls.session.current(document.path.parent)  # fixes must match the text as it is now
+    state = await ls.session.current(document.folder)  # fixes must match the text as it is now
     return quickfix.quick_fixes(
         document.uri, state.problems.get(document.uri, []), params.range, params.context.only
     )
@@ -220,7 +220,7 @@ async def document_symbols(
     document = ls.session.document(params.text_document.uri)
     if document is None:
         return []
-    state = await ls.session.current(document.path.parent)
+    state = await ls.session.current(document.folder)
     parsed = state.latest.documents.get(document.name) if state.latest is not None else None
     return symbols.document_symbols(parsed, ls.workspace.position_codec) if parsed is not None else []
 
@@ -256,7 +256,7 @@ def code_lens(ls: EvalkitServer, params: types.CodeLensParams) -> list[types.Cod
         document.index,
         state.report,
         state.latest is None or state.latest.ok,
-        ls.session.samples_dir(document.path.parent) is not None,
+        ls.session.samples_dir(document.folder) is not None,
         document.uri,
         document.lines,
         ls.workspace.position_codec,

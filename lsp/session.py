@@ -1,5 +1,5 @@
-"""The live pipeline behind the handlers: a debounced check of the config folder after each edit,
-diagnostics published per file, then a debounced dry run of the samples.
+"""The live pipeline behind the handlers: a debounced check of the config folder (and its open rule test
+files) after each edit, diagnostics published per file, then a debounced dry run of the samples.
 
 Typing never waits for this work: an edit only schedules it. Checks run on a worker thread and dry runs
 on another, both off the event loop, so requests are answered while they run; an edit stops the dry run
@@ -28,11 +28,11 @@ from evalkit.engine import Evaluator
 from evalkit.engine.config import Config, analyze, config_name
 from evalkit.engine.diagnostics import Diagnostic
 from evalkit.engine.inputs import LoadedSubmission
-from evalkit.lsp import dryrun
+from evalkit.lsp import dryrun, ruletests
 from evalkit.lsp.convert import Problem, to_problem
 from evalkit.lsp.debounce import Debouncer
 from evalkit.lsp.options import InitOptions, parse_options
-from evalkit.lsp.workspace import Buffer, FolderState, config_file, folder_buffers, uri_for
+from evalkit.lsp.workspace import Buffer, FolderState, config_file, evalkit_file, folder_buffers, uri_for
 from evalkit.lsp.yamlcontext import StructureIndex
 
 logger = logging.getLogger(__name__)
@@ -45,11 +45,12 @@ WATCH_REGISTRATION = "evalkit-watched-files"
 
 @dataclass(frozen=True, slots=True)
 class OpenDocument:
-    """A config file as a request sees it: its text, structure and folder state."""
+    """A config file or rule test file as a request sees it: its text, structure and folder state."""
 
     uri: str
     path: Path
-    name: str
+    name: str  # the schema the file follows: its config name, or `ruletest`
+    folder: Path  # its config folder
     lines: Sequence[str]
     index: StructureIndex
     state: FolderState
@@ -109,9 +110,10 @@ class Session:
         return self.folders[folder]
 
     def document(self, uri: str) -> OpenDocument | None:
-        """The config file at `uri` with its structure (cached per text), or None for another file."""
-        path = config_file(uri)
-        if path is None:
+        """The config file or rule test file at `uri` with its structure (cached per text), or None for
+        another file."""
+        found = evalkit_file(uri)
+        if found is None:
             return None
         text = self.server.workspace.get_text_document(uri)
         source = _source(text)
@@ -119,8 +121,9 @@ class Session:
         if cached is None or cached[0] is not source:
             cached = (source, StructureIndex(source.splitlines(), cached[1] if cached else None))
             self._indexes[uri] = cached
-        name = config_name(path) or ""
-        return OpenDocument(uri, path, name, cached[1].lines, cached[1], self.state(path.parent))
+        index = cached[1]
+        state = self.state(found.folder)
+        return OpenDocument(uri, found.path, found.schema, found.folder, index.lines, index, state)
 
     def forget(self, uri: str) -> None:
         self._indexes.pop(uri, None)
@@ -132,9 +135,9 @@ class Session:
 
     def document_changed(self, uri: str) -> None:
         """An edit, open or close: re-check the file's folder once the edits pause."""
-        path = config_file(uri)
-        if path is not None:
-            self.folder_changed(path.parent)
+        found = evalkit_file(uri)
+        if found is not None:
+            self.folder_changed(found.folder)
 
     def folder_changed(self, folder: Path) -> None:
         self._dry_runs.cancel(folder)  # its results are about to be stale; typing never waits for it
@@ -144,10 +147,13 @@ class Session:
 
     def files_changed(self, paths: Sequence[Path]) -> None:
         """Files changed on disk (the client's file watcher): re-check the folders they belong to,
-        as config files or as samples."""
-        for folder in list(self.folders):
+        as config files or as samples, and every folder with open rule tests (a case's submission may
+        be any file: one created fixes the case)."""
+        for folder, state in list(self.folders.items()):
             samples = self.samples_dir(folder)
-            if any(p.parent == folder or (samples is not None and p.is_relative_to(samples)) for p in paths):
+            if state.tests or any(
+                p.parent == folder or (samples is not None and p.is_relative_to(samples)) for p in paths
+            ):
                 self.folder_changed(folder)
 
     def command_folder(self, arguments: Sequence[Any]) -> Path | None:
@@ -173,10 +179,11 @@ class Session:
         started = time.perf_counter()
         buffers = self.buffers(folder)
         overrides = {path: buffer.text for path, buffer in buffers.items()}
-        config = await _in_thread(self._checker, analyze, folder, overrides)
-        analysed = time.perf_counter()
         state = self.state(folder)
-        state.accept(config, buffers)
+        previous = (state.latest, state.last_good)
+        config, tests = await _in_thread(self._checker, _analyse, folder, overrides, previous)
+        analysed = time.perf_counter()
+        state.accept(config, buffers, tests)
         self._publish(state, after_edit)
         self._after_check(state)
         logger.debug(
@@ -212,6 +219,7 @@ class Session:
         for found in config.diagnostics:
             if Path(found.path).parent == state.folder:
                 by_path.setdefault(found.path, []).append(found)
+        by_path.update(state.tests)
         codec = self.server.workspace.position_codec
         return {
             uri_for(path, state.analysed): [
@@ -284,6 +292,14 @@ class Session:
         state.lens_state = shown
         if get_capability(self.server.client_capabilities, "workspace.code_lens.refresh_support", False):
             self.server.workspace_code_lens_refresh(None)
+
+
+def _analyse(
+    folder: Path, overrides: dict[str, str], previous: Sequence[Config | None]
+) -> tuple[Config, dict[str, list[Diagnostic]]]:
+    """Runs on the worker: the folder's config, then its open rule test files against its rule ids."""
+    config = analyze(folder, overrides)  # it reads only the config files among the buffers
+    return config, ruletests.check_tests(overrides, ruletests.rule_ids((config, *previous)))
 
 
 async def _in_thread(worker: ThreadPoolExecutor, function: Callable[..., T], *args: Any) -> T:

@@ -2,7 +2,8 @@
 replace its files when the folder is analysed, and the latest results for each folder.
 
 A config folder is the folder of any file named like a config file (`rules.yaml`, `dimensions.yml`,
-...). Editing one file re-checks the whole folder, so a change in dimensions.yaml re-checks rules.yaml.
+...); its rule test files (`tests/*.yaml`) belong to it too. Editing one file re-checks the whole folder,
+so a change in dimensions.yaml re-checks rules.yaml, and renaming a rule re-checks the open tests.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any, Iterable, Mapping
 from pygls.uris import from_fs_path, to_fs_path
 
 from evalkit.engine.config import Config, config_name
+from evalkit.engine.diagnostics import Diagnostic
+from evalkit.lsp import ruletests
 from evalkit.lsp.convert import Problem
 from evalkit.lsp.dryrun import DryRunReport
 
@@ -27,16 +30,39 @@ class Buffer:
     text: str
 
 
-def config_file(uri: str) -> Path | None:
-    """The path of a config file (`.../rules.yaml`), or None for any other document."""
+@dataclass(frozen=True, slots=True)
+class EvalkitFile:
+    """A document the server answers for: a config file or a rule test file."""
+
+    path: Path
+    schema: str  # the schema it follows: its config name (`rules`), or `ruletest`
+    folder: Path  # its config folder
+
+
+def _fs_path(uri: str) -> Path | None:
     try:
         raw = to_fs_path(uri)
     except Exception:  # a URI pygls cannot read (another scheme, bad escapes) is simply not ours
         return None
-    if not raw:
+    return Path(raw) if raw else None
+
+
+def config_file(uri: str) -> Path | None:
+    """The path of a config file (`.../rules.yaml`), or None for any other document."""
+    path = _fs_path(uri)
+    return path if path is not None and config_name(path) else None
+
+
+def evalkit_file(uri: str) -> EvalkitFile | None:
+    """The config file or rule test file at `uri`, or None for any other document."""
+    path = _fs_path(uri)
+    if path is None:
         return None
-    path = Path(raw)
-    return path if config_name(path) else None
+    name = config_name(path)
+    if name:
+        return EvalkitFile(path, name, path.parent)
+    folder = ruletests.config_folder_of(path)
+    return EvalkitFile(path, ruletests.SCHEMA, folder) if folder is not None else None
 
 
 def uri_for(path: str, buffers: Mapping[str, Buffer]) -> str:
@@ -46,12 +72,13 @@ def uri_for(path: str, buffers: Mapping[str, Buffer]) -> str:
 
 
 def folder_buffers(documents: Iterable[tuple[str, Any]], folder: Path) -> dict[str, Buffer]:
-    """The open config files of `folder`, by path. `documents` are pygls's (uri, TextDocument) pairs."""
+    """The open config files and rule test files of `folder`, by path. `documents` are pygls's
+    (uri, TextDocument) pairs."""
     buffers = {}
     for uri, document in documents:
-        path = config_file(uri)
-        if path is not None and path.parent == folder:
-            buffers[str(path)] = Buffer(uri, document.version, document.source)
+        found = evalkit_file(uri)
+        if found is not None and found.folder == folder:
+            buffers[str(found.path)] = Buffer(uri, document.version, document.source)
     return buffers
 
 
@@ -63,13 +90,14 @@ class FolderState:
     analysed: dict[str, Buffer] = field(default_factory=dict)  # the buffers the latest analysis read
     latest: Config | None = None
     last_good: Config | None = None  # the latest analysis without errors
+    tests: dict[str, list[Diagnostic]] = field(default_factory=dict)  # the open rule test files', by path
     problems: dict[str, list[Problem]] = field(default_factory=dict)  # by URI, as last published
     report: DryRunReport | None = None
     report_key: tuple[Any, ...] = ()  # (config hash, samples signature) the report was made from
     lens_state: tuple[Any, ...] = ()  # what the code lenses showed at the last refresh
 
-    def accept(self, config: Config, buffers: dict[str, Buffer]) -> None:
-        self.latest, self.analysed = config, buffers
+    def accept(self, config: Config, buffers: dict[str, Buffer], tests: dict[str, list[Diagnostic]]) -> None:
+        self.latest, self.analysed, self.tests = config, buffers, tests
         if config.ok:
             self.last_good = config
 

@@ -78,7 +78,8 @@ async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, wor
 
 
 class Editor:
-    """One test's project (config/ and samples/ in a fresh folder) as an editor sees it."""
+    """One test's project (config/ with its rule tests in config/tests/, and samples/, in a fresh folder)
+    as an editor sees it; a file is named by its path under config/ (`rules.yaml`, `tests/dijkstra.yaml`)."""
 
     def __init__(self, client: LanguageClient, root: Path) -> None:
         self.client, self.root = client, root
@@ -156,13 +157,13 @@ class Editor:
         return await self.diagnostics(name)
 
     def _forget_diagnostics(self) -> None:
-        for uri in self.folder_uris():
+        for uri in [*self.folder_uris(), *map(self.uri, self.texts)]:
             self.client.diagnostics.pop(uri, None)
 
     async def diagnostics(self, name: str) -> list[types.Diagnostic]:
         """The diagnostics of `name` once the whole folder's batch has arrived (a check publishes every
         file of the folder, so no late one from this batch can arrive after the next edit)."""
-        uris = self.folder_uris()
+        uris = [*self.folder_uris(), self.uri(name)]
         await self.eventually(
             lambda: all(uri in self.client.diagnostics for uri in uris), f"diagnostics for {name}"
         )
@@ -208,14 +209,23 @@ class Editor:
         return latest
 
 
+def _utf16_units(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
 def _position(text: str, offset: int) -> types.Position:
+    """A string offset as an LSP position: both clients count columns in UTF-16 units."""
     before = text[:offset]
-    return types.Position(before.count("\n"), offset - (before.rfind("\n") + 1))
+    return types.Position(before.count("\n"), _utf16_units(before[before.rfind("\n") + 1 :]))
 
 
 def _offset(text: str, position: types.Position) -> int:
     lines = text.split("\n")
-    return sum(len(line) + 1 for line in lines[: position.line]) + position.character
+    line = lines[position.line] if position.line < len(lines) else ""
+    column = next(
+        (i for i in range(len(line) + 1) if _utf16_units(line[:i]) >= position.character), len(line)
+    )
+    return sum(len(line) + 1 for line in lines[: position.line]) + column
 
 
 def copy_project(root: Path, samples: Sequence[str] | None = None) -> Path:
