@@ -1,5 +1,6 @@
 """Engine figures for issue 2: evaluations per second in one process, a 10,000-submission JSONL batch
-end to end (`evalkit eval --jobs 2`), and the cold start of `evalkit eval` on one file.
+end to end (`evalkit eval --jobs 2`), a 60,000-line batch streamed (time and peak memory), and the cold
+start of `evalkit eval` on one file.
 
     .venv/bin/python benchmarks/bench_engine.py [--batch 10000] [--runs 15] [--evals-only]
 
@@ -73,6 +74,28 @@ def batch_end_to_end(size: int, jobs: int, runs: int = 3) -> None:
           f"median {statistics.median(times):.2f} s end to end ({lines:,} lines out)")
 
 
+_PEAK_MEMORY = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True); "
+                "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+
+
+def streamed_batch(size: int, jobs: int) -> None:
+    """A JSONL batch larger than a submission may be: streamed, its time and the peak memory of the
+    `evalkit eval` process (the largest worker's with --jobs 2)."""
+    samples = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((ROOT / "samples").glob("*.json"))]
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "big.jsonl"
+        with source.open("w", encoding="utf-8") as handle:
+            for i in range(size):
+                handle.write(json.dumps(samples[i % len(samples)], ensure_ascii=False) + "\n")
+        command = [*EVALKIT, "eval", str(source), "--out", str(Path(tmp) / "out.jsonl"), "--jobs", str(jobs)]
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", _PEAK_MEMORY, *command], check=True, capture_output=True,
+                              text=True)
+        elapsed = time.perf_counter() - start
+        print(f"eval {size:,}-line JSONL ({source.stat().st_size / 1e6:.0f} MB), streamed, --jobs {jobs}: "
+              f"{elapsed:.2f} s, peak memory {int(done.stdout.split()[-1]) / 1024:.0f} MB")
+
+
 def cold_start(runs: int) -> None:
     """A new process per run. Python normally caches compiled modules (`__pycache__`; pip writes them for
     an installed package): one warm-up run writes evalkit's cache and the first figure is what users see.
@@ -102,6 +125,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--batch", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--stream", type=int, default=60_000, help="lines of the streamed batch")
     parser.add_argument("--evals-only", action="store_true", help="only the in-process figures")
     args = parser.parse_args()
     evals_per_second()
@@ -109,6 +133,8 @@ def main() -> None:
         return
     for jobs in (1, 2):
         batch_end_to_end(args.batch, jobs)
+    for jobs in (1, 2):
+        streamed_batch(args.stream, jobs)
     cold_start(args.runs)
 
 
