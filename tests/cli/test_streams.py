@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -131,7 +131,8 @@ def test_a_folder_that_cannot_be_read_is_named_and_exits_2(
     assert re.search(says, done.stderr, re.M), done.stderr
 
 
-def test_the_progress_bar_is_erased_before_an_error_line(tmp_path: Path) -> None:
+def test_the_progress_bar_is_erased_before_an_error_line(tmp_path: Path,
+                                                         read_terminal: Callable[[int], str]) -> None:
     good = json.dumps(json.loads(SEED_SAMPLE.read_text(encoding="utf-8")))
     (tmp_path / "batch.jsonl").write_text("\n".join([good, "{bad", *[good] * 200, "{bad"]) + "\n",
                                           encoding="utf-8")
@@ -140,26 +141,12 @@ def test_the_progress_bar_is_erased_before_an_error_line(tmp_path: Path) -> None
                                stdout=subprocess.DEVNULL, stderr=terminal)
     os.close(terminal)
     assert process.wait(timeout=120) == 1
-    shown = _read_all(controller)
+    shown = read_terminal(controller)
     assert "203/203" in shown
     errors = re.findall(r"[^\n]*batch\.jsonl:\d+: error", shown)
     assert len(errors) == 2
     for line in errors:  # what is left on the screen: the text after the last carriage return or erase
         assert re.split(r"\r(?:\x1b\[K)?", line)[-1].startswith("batch.jsonl:"), repr(line)
-
-
-def _read_all(descriptor: int) -> str:
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(descriptor, 65536)
-        except OSError:  # the terminal's other end is closed: everything has been read
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(descriptor)
-    return b"".join(chunks).decode(errors="replace")
 
 
 def test_oai_eval_names_itself_in_usage_and_errors(tmp_path: Path) -> None:

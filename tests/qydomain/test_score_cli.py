@@ -8,6 +8,7 @@ import pty
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -197,7 +198,7 @@ def test_python_dash_m_runs_the_same_command(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("rows", "bar_shown"), [(4000, True), (40, False)])
 def test_a_terminal_gets_a_progress_bar_only_for_a_large_file(
-    tmp_path: Path, rows: int, bar_shown: bool
+    tmp_path: Path, rows: int, bar_shown: bool, read_terminal: Callable[[int], str]
 ) -> None:
     padded = [dict(ROWS[index % len(ROWS)], padding="x" * 400) for index in range(rows)]  # 4000 rows: 2 MB
     write_jsonl(tmp_path / "data.jsonl", jsonl(padded))
@@ -208,19 +209,7 @@ def test_a_terminal_gets_a_progress_bar_only_for_a_large_file(
     )  # fmt: skip
     os.close(terminal)
     assert process.wait(timeout=120) == 0
-    shown = _read_all(controller)
+    shown = read_terminal(controller)
     assert ("data.jsonl [" in shown and "%" in shown and "\r" in shown) is bar_shown
 
 
-def _read_all(descriptor: int) -> str:
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(descriptor, 65536)
-        except OSError:  # the terminal's other end is closed: everything has been read
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(descriptor)
-    return b"".join(chunks).decode(errors="replace")
