@@ -11,7 +11,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -23,7 +22,6 @@ OAI_EVAL = str(Path(sys.executable).with_name("oai-eval"))
 SEED_SAMPLE = ROOT / "samples" / "sample_submission.json"
 CONFIG = ROOT / "config_samples"
 SCORE_ROW = {"data_source": "typos", "extra_info": {"label": "a"}, "model_output": "<solution>a</solution>"}
-NOBODY = 65534
 
 
 def buffered_env() -> dict[str, str]:
@@ -87,29 +85,33 @@ def test_a_full_disk_under_stdout_exits_2_saying_so(workdir: Path, name: str) ->
     assert "None" not in done.stderr
 
 
+def _without_permission_override() -> None:
+    """In the child, before exec: drop root's power to ignore file permissions (CAP_DAC_OVERRIDE and
+    CAP_DAC_READ_SEARCH leave the bounding set), so a mode 000 folder is unreadable to it too."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    pr_capbset_drop, cap_dac_override, cap_dac_read_search = 24, 1, 2
+    for capability in (cap_dac_override, cap_dac_read_search):
+        if libc.prctl(pr_capbset_drop, capability, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
+
+
 @pytest.fixture
-def unreadable_folder() -> Iterator[tuple[Path, dict[str, Any]]]:
+def unreadable_folder(tmp_path: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
     """A folder holding a sample and a config that the command may not read, and how to run it so: as
-    root, permissions do not apply, so the command runs as nobody."""
-    as_user: dict[str, Any] = {}
-    if os.geteuid() == 0:
-        as_user = {"user": NOBODY, "group": NOBODY, "extra_groups": []}
-        probe = subprocess.run([sys.executable, "-c", "import evalkit.cli"], capture_output=True, **as_user)
-        if probe.returncode != 0:
-            pytest.skip("running as root, and nobody cannot run this evalkit")
-    base = Path(tempfile.mkdtemp())
+    root, permissions do not apply until it gives up the capabilities that override them."""
+    as_user: dict[str, Any] = {"preexec_fn": _without_permission_override} if os.geteuid() == 0 else {}
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    shutil.copy(SEED_SAMPLE, locked / "sample.json")
+    for config_file in CONFIG.glob("*.yaml"):
+        shutil.copy(config_file, locked / config_file.name)
+    locked.chmod(0)
     try:
-        base.chmod(0o755)
-        locked = base / "locked"
-        locked.mkdir()
-        shutil.copy(SEED_SAMPLE, locked / "sample.json")
-        for config_file in CONFIG.glob("*.yaml"):
-            shutil.copy(config_file, locked / config_file.name)
-        locked.chmod(0)
-        yield base, as_user
+        yield tmp_path, as_user
     finally:
-        (base / "locked").chmod(0o755)
-        shutil.rmtree(base)
+        locked.chmod(0o755)
 
 
 @pytest.mark.parametrize(
