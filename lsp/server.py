@@ -51,12 +51,12 @@ SWITCH_INTERVAL_S = 0.0005
 GC_YOUNG_THRESHOLD = 50_000
 
 
-def serve() -> None:
-    """Run the server on stdin/stdout until the client says exit."""
+def serve() -> int:
+    """Run the server on stdin/stdout until the client says exit; returns the process's exit code."""
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     gc.freeze()  # the modules imported so far live as long as the process: no need to scan them again
     gc.set_threshold(GC_YOUNG_THRESHOLD, 50, 100)
-    serve_stdio(SERVER)
+    return serve_stdio(SERVER)
 
 
 @SERVER.feature(types.INITIALIZE)

@@ -63,20 +63,25 @@ async def _serve(server: LanguageServer) -> None:
     )
 
 
-def serve_stdio(server: LanguageServer) -> None:
-    """Serve LSP on stdin/stdout until the client exits or closes the pipe."""
+def serve_stdio(server: LanguageServer) -> int:
+    """Serve LSP on stdin/stdout until the client exits or closes the pipe. Returns the exit code the
+    protocol asks for: 0 after `shutdown` then `exit`, 1 for an `exit` without `shutdown`."""
     # Everything imported so far (pygls, lsprotocol, cattrs, the engine) lives as long as the server:
     # moved out of the collector's reach, a full collection no longer walks it, and a re-check after a
     # keystroke no longer pays a 20 ms collection every third time.
     gc.freeze()
-    if not _stdin_is_a_pipe():
-        server.start_io()
-        return
+    code = 0
     try:
-        asyncio.run(_serve(server))
+        if _stdin_is_a_pipe():
+            asyncio.run(_serve(server))
+        else:
+            server.start_io()
     except BrokenPipeError:
         logger.error("the client closed the connection")
-    except (KeyboardInterrupt, SystemExit):
+    except KeyboardInterrupt:
         pass
+    except SystemExit as exit_:  # pygls's `exit` handler: 1 when no `shutdown` came first
+        code = exit_.code if isinstance(exit_.code, int) else 0
     finally:
         server.shutdown()
+    return code

@@ -1,8 +1,8 @@
 """`evalkit lsp`: the language server on stdio, for VS Code, Neovim, Helix, Emacs and any LSP client.
 
 stdout carries the protocol, so the server logs to `--log-file` (or warnings only, to stderr).
-`--stdio` is accepted for clients that always pass it. Exit codes: 0 after the client's exit request,
-2 when the log file cannot be opened.
+`--stdio` is accepted for clients that always pass it. Exit codes: 0 after the client's shutdown and
+exit requests, 1 for an exit without shutdown (the protocol's rule), 2 when the log file cannot be opened.
 """
 
 from __future__ import annotations
@@ -37,5 +37,4 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from evalkit.lsp.server import serve
 
-    serve()
-    return 0
+    return serve()
