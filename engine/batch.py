@@ -80,7 +80,7 @@ def count_items(paths: Iterable[str]) -> int:
     files, missing = expand_inputs(paths)
     total = len(missing)
     for path in files:
-        if path.suffix != ".jsonl":
+        if path.suffix != ".jsonl" or not path.is_file():  # a pipe is read once, by raw_items alone
             total += 1
             continue
         try:

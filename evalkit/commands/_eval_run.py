@@ -46,29 +46,43 @@ class RunLog:
 
 
 class Progress:
-    """A one-line progress bar on stderr, only on a terminal and only for batches."""
+    """A one-line progress bar on stderr, only on a terminal and only for batches. The total is counted
+    ahead (count_items: blank lines included), so `finish` closes the bar at what was really done."""
 
     def __init__(self, total: int, stream: TextIO = sys.stderr) -> None:
         self.total, self.stream, self.done = total, stream, 0
         self.enabled = total > 1 and stream.isatty()
         self._last = 0.0
+        self._open = False  # a bar is on the line
 
     def step(self) -> None:
         self.done += 1
+        self.total = max(self.total, self.done)
         now = time.monotonic()
-        if self.enabled and (now - self._last > 0.1 or self.done == self.total):
+        if self.enabled and now - self._last > 0.1:
             self._last = now
-            filled = int(30 * self.done / self.total)
-            self.stream.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total}")
-            if self.done == self.total:
-                self.stream.write("\n")
+            self._draw()
+
+    def finish(self) -> None:
+        if self.enabled and self.done:
+            self.total = self.done
+            self._draw()
+            self.stream.write("\n")
             self.stream.flush()
+            self._open = False
 
     def clear(self) -> None:
         """Erase the bar's line, so that a message printed next starts at the left edge."""
-        if self.enabled and 0 < self._last and self.done < self.total:
+        if self._open:
             self.stream.write("\r\033[K")
             self.stream.flush()
+            self._open = False
+
+    def _draw(self) -> None:
+        filled = int(30 * self.done / self.total)
+        self.stream.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total}")
+        self.stream.flush()
+        self._open = True
 
 
 def _is_batch(inputs: list[str], first_items: int) -> bool:
@@ -158,6 +172,7 @@ class EvalRun:
                 if args.report_md:  # the summary heads the report: sections wait for the last outcome
                     reported.append(Outcome(outcome.source, report=outcome.report, error=outcome.error,
                                             label=outcome.label))
+            progress.finish()
             if args.report_md:
                 write_text_atomic(args.report_md, _report(config, reported))
         return errors

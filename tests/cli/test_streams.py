@@ -151,6 +151,20 @@ def test_the_progress_bar_is_erased_before_an_error_line(tmp_path: Path,
         assert re.split(r"\r(?:\x1b\[K)?", line)[-1].startswith("batch.jsonl:"), repr(line)
 
 
+def test_the_progress_bar_ends_at_what_was_evaluated_when_blank_lines_were_counted_ahead(
+    tmp_path: Path, read_terminal: Callable[[int], str]
+) -> None:
+    good = json.dumps(json.loads(SEED_SAMPLE.read_text(encoding="utf-8")))
+    (tmp_path / "batch.jsonl").write_text("\n\n".join([good] * 150) + "\n\n", encoding="utf-8")
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen([EVALKIT, "eval", "batch.jsonl", "--out", "results.jsonl"], cwd=tmp_path,
+                               stdout=subprocess.DEVNULL, stderr=terminal)
+    os.close(terminal)
+    assert process.wait(timeout=120) == 0
+    shown = read_terminal(controller)
+    assert shown.endswith("] 150/150\r\n"), repr(shown[-80:])
+
+
 def test_oai_eval_names_itself_in_usage_and_errors(tmp_path: Path) -> None:
     done = run([OAI_EVAL, "--jobs", "x", "s.json"], tmp_path, subprocess.PIPE)
     assert done.returncode == 2
