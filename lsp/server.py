@@ -23,6 +23,7 @@ from evalkit.lsp.convert import from_position, text_range
 from evalkit.lsp.docs import dimension_settings
 from evalkit.lsp.failsoft import fail_soft
 from evalkit.lsp.schemanav import names_dimension
+from evalkit.lsp.documents import count_lines_as_the_protocol
 from evalkit.lsp.session import OpenDocument, Session
 from evalkit.lsp.stdio import serve_stdio
 from evalkit.lsp.workspace import uri_for
@@ -62,6 +63,7 @@ def serve() -> int:
 @SERVER.feature(types.INITIALIZE)
 @fail_soft(None)
 def initialize(ls: EvalkitServer, params: types.InitializeParams) -> None:
+    count_lines_as_the_protocol(ls.workspace)
     for problem in ls.session.configure(params):
         ls.log(types.MessageType.Warning, f"evalkit: {problem}")
 

@@ -162,3 +162,14 @@ async def test_a_config_file_not_yet_saved_is_checked_from_its_buffer(editor: Ed
     )
     found = await editor.eventually(lambda: editor.client.diagnostics.get(uri), "the buffer's diagnostics")
     assert [(d.range.start.line, d.code) for d in found] == [(0, "wrong-type")]
+
+
+async def test_edits_after_a_line_separator_in_a_string_land_where_the_editor_made_them(
+    editor: Editor,
+) -> None:
+    # U+2028 ends a line for str.splitlines, not for the protocol: the server must count lines as the editor
+    text = editor.text("rules.yaml").replace("structure mentioned.", "structure\u2028mentioned.")
+    assert await editor.open("rules.yaml", text) == []
+    found = await editor.replace("rules.yaml", "max_total_length: 80", "max_total_length: -80")
+    assert [d.code for d in found] == ["schema-minimum"]
+    assert await editor.replace("rules.yaml", "max_total_length: -80", "max_total_length: 80") == []

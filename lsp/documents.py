@@ -1,0 +1,46 @@
+"""Open documents, split into lines as the protocol counts them.
+
+pygls splits a document with `str.splitlines`, which also ends a line at U+2028, U+2029, U+0085, form
+feeds and other separators; the protocol ends lines only at "\\n", "\\r\\n" and "\\r". With such a
+character in a file (pasted text often carries U+2028), pygls applied the editor's incremental edits a
+line early, and its copy of the text drifted from the editor's until the file was reopened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pygls.workspace import TextDocument, Workspace
+
+
+def protocol_lines(text: str) -> list[str]:
+    """The lines of `text`, each with its end, where the protocol ends lines."""
+    lines: list[str] = []
+    pending = ""
+    for part in text.splitlines(keepends=True):
+        pending += part
+        if pending.endswith(("\n", "\r")):
+            lines.append(pending)
+            pending = ""
+    if pending:
+        lines.append(pending)
+    return lines
+
+
+class ProtocolLinesDocument(TextDocument):
+    @property
+    def lines(self) -> Sequence[str]:
+        return tuple(protocol_lines(self.source))
+
+
+class ProtocolLinesWorkspace(Workspace):
+    def _create_text_document(self, doc_uri: str, source: str | None = None, version: int | None = None,
+                              language_id: str | None = None) -> TextDocument:
+        return ProtocolLinesDocument(doc_uri, source=source, version=version, language_id=language_id,
+                                     sync_kind=self._sync_kind, position_codec=self._position_codec)
+
+
+def count_lines_as_the_protocol(workspace: Workspace) -> None:
+    """Make `workspace` (pygls creates it at `initialize`, before any document opens) create documents
+    that split lines as the protocol does."""
+    workspace.__class__ = ProtocolLinesWorkspace
