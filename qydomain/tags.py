@@ -16,11 +16,15 @@ def blocks_between(text: str, opening: str, closing: str) -> list[str]:
     """Every non-overlapping `opening…closing` on one line, left to right: the text between the tags."""
     blocks = []
     position = 0
+    end = -1
     while (start := text.find(opening, position)) != -1:
         content_start = start + len(opening)
-        end = text.find(closing, content_start)
-        if end == -1:
-            break
+        if end < content_start:
+            # Else an earlier opening's closing tag is this one's too (none lies between them): searching
+            # again from every opening (one a line, say) would make long answers quadratic.
+            end = text.find(closing, content_start)
+            if end == -1:
+                break
         newline = text.find("\n", content_start, end)
         if newline != -1:
             # No closing tag on this line: nor for any later opening tag on it, as for the regex.

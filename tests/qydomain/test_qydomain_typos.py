@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from evalkit.qydomain import typos_process_results
@@ -82,3 +84,12 @@ def test_the_substring_test_is_case_sensitive() -> None:
 )
 def test_malformed_input_scores_zero(ground_truth: object, answer: object) -> None:
     assert typos_process_results(ground_truth, answer) == 0
+
+
+def test_an_opening_tag_on_every_line_stays_linear() -> None:
+    # Each opening's closing tag is the one at the very end: searching for it from every line took
+    # seconds (quadratic) where LiveBench's regex takes a millisecond.
+    answer = "<solution>\n" * 100_000 + "extraordinary</solution>"
+    started = time.perf_counter()
+    assert typos_process_results("extraordinary", answer) == 1
+    assert time.perf_counter() - started < 1.0
