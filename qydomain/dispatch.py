@@ -97,6 +97,11 @@ def compute_score(
 ) -> float:
     """The reward-function signature RL trainers (verl and the like) call.
 
-    `extra_info` is accepted because trainers pass it; the ground truth comes from `ground_truth`.
+    The output is scored against `ground_truth` (the trainer's `reward_model.ground_truth`). Rows in the
+    seed's data format carry their ground truth only as `extra_info["label"]`, and trainers then pass an
+    empty or null `ground_truth`: the label is used in its place.
     """
+    if not (isinstance(ground_truth, str) and ground_truth):
+        label = _label(extra_info)
+        ground_truth = label if isinstance(label, str) else ground_truth
     return score(data_source, solution_str, {"label": ground_truth})

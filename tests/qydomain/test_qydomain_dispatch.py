@@ -81,6 +81,21 @@ def test_score_and_compute_score_dispatch_on_the_data_source(
     assert compute_score(data_source, output, label) == expected
 
 
+def test_compute_score_reads_the_label_where_the_seed_stores_it() -> None:
+    # A row in the seed's format has no other ground truth: trainers pass ground_truth=None (or "").
+    extra_info = {"label": "extraordinary", "index": 7}
+    answer = "<solution>extraordinary</solution>"
+    for ground_truth in (None, ""):
+        assert compute_score("typos", answer, ground_truth, extra_info) == 1.0  # type: ignore[arg-type]
+    assert compute_score("typos", answer, "extraordinary", {"label": None}) == 1.0  # no label: ground_truth
+
+
+def test_compute_score_prefers_the_ground_truth_it_is_given() -> None:
+    answer = "<solution>extraordinary</solution>"
+    assert compute_score("typos", answer, "ordinary", {"label": "extraordinary"}) == 1.0
+    assert compute_score("typos", answer, "different", {"label": "extraordinary"}) == 0.0
+
+
 @pytest.mark.parametrize("data_source", ["typo", "Typos", "", None, ["typos"]])
 def test_an_unknown_data_source_is_a_clear_error(data_source: object) -> None:
     with pytest.raises(UnknownDataSource, match="expected one of connections, typos, unscrambling"):
