@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from evalkit.engine.context import Detail, RuleState, Signals
+from evalkit.engine.context import Detail, RuleState, Signals, rounded
 from evalkit.engine.templates import compile_template
 
 Apply = Callable[[RuleState, Signals, Detail, str], dict[str, Any]]
@@ -60,7 +60,7 @@ def _increment_score(amount: float) -> Apply:
     amount = float(amount)
 
     def apply(state: RuleState, signals: Signals, detail: Detail, rule_id: str) -> dict[str, Any]:
-        state.score = round((state.score or 0.0) + amount, 10)
+        state.score = rounded((state.score or 0.0) + amount, 10)
         return {"increment_score": amount}
 
     return apply

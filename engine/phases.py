@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evalkit.engine.context import RuleState
+from evalkit.engine.context import RuleState, rounded
 from evalkit.engine.plan import ConfigPlan, RankingPlan, RewriteRulePlan
 from evalkit.engine.result import FiredRule, SkippedRule
 from evalkit.engine.submission import Submission
@@ -168,7 +168,7 @@ def require_justification(plan: ConfigPlan, submission: Submission, state: RuleS
     if threshold is None or submission.justification.strip():
         return
     moved = [name for name, original in submission.ratings.items()
-             if round(abs(state.corrected[name] - original), 9) >= threshold]
+             if rounded(abs(state.corrected[name] - original), 9) >= threshold]
     if moved:
         state.flags["justification_required"] = True
         state.add_comment(f"Justification required: {', '.join(moved)} moved by at least {threshold:g}.")

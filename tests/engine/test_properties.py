@@ -3,7 +3,8 @@
 - any schema-valid submission evaluates without an exception, its ratings end within the scale, the
   result is plain JSON (no NaN or Infinity), and evaluating a dict or its parsed Submission agrees;
 - `parse_submission` accepts exactly what schemas/submission.schema.json accepts;
-- the ranking is corrected as the seed's phase 4 says, whatever ids and repeats it holds.
+- the ranking is corrected as the seed's phase 4 says, whatever ids and repeats it holds;
+- `rounded` is `round` for every float and number of digits.
 """
 
 from __future__ import annotations
@@ -262,3 +263,14 @@ def test_the_ranking_is_corrected_as_the_seed_says(ids: list[str], ranking: list
     assert corrected == _ranking_as_the_seed_says(ids, ranking, allow_duplicates, append_missing)
     assert issues["unknown"] == [rid for rid in ranking if rid not in ids]
     assert set(issues["missing"]) == set(ids) - set(ranking)
+
+
+@SETTINGS
+@given(st.one_of(st.floats(allow_nan=False), st.integers(-40, 40).map(lambda n: n / 8),
+                 st.integers(-10**6, 10**6).map(lambda n: n / 1000)),
+       st.integers(0, 10))
+def test_rounded_is_round(value: float, digits: int) -> None:
+    from evalkit.engine.context import rounded
+
+    assert rounded(value, digits) == round(value, digits)
+    assert math.copysign(1, rounded(value, digits)) == math.copysign(1, round(value, digits))
