@@ -33,7 +33,7 @@ class Evaluator:
         corrected, rationale = pull_dimensions(plan, submission.ratings)
         state = RuleState(dict(corrected), plan.scale, plan.round_digits, plan.dedupe_comments)
         fired: list[FiredRule] = []
-        skipped: list[SkippedRule] = []
+        skipped: list[SkippedRule | RulePlan] = []
         verdicts = plan.verdicts(signals)  # the rating rules' verdicts, then the ranking rules'
         self._run_rules(plan.rating_rules, verdicts, signals, state, fired, skipped, plan.stop_after_first)
         ranking, ranking_feedback, ranking_issues = normalize_ranking(plan, submission)
@@ -58,19 +58,20 @@ class Evaluator:
             flags=state.flags,
             label=decide_label(plan, state),
             meta={**self._meta_base, "signals": signals.public(), "warnings": self._warnings(submission)},
-            skipped_rules=skipped,
+            not_fired=skipped,
+            signals=signals,
             ranking_issues=ranking_issues,
         )
 
     @staticmethod
     def _run_rules(rules: list[RulePlan], verdicts: tuple[bool, ...], signals: Signals, state: RuleState,
-                   fired: list[FiredRule], skipped: list[SkippedRule], stop_after_first: bool) -> None:
+                   fired: list[FiredRule], skipped: list[SkippedRule | RulePlan], stop_after_first: bool) -> None:
         stopped_by: str | None = None
         for rule, holds in zip(rules, verdicts):  # verdicts may run on past these rules: zip stops with them
             if stopped_by is not None:
                 skipped.append(SkippedRule(rule.id, rule.type, None, None, stopped_by))
             elif not holds:
-                skipped.append(SkippedRule(rule.id, rule.type, rule.when, signals))
+                skipped.append(rule)  # a SkippedRule only when asked for
             else:
                 detail = rule.when.explain(signals) if rule.reads_detail else None
                 fired.append(FiredRule(rule.id, rule.type, detail,

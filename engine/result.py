@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from evalkit.engine.conditions import Block
     from evalkit.engine.context import Signals
+    from evalkit.engine.plan import RulePlan
 
 
 class FiredRule:
@@ -82,8 +83,19 @@ class Result:
     flags: dict[str, bool]
     label: str | None
     meta: dict[str, Any]
-    skipped_rules: list[SkippedRule] = field(default_factory=list)
+    not_fired: list[SkippedRule | RulePlan] = field(default_factory=list)
+    """The rules that did not fire, in order. One whose conditions failed stays its plan until
+    `skipped_rules` is read (the explain view, the TUI, dry runs): most results are never asked."""
+    signals: Signals | None = None
     ranking_issues: dict[str, list[Any]] = field(default_factory=dict)
+
+    @property
+    def skipped_rules(self) -> list[SkippedRule]:
+        entries = self.not_fired
+        for index, entry in enumerate(entries):
+            if not isinstance(entry, SkippedRule):
+                entries[index] = SkippedRule(entry.id, entry.type, entry.when, self.signals)
+        return entries  # type: ignore[return-value]  # every entry is a SkippedRule now
 
     def to_dict(self) -> dict[str, Any]:
         return {
