@@ -11,13 +11,13 @@ from typing import Any, Callable
 from evalkit.engine.context import Detail, RuleState, Signals, rounded
 from evalkit.engine.templates import compile_template
 
-Apply = Callable[[RuleState, Signals, Detail, str], dict[str, Any]]
+Apply = Callable[[RuleState, Signals, Detail | None, str], dict[str, Any]]
 
 
 def _adjust_dimension(value: dict[str, Any]) -> Apply:
     dimension, delta = value["dimension"], float(value["delta"])
 
-    def apply(state: RuleState, signals: Signals, detail: Detail, rule_id: str) -> dict[str, Any]:
+    def apply(state: RuleState, signals: Signals, detail: Detail | None, rule_id: str) -> dict[str, Any]:
         before = state.corrected[dimension]
         after = state.settle(before + delta)
         state.corrected[dimension] = after
@@ -28,7 +28,7 @@ def _adjust_dimension(value: dict[str, Any]) -> Apply:
 
 
 def _add_comment(text: str) -> Apply:
-    def apply(state: RuleState, signals: Signals, detail: Detail, rule_id: str) -> dict[str, Any]:
+    def apply(state: RuleState, signals: Signals, detail: Detail | None, rule_id: str) -> dict[str, Any]:
         state.add_comment(text)
         return {"add_comment": text}
 
@@ -39,7 +39,7 @@ def _add_comment_template(source: str) -> Apply:
     template = compile_template(source)
     render, reads_corrected = template.render, "corrected" in template.names
 
-    def apply(state: RuleState, signals: Signals, detail: Detail, rule_id: str) -> dict[str, Any]:
+    def apply(state: RuleState, signals: Signals, detail: Detail | None, rule_id: str) -> dict[str, Any]:
         corrected = dict(state.corrected) if reads_corrected else {}  # a copy: later rules change it
         text = render({"signals": signals.public(), "detail": detail, "corrected": corrected})
         state.add_comment(text)
@@ -49,7 +49,7 @@ def _add_comment_template(source: str) -> Apply:
 
 
 def _set_flag(name: str) -> Apply:
-    def apply(state: RuleState, signals: Signals, detail: Detail, rule_id: str) -> dict[str, Any]:
+    def apply(state: RuleState, signals: Signals, detail: Detail | None, rule_id: str) -> dict[str, Any]:
         state.flags[name] = True
         return {"set_flag": name}
 
@@ -59,7 +59,7 @@ def _set_flag(name: str) -> Apply:
 def _increment_score(amount: float) -> Apply:
     amount = float(amount)
 
-    def apply(state: RuleState, signals: Signals, detail: Detail, rule_id: str) -> dict[str, Any]:
+    def apply(state: RuleState, signals: Signals, detail: Detail | None, rule_id: str) -> dict[str, Any]:
         state.score = rounded((state.score or 0.0) + amount, 10)
         return {"increment_score": amount}
 
@@ -67,7 +67,7 @@ def _increment_score(amount: float) -> Apply:
 
 
 def _assign_label(label: str) -> Apply:
-    def apply(state: RuleState, signals: Signals, detail: Detail, rule_id: str) -> dict[str, Any]:
+    def apply(state: RuleState, signals: Signals, detail: Detail | None, rule_id: str) -> dict[str, Any]:
         state.label = label
         return {"assign_label": label}
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from evalkit.engine.context import Detail, Signals
+from evalkit.engine.context import Detail, Signals, lower
 from evalkit.engine.regex import compile_pattern
 
 Test = Callable[[Signals], bool]
@@ -65,7 +65,7 @@ Compiled = tuple[Test, Explain, Source]
 
 
 def _contains_any(needles: list[str]) -> Compiled:
-    lowered = [n.lower() for n in needles]
+    lowered = [lower(n) for n in needles]
 
     def explain(s: Signals) -> Detail:
         found = _found(needles, lowered, s.text_lower)
@@ -76,7 +76,7 @@ def _contains_any(needles: list[str]) -> Compiled:
 
 
 def _not_contains_any(needles: list[str]) -> Compiled:
-    lowered = [n.lower() for n in needles]
+    lowered = [lower(n) for n in needles]
 
     def explain(s: Signals) -> Detail:
         found = _found(needles, lowered, s.text_lower)
@@ -87,7 +87,7 @@ def _not_contains_any(needles: list[str]) -> Compiled:
 
 
 def _rewrite_missing(needles: list[str]) -> Compiled:
-    lowered = [n.lower() for n in needles]
+    lowered = [lower(n) for n in needles]
 
     def explain(s: Signals) -> Detail:
         present = _found(needles, lowered, s.rewrite_lower)

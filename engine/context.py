@@ -8,6 +8,13 @@ from typing import Any
 from evalkit.engine.submission import Submission
 
 
+def lower(text: Any) -> str:
+    """`text.lower()` as CPython does it. Compiled by mypyc for Python < 3.13, `str.lower` on a value typed
+    `str` lowers one character at a time and so misses the final sigma ('ΑΣ' -> 'ας'); through `Any` it is
+    the ordinary method call."""
+    return text.lower()  # type: ignore[no-any-return]
+
+
 @dataclass(slots=True)
 class Signals:
     """Computed once per submission, before any rule runs."""
@@ -24,12 +31,12 @@ class Signals:
     @classmethod
     def of(cls, submission: Submission) -> Signals:
         rewrite = submission.rewrite_preferred
-        rewrite_lower = rewrite.lower()
+        rewrite_lower = lower(rewrite)
         texts = [r.text for r in submission.responses]
         text_space = "\n".join(texts) + "\n" + rewrite
         # lowering each part is lowering the whole: "\n" is neither cased nor case-ignorable, so no case
         # rule (the final sigma's) looks across it; the rewrite is lowered once for both
-        text_lower = "\n".join([t.lower() for t in texts]) + "\n" + rewrite_lower
+        text_lower = "\n".join([lower(t) for t in texts]) + "\n" + rewrite_lower
         return cls(text_space, text_lower, rewrite, rewrite_lower, rewrite.encode("utf-8", "surrogatepass"),
                    len(text_space), len(texts), submission.ratings)
 

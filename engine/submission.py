@@ -137,6 +137,7 @@ _KNOWN = frozenset({"prompt", "responses", "ranking", "ratings", "evidence", *OP
 
 
 _FLOAT_MAX = sys.float_info.max
+_FLOAT_MAX_INT = int(_FLOAT_MAX)  # compiled, an int compared with a float is converted to one: compare ints
 
 
 def _well_typed(data: Any) -> Submission | None:
@@ -163,7 +164,7 @@ def _well_typed(data: Any) -> Submission | None:
     ratings = {}
     for name in DIMENSIONS:
         value = raw_ratings.get(name)
-        if type(value) is int and -_FLOAT_MAX <= value <= _FLOAT_MAX:
+        if type(value) is int and -_FLOAT_MAX_INT <= value <= _FLOAT_MAX_INT:
             value = float(value)
         elif type(value) is not float or not -_FLOAT_MAX <= value <= _FLOAT_MAX:  # also NaN and inf
             return None
