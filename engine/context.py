@@ -76,7 +76,8 @@ def rounded(value: float, digits: int) -> float:
     """`round(value, digits)` for 0 <= digits <= 10, without its cost where the answer is `value`.
 
     round() goes through decimal strings (a third of a microsecond). A multiple of 2**-digits has at most
-    `digits` decimals, so it rounds to itself, and ratings, deltas and scores mostly are such (4.5, -0.5, 2)."""
+    `digits` decimals, so it rounds to itself, and most ratings, deltas and scores are such (4.5, -0.5, 2).
+    """
     if (value * _BINARY_PLACES[digits]).is_integer():
         return value
     return round(value, digits)

@@ -65,7 +65,8 @@ class Evaluator:
 
     @staticmethod
     def _run_rules(rules: list[RulePlan], verdicts: tuple[bool, ...], signals: Signals, state: RuleState,
-                   fired: list[FiredRule], skipped: list[SkippedRule | RulePlan], stop_after_first: bool) -> None:
+                   fired: list[FiredRule], skipped: list[SkippedRule | RulePlan],
+                   stop_after_first: bool) -> None:
         stopped_by: str | None = None
         for rule, holds in zip(rules, verdicts):  # verdicts may run on past these rules: zip stops with them
             if stopped_by is not None:

@@ -1,11 +1,23 @@
-"""Suite-wide settings. Hypothesis explores new examples on every local run; in CI (`CI` set, as .ci/run
-and most CI services do) it is derandomized, so a red build always reproduces, and prints the failing
-example's blob for `@reproduce_failure`."""
+"""Suite-wide settings.
+
+Hypothesis explores new examples on every local run; in CI (`CI` set, as .ci/run and most CI services do)
+it is derandomized, so a red build always reproduces, and prints the failing example's blob for
+`@reproduce_failure`.
+
+The engine's hot modules are compiled by mypyc when evalkit is installed (setup.py). The suite refuses to
+run against compiled modules older than their source, and with EVALKIT_PURE=1 it imports the engine from
+its Python source instead, so that both builds are tested (`python3 tasks.py test` runs both).
+"""
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import os
-from typing import Callable
+import sys
+from pathlib import Path
+from typing import Callable, Sequence
 
 import pytest
 from hypothesis import settings
@@ -13,6 +25,45 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+ENGINE = Path(__file__).resolve().parent.parent / "engine"
+
+
+def compiled_engine_modules() -> dict[Path, Path]:
+    """Each engine module compiled in place (an editable install), by its source."""
+    compiled = {}
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        for library in ENGINE.glob(f"*{suffix}"):
+            source = ENGINE / (library.name.removesuffix(suffix) + ".py")
+            if source.exists():
+                compiled[source] = library
+    return compiled
+
+
+class _EngineFromSource(importlib.abc.MetaPathFinder):
+    """Imports `evalkit.engine.X` from engine/X.py even where a compiled X sits beside it."""
+
+    def find_spec(self, name: str, path: Sequence[str] | None, target: object = None
+                  ) -> importlib.machinery.ModuleSpec | None:
+        package, _, module = name.rpartition(".")
+        source = ENGINE / f"{module}.py"
+        return importlib.util.spec_from_file_location(name, source) if package == "evalkit.engine" \
+            and source.exists() else None
+
+
+if os.environ.get("EVALKIT_PURE") == "1":  # before any conftest below imports the engine
+    sys.meta_path.insert(0, _EngineFromSource())
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get("EVALKIT_PURE") == "1":
+        return
+    stale = sorted(source.name for source, library in compiled_engine_modules().items()
+                   if source.stat().st_mtime > library.stat().st_mtime)
+    if stale:
+        pytest.exit(f"engine/{', engine/'.join(stale)} changed after it was compiled: rebuild with "
+                    "`python3 tasks.py test` (it reinstalls when the engine changes) or "
+                    "`.venv/bin/pip install -e .`, or test the source with EVALKIT_PURE=1", returncode=2)
 
 
 def _read_terminal(descriptor: int) -> str:
@@ -28,6 +79,11 @@ def _read_terminal(descriptor: int) -> str:
         chunks.append(chunk)
     os.close(descriptor)
     return b"".join(chunks).decode(errors="replace")
+
+
+@pytest.fixture
+def compiled_engine() -> dict[Path, Path]:
+    return compiled_engine_modules()
 
 
 @pytest.fixture
