@@ -4,6 +4,10 @@ start of `evalkit eval` on one file.
 
     .venv/bin/python benchmarks/bench_engine.py [--batch 10000] [--runs 15] [--evals-only]
 
+The engine is measured as installed: compiled by mypyc (setup.py) where the install found a C compiler,
+else pure Python; the first line says which. `EVALKIT_COMPILE=0 .venv/bin/pip install -e .` installs the
+pure build for comparison, `.venv/bin/pip install -e .` the compiled one again.
+
 This machine is shared and its speed swings by a factor of three within minutes (other tenants, memory
 monitoring), so each figure is given as the best of several runs (what the code costs) beside the median
 (what it cost today).
@@ -121,6 +125,13 @@ def _time_runs(label: str, command: list[str], env: dict[str, str], runs: int) -
           f"median {statistics.median(times) * 1000:.0f} ms, min {min(times) * 1000:.0f} ms over {runs} runs")
 
 
+def engine_build() -> str:
+    from evalkit.engine import evaluator
+
+    origin = evaluator.__spec__.origin if evaluator.__spec__ else None
+    return "compiled by mypyc" if origin and not origin.endswith(".py") else "pure Python"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--batch", type=int, default=10_000)
@@ -128,6 +139,7 @@ def main() -> None:
     parser.add_argument("--stream", type=int, default=60_000, help="lines of the streamed batch")
     parser.add_argument("--evals-only", action="store_true", help="only the in-process figures")
     args = parser.parse_args()
+    print(f"engine: {engine_build()}")
     evals_per_second()
     if args.evals_only:
         return
