@@ -111,14 +111,16 @@ def _regex_any(patterns: list[str]) -> Compiled:
             lambda k: _either([f"{k(regex.found)}(data)" for _, regex in compiled]))
 
 
-def _min_length(minimum: int) -> Compiled:
+def _min_length(value: float) -> Compiled:
+    minimum = int(value)  # a JSON Schema integer may be written 120.0
     def explain(s: Signals) -> Detail:
         return {"held": s.length_total >= minimum, "length_total": s.length_total, "min": minimum}
 
     return (lambda s: s.length_total >= minimum), explain, lambda k: f"length >= {k(minimum)}"
 
 
-def _max_length(maximum: int) -> Compiled:
+def _max_length(value: float) -> Compiled:
+    maximum = int(value)
     def explain(s: Signals) -> Detail:
         return {"held": s.length_total <= maximum, "length_total": s.length_total, "max": maximum}
 
@@ -126,7 +128,7 @@ def _max_length(maximum: int) -> Compiled:
 
 
 def _dimension_compare(thresholds: dict[str, float], greater: bool) -> Compiled:
-    items = list(thresholds.items())
+    items = [(dim, float(limit)) for dim, limit in thresholds.items()]  # YAML reads 4 as an int
     operator = ">" if greater else "<"
 
     def test(s: Signals) -> bool:

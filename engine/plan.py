@@ -93,6 +93,10 @@ class ConfigPlan:
     """Whether each rating rule, then each ranking rule, holds on a submission's signals."""
 
 
+def _optional(kind: Callable[[Any], Any], value: Any) -> Any:
+    return None if value is None else kind(value)
+
+
 def _dimensions(data: dict[str, Any]) -> dict[str, Any]:
     dims = dict(DEFAULT_DIMENSIONS)
     for name, entry in (data.get("dimensions") or {}).items():
@@ -104,8 +108,9 @@ def _dimensions(data: dict[str, Any]) -> dict[str, Any]:
         "scale": (float(low), float(high)),
         "dimensions": dims,
         "pull_fraction": float(adjustment.get("pull_fraction", 0.4)),
-        "round_digits": adjustment.get("round"),
-        "justification_delta": (data.get("validation") or {}).get("require_justification_if_delta_ge"),
+        "round_digits": _optional(int, adjustment.get("round")),  # a JSON Schema integer may be written 2.0
+        "justification_delta": _optional(float,
+                                         (data.get("validation") or {}).get("require_justification_if_delta_ge")),
     }
 
 
@@ -116,7 +121,7 @@ def _ranking(data: dict[str, Any]) -> RankingPlan:
 
 
 def _rewrite(data: dict[str, Any]) -> RewritePlan:
-    return RewritePlan(data.get("min_length", 0), bool(data.get("add_note_if_short", True)),
+    return RewritePlan(int(data.get("min_length", 0)), bool(data.get("add_note_if_short", True)),
                        "\n\n" + data.get("note_text", REWRITE_NOTE_DEFAULT),
                        tuple(step["type"] for step in data.get("postprocessors") or []))
 

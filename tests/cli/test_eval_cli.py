@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
+import textwrap
 import sys
 from pathlib import Path
 from typing import Any
@@ -471,3 +473,40 @@ def test_jobs_2_gives_the_same_outputs_as_jobs_1(tmp_path: Path) -> None:
     assert sources[:31] == [str(Path("samples") / p.name) for p in sorted(SAMPLES.iterdir()) if p.suffix in
                             (".json", ".yaml", ".yml", ".jsonl")]
     assert sources[31:] == [f"many.jsonl:{n}" for n in range(1, 601)]
+
+
+NUMERIC_CONFIG = {  # <n> stands for a whole number, written as the test asks
+    "dimensions.yaml": """\
+        scale: [<0>, <5>]
+        dimensions:
+          accuracy: {ideal: <4>, tolerance: <1>, weight: <1>}
+        adjustment: {pull_fraction: <1>, round: <2>}
+        validation: {require_justification_if_delta_ge: <1>}
+        """,
+    "rewrite.yaml": "min_length: <300>\n",
+    "rules.yaml": """\
+        decision: {score_thresholds: {good: <1>, bad: -<1>}}
+        rating_rules:
+          - id: numbers
+            when: {dimension_gt: {accuracy: <4>}, dimension_lt: {optimality: <5>}, min_total_length: <10>,
+                   max_total_length: <100000>}
+            actions: {adjust_dimension: {dimension: accuracy, delta: -<1>}, increment_score: <1>}
+        """,
+}
+
+
+@pytest.mark.parametrize("style", ["{}", "{}.0"], ids=["integers", "floats"])
+def test_whole_numbers_are_read_the_same_written_either_way(tmp_path: Path, style: str) -> None:
+    # YAML reads 4 as an int and 4.0 as a float; JSON Schema's integer and number accept both
+    config = tmp_path / "config"
+    config.mkdir()
+    for name, text in NUMERIC_CONFIG.items():
+        written = re.sub(r"<(\d+)>", lambda number: style.format(number[1]), textwrap.dedent(text))
+        (config / name).write_text(written, encoding="utf-8")
+    done = evalkit_eval(SEED_SAMPLE, "--config-dir", config, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["corrected_ratings"]["accuracy"]["updated"] == 4.0  # 5 - 1, then within 4 ± 1
+    assert (result["score"], result["label"]) == (1.0, "good")
+    assert result["flags"] == {"justification_required": True}
+    assert result["rewrite_final"].endswith("\n\nExpand content.")  # shorter than 300
