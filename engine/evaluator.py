@@ -24,8 +24,12 @@ class Evaluator:
         self._meta_base = {"rule_version": self.plan.rule_version, "config_hash": config.config_hash,
                            "evalkit_version": __version__}
 
-    def evaluate(self, submission: Submission | dict[str, Any]) -> Result:
-        """Raises SubmissionError for a submission that cannot be evaluated."""
+    def evaluate(self, submission: object) -> Result:
+        """Evaluate a Submission, or a submission's plain data (a dict, as JSON or YAML reads it).
+
+        Raises SubmissionError for anything that is not a valid submission. (Typed `object`, not
+        `Submission | dict`: compiled, a parameter's type is checked on the way in, and a list given here
+        must be a SubmissionError that names what was found, never a TypeError.)"""
         if not isinstance(submission, Submission):
             submission = parse_submission(submission)
         plan = self.plan

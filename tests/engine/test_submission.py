@@ -78,6 +78,8 @@ def test_wrong_types_are_errors_naming_the_field(make_submission: Factory, chang
 def test_a_submission_must_be_a_mapping(data: Any) -> None:
     with pytest.raises(SubmissionError):
         parse_submission(data)
+    with pytest.raises(SubmissionError, match="expected a mapping"):  # not a TypeError, compiled or not
+        Evaluator(load_config()).evaluate(data)
 
 
 def test_out_of_scale_ratings_are_accepted(make_submission: Factory) -> None:
