@@ -115,6 +115,7 @@ CODES: dict[str, str] = {
     "schema-minlength": "A string that is too short (usually empty).",
     "schema-minproperties": "A mapping that must not be empty.",
     "not-finite": "A number that is NaN or infinite.",
+    "number-too-large": "An integer beyond the range of a float (about ±1.8e308).",
     "duplicate-rule-id": "Two rules share an id.",
     "bad-regex": "A pattern RE2 cannot compile.",
     "bad-template": "A comment template that does not parse, uses names its context lacks, or uses what "

@@ -1,6 +1,7 @@
 """Checks the schema cannot express: duplicate rule ids, regexes RE2 refuses, templates the sandbox
 refuses, feedback placeholders that cannot be filled, impossible length bounds, numbers that are not
-finite, ideals outside the scale, rules without actions and rules that can never be reached.
+finite or beyond a float's range, ideals outside the scale, rules without actions and rules that can never
+be reached.
 
 Each check takes one parsed document and returns positioned diagnostics. The checks guard every type
 they read, so they also run on a document that failed schema validation: one run reports every problem.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import math
 import string
+import sys
 from typing import Any, Iterator, TypeGuard
 
 from evalkit.engine.diagnostics import Diagnostic, Span, closest, error, warning
@@ -223,25 +225,36 @@ def _placeholder_problem(text: str, names: tuple[str, ...]) -> str | None:
 
 
 def non_finite_numbers(doc: YamlDocument) -> list[Diagnostic]:
-    """YAML's .nan and .inf are numbers to JSON Schema, but no threshold, delta or bound can be one."""
-    return [error(doc.path, doc.value_span(at), "not-finite",
-                  f"expected a finite number, found {_yaml_float(value)}")
-            for at, value in _floats(doc.data, ()) if not math.isfinite(value)]
+    """YAML's .nan and .inf are numbers to JSON Schema, and so is an integer of any size, but no threshold,
+    delta or bound can be NaN, infinite or beyond a float's range (it would end evaluation in an error)."""
+    found = []
+    for at, value in _numbers(doc.data, ()):
+        if isinstance(value, float) and not math.isfinite(value):
+            found.append(error(doc.path, doc.value_span(at), "not-finite",
+                               f"expected a finite number, found {_yaml_float(value)}"))
+        elif isinstance(value, int) and abs(value) > _FLOAT_MAX:
+            found.append(error(doc.path, doc.value_span(at), "number-too-large",
+                               "expected a number within a float's range (about ±1.8e308), found an integer of "
+                               f"{len(str(abs(value)))} digits"))
+    return found
+
+
+_FLOAT_MAX = sys.float_info.max
 
 
 def _yaml_float(value: float) -> str:
     return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
 
 
-def _floats(value: Any, at: JsonPath) -> Iterator[tuple[JsonPath, float]]:
-    if isinstance(value, float):
+def _numbers(value: Any, at: JsonPath) -> Iterator[tuple[JsonPath, int | float]]:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
         yield at, value
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from _floats(item, (*at, key))
+            yield from _numbers(item, (*at, key))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from _floats(item, (*at, index))
+            yield from _numbers(item, (*at, index))
 
 
 CHECKS = {

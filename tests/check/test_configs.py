@@ -72,6 +72,7 @@ def test_every_kind_of_problem_the_issue_names_has_a_case() -> None:
     assert {
         "yaml-syntax", "duplicate-key", "yaml-too-large", "yaml-too-deep", "recursive-alias", "not-utf8",
         "unknown-key", "wrong-type", "invalid-value", "unknown-dimension", "unknown-field", "missing-key",
-        "duplicate-rule-id", "bad-regex", "bad-template", "not-finite", "outside-scale", "bad-scale",
+        "duplicate-rule-id", "bad-regex", "bad-template", "not-finite", "number-too-large", "outside-scale",
+        "bad-scale",
         "impossible-length", "unreachable-rule", "no-actions", "bad-placeholder", "shadowed-file",
     } <= covered
