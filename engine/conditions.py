@@ -111,16 +111,18 @@ def _regex_any(patterns: list[str]) -> Compiled:
             lambda k: _either([f"{k(regex.found)}(data)" for _, regex in compiled]))
 
 
-def _min_length(value: float) -> Compiled:
-    minimum = int(value)  # a JSON Schema integer may be written 120.0
+def _min_length(value: Any) -> Compiled:
+    minimum = int(value)  # a JSON Schema integer may be written 120.0; `Any`: compiled, a big int stays one
+
     def explain(s: Signals) -> Detail:
         return {"held": s.length_total >= minimum, "length_total": s.length_total, "min": minimum}
 
     return (lambda s: s.length_total >= minimum), explain, lambda k: f"length >= {k(minimum)}"
 
 
-def _max_length(value: float) -> Compiled:
+def _max_length(value: Any) -> Compiled:
     maximum = int(value)
+
     def explain(s: Signals) -> Detail:
         return {"held": s.length_total <= maximum, "length_total": s.length_total, "max": maximum}
 

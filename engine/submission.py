@@ -38,6 +38,9 @@ class Response:
 
 @dataclass(slots=True)
 class Submission:
+    """One submission, as `parse_submission` builds it from plain data (checked and converted). Built by
+    hand, its fields must have the declared types (tuples, float ratings): compiled, they are checked."""
+
     prompt: str
     responses: tuple[Response, ...]
     ranking: tuple[ResponseId, ...]

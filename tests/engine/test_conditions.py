@@ -155,6 +155,14 @@ def test_max_total_length_is_inclusive(fires: Fires, maximum: int, expected: boo
     assert fires({"max_total_length": maximum}) is expected
 
 
+def test_a_length_bound_beyond_a_float_s_precision_is_kept_exactly(explain: Callable[..., dict[str, Any]],
+                                                                   rules_text: Callable[..., str]) -> None:
+    bound = 2**53 + 1  # no float has this value
+    rule = {"id": "probe", "when": {"max_total_length": bound}, "actions": {"set_flag": "hit"}}
+    fired = explain(rules=rules_text(rule))["fired_rules"]
+    assert fired[0]["detail"]["max_total_length"] == {"held": True, "length_total": 18, "max": bound}
+
+
 def test_length_bounds_together_form_a_closed_range(fires: Fires) -> None:
     assert fires({"min_total_length": 18, "max_total_length": 18})
     assert not fires({"min_total_length": 19, "max_total_length": 30})
