@@ -47,8 +47,9 @@ class _EngineFromSource(importlib.abc.MetaPathFinder):
                   ) -> importlib.machinery.ModuleSpec | None:
         package, _, module = name.rpartition(".")
         source = ENGINE / f"{module}.py"
-        return importlib.util.spec_from_file_location(name, source) if package == "evalkit.engine" \
-            and source.exists() else None
+        if package != "evalkit.engine" or not source.exists():
+            return None
+        return importlib.util.spec_from_file_location(name, source)
 
 
 if os.environ.get("EVALKIT_PURE") == "1":  # before any conftest below imports the engine
