@@ -38,7 +38,8 @@ def _fall_back(reason: str) -> list[Any]:
 
 def _remove_earlier_builds() -> None:
     """An editable install compiles into engine/, where Python prefers a compiled module to its source: a
-    pure build must not leave an earlier build's modules there to be served in place of the source."""
+    pure editable build must not leave an earlier build's modules there to be served in place of the
+    source. (A wheel builds elsewhere and leaves them alone.)"""
     for suffix in EXTENSION_SUFFIXES:
         for library in (ROOT / "engine").glob(f"*{suffix}"):
             library.unlink()
@@ -57,7 +58,11 @@ def _staged_sources() -> list[str]:
 
 
 def _extensions() -> list[Any]:
-    _remove_earlier_builds()
+    command = sys.argv[1] if len(sys.argv) > 1 else ""
+    if command in ("egg_info", "dist_info"):  # pip asks for metadata first: nothing is built
+        return []
+    if command in ("editable_wheel", "develop"):  # the builds that compile into engine/ itself
+        _remove_earlier_builds()
     if os.environ.get("EVALKIT_COMPILE", "1") == "0":
         return _fall_back("EVALKIT_COMPILE=0")
     try:
