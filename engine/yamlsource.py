@@ -70,6 +70,11 @@ def _mark_span(mark: Any) -> Span:
     return Span.point(mark.line + 1, mark.column + 1) if mark is not None else FILE_START
 
 
+def _too_deep(path: str, mark: Any) -> Diagnostic:
+    return error(path, _mark_span(mark), "yaml-too-deep",
+                 f"nesting deeper than {limits.MAX_YAML_DEPTH} levels is refused")
+
+
 def _scan_limits(text: str, path: str) -> Diagnostic | None:
     """Refuse too deep nesting and alias expansion before a tree is built."""
     anchored: dict[str, int] = {}
@@ -78,8 +83,7 @@ def _scan_limits(text: str, path: str) -> Diagnostic | None:
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             stack.append([event.anchor, 0])
             if len(stack) - 1 > limits.MAX_YAML_DEPTH:  # the first entry stands for the stream
-                return error(path, _mark_span(event.start_mark), "yaml-too-deep",
-                             f"nesting deeper than {limits.MAX_YAML_DEPTH} levels is refused")
+                return _too_deep(path, event.start_mark)
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             anchor, count = stack.pop()
             if anchor is not None:
@@ -253,6 +257,9 @@ def _reader_error(exc: yaml.reader.ReaderError, path: str, text: str) -> Diagnos
 def _syntax_error(exc: yaml.MarkedYAMLError, path: str, text: str) -> Diagnostic:
     """At the parser's position; the context (what was being parsed) says where that began."""
     mark = exc.problem_mark or exc.context_mark
+    if "maximum nesting depth" in (exc.problem or ""):
+        # PyYAML 6.0.4's scanner has a nesting limit of its own (1,000), met while it looks ahead of the events
+        return _too_deep(path, mark)
     problem = exc.problem or "invalid YAML"
     began = exc.context_mark
     if exc.context and exc.context not in problem:
