@@ -1,8 +1,9 @@
-"""Engine figures for issue 2: evaluations per second in one process, a 10,000-submission JSONL batch
+"""Engine figures for issue 2: evaluations per second in one process, evaluate() on long texts (issue 15),
+a 10,000-submission JSONL batch
 end to end (`evalkit eval --jobs 2`), a 60,000-line batch streamed (time and peak memory), and the cold
 start of `evalkit eval` on one file.
 
-    .venv/bin/python benchmarks/bench_engine.py [--batch 10000] [--runs 15] [--evals-only]
+    .venv/bin/python benchmarks/bench_engine.py [--batch 10000] [--runs 15] [--evals-only] [--long-texts]
 
 The engine is measured as installed: compiled by mypyc (setup.py) where the install found a C compiler,
 else pure Python; the first line says which. `EVALKIT_COMPILE=0 .venv/bin/pip install -e .` installs the
@@ -60,6 +61,41 @@ def evals_per_second(repeats: int = 15) -> None:
             per_eval = [t / (number * len(batch)) for t in times]
             print(f"{label}, {name}: best {1 / min(per_eval):,.0f}/s ({min(per_eval) * 1e6:.0f} us), "
                   f"median {1 / statistics.median(per_eval):,.0f}/s")
+
+
+def stretched(data: dict, total: int) -> dict:
+    """`data` with each response and the rewrite repeated until the three hold about `total` characters."""
+    parts = [r["text"] for r in data["responses"]] + [data["rewrite_preferred"]]
+    times = max(1, round(total / (sum(len(p) + 1 for p in parts))))
+    longer = json.loads(json.dumps(data))
+    for response in longer["responses"]:
+        response["text"] = " ".join([response["text"]] * times)
+    longer["rewrite_preferred"] = " ".join([data["rewrite_preferred"]] * times)
+    return longer
+
+
+def long_texts(repeats: int = 15) -> None:
+    """evaluate() on the seed sample (Spanish: mostly ASCII, some accented letters) stretched to 1k, 10k
+    and 100k characters, and on the same in Greek letters (beyond Latin-1, the slower path)."""
+    import timeit
+
+    from evalkit.engine import Evaluator, load_config
+
+    evaluator = Evaluator(load_config())
+    seed = json.loads((ROOT / "samples/sample_submission.json").read_text(encoding="utf-8"))
+    greek = json.loads(json.dumps(seed))
+    for response in greek["responses"]:
+        response["text"] = response["text"].replace("a", "\u03b1").replace("o", "\u03bf")
+    greek["rewrite_preferred"] = greek["rewrite_preferred"].replace("a", "\u03b1").replace("o", "\u03bf")
+    for name, data in (("seed sample", seed), ("seed sample, Greek vowels", greek)):
+        for total in (1_000, 10_000, 100_000):
+            longer = stretched(data, total)
+            number = max(5, 200_000 // total)
+            times = [t / number for t in timeit.repeat(lambda: evaluator.evaluate(longer), number=number,
+                                                       repeat=repeats)]
+            length = evaluator.evaluate(longer).meta["signals"]["length_total"]
+            print(f"evaluate(dict), {name}, {length:,} chars: best {min(times) * 1e6:.0f} us, "
+                  f"median {statistics.median(times) * 1e6:.0f} us", flush=True)
 
 
 def batch_end_to_end(size: int, jobs: int, runs: int = 3) -> None:
@@ -138,9 +174,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--stream", type=int, default=60_000, help="lines of the streamed batch")
     parser.add_argument("--evals-only", action="store_true", help="only the in-process figures")
+    parser.add_argument("--long-texts", action="store_true", help="only evaluate() on long texts")
     args = parser.parse_args()
     print(f"engine: {engine_build()}")
+    if args.long_texts:
+        long_texts()
+        return
     evals_per_second()
+    long_texts()
     if args.evals_only:
         return
     for jobs in (1, 2):

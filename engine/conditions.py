@@ -9,11 +9,12 @@ CONDITIONS plus its schema in `schemas/rules.schema.json`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from evalkit.engine.context import Detail, Signals, lower
+from evalkit.engine.context import Detail, Signals
+from evalkit.engine.needles import Needles
 from evalkit.engine.regex import compile_pattern
 
 Test = Callable[[Signals], bool]
@@ -26,19 +27,23 @@ class Constants:
 
     def __init__(self) -> None:
         self.values: dict[str, Any] = {}
+        self.needles: dict[str, dict[str, None]] = {"text": {}, "rewrite": {}}
 
     def __call__(self, value: Any) -> str:
         name = f"k{len(self.values)}"
         self.values[name] = value
         return name
 
+    def found_in(self, where: str, needle: str) -> str:
+        """`needle in text` (or `rewrite`), for a lower-cased needle: the local is the set of needles found
+        there, all of a config's needles searched in one pass."""
+        self.needles[where][needle] = None
+        return f"{self(needle)} in {where}"
+
 
 Source = Callable[[Constants], str]
-"""Writes the condition as an expression over the locals `text` (responses and rewrite, lower case),
-`rewrite` (lower case), `data` (the rewrite's UTF-8 bytes), `length` and `ratings`."""
-
-_SIGNAL_LOCALS = ("text, rewrite, data, length, ratings = "
-                  "s.text_lower, s.rewrite_lower, s.rewrite_bytes, s.length_total, s.ratings")
+"""Writes the condition as an expression over the locals `text` (the needles found in the responses and
+rewrite), `rewrite` (the needles found in the rewrite), `length` and `ratings`, and `s`, the signals."""
 
 
 def _either(terms: list[str]) -> str:
@@ -57,44 +62,51 @@ class Condition:
     source: Source
 
 
-def _found(needles: list[str], lowered: list[str], haystack: str) -> list[str]:
+def _found(needles: list[str], lowered: list[str], haystack: Container[str]) -> list[str]:
     return [n for n, low in zip(needles, lowered) if low in haystack]
+
+
+def _any_in(lowered: list[str], haystack: Container[str]) -> bool:
+    return any(low in haystack for low in lowered)
 
 
 Compiled = tuple[Test, Explain, Source]
 
 
 def _contains_any(needles: list[str]) -> Compiled:
-    lowered = [lower(n) for n in needles]
+    compiled = Needles.of(needles)
+    lowered = compiled.lowered
 
     def explain(s: Signals) -> Detail:
-        found = _found(needles, lowered, s.text_lower)
+        found = _found(needles, lowered, s.text.found(compiled))
         return {"held": bool(found), "found": found}
 
-    return ((lambda s: any(low in s.text_lower for low in lowered)), explain,
-            lambda k: _either([f"{k(low)} in text" for low in lowered]))
+    return ((lambda s: _any_in(lowered, s.text.found(compiled))), explain,
+            lambda k: _either([k.found_in("text", low) for low in lowered]))
 
 
 def _not_contains_any(needles: list[str]) -> Compiled:
-    lowered = [lower(n) for n in needles]
+    compiled = Needles.of(needles)
+    lowered = compiled.lowered
 
     def explain(s: Signals) -> Detail:
-        found = _found(needles, lowered, s.text_lower)
+        found = _found(needles, lowered, s.text.found(compiled))
         return {"held": not found, "found": found}
 
-    return ((lambda s: not any(low in s.text_lower for low in lowered)), explain,
-            lambda k: f"not {_either([f'{k(low)} in text' for low in lowered])}")
+    return ((lambda s: not _any_in(lowered, s.text.found(compiled))), explain,
+            lambda k: f"not {_either([k.found_in('text', low) for low in lowered])}")
 
 
 def _rewrite_missing(needles: list[str]) -> Compiled:
-    lowered = [lower(n) for n in needles]
+    compiled = Needles.of(needles)
+    lowered = compiled.lowered
 
     def explain(s: Signals) -> Detail:
-        present = _found(needles, lowered, s.rewrite_lower)
+        present = _found(needles, lowered, s.rewrite.found(compiled))
         return {"held": not present, "present": present}
 
-    return ((lambda s: not any(low in s.rewrite_lower for low in lowered)), explain,
-            lambda k: f"not {_either([f'{k(low)} in rewrite' for low in lowered])}")
+    return ((lambda s: not _any_in(lowered, s.rewrite.found(compiled))), explain,
+            lambda k: f"not {_either([k.found_in('rewrite', low) for low in lowered])}")
 
 
 def _regex_any(patterns: list[str]) -> Compiled:
@@ -108,7 +120,7 @@ def _regex_any(patterns: list[str]) -> Compiled:
         return {"held": False, "pattern": None}
 
     return ((lambda s: any(regex.found(s.rewrite_bytes) for _, regex in compiled)), explain,
-            lambda k: _either([f"{k(regex.found)}(data)" for _, regex in compiled]))
+            lambda k: _either([f"{k(regex.found)}(s.rewrite_bytes)" for _, regex in compiled]))
 
 
 def _min_length(value: Any) -> Compiled:
@@ -230,7 +242,10 @@ def compile_verdicts(blocks: Sequence[Block]) -> Callable[[Signals], tuple[bool,
 def _generate(blocks: tuple[Block, ...]) -> Callable[[Signals], tuple[bool, ...]]:
     constants = Constants()
     tests = "".join(f"{block.source(constants)}, " for block in blocks)
-    source = f"def verdicts(s):\n    {_SIGNAL_LOCALS}\n    return ({tests})\n"
+    searches = "".join(f"    {where} = s.{where}.found({constants(Needles(list(needles)))})\n"
+                       for where, needles in constants.needles.items() if needles)
+    source = (f"def verdicts(s):\n{searches}    length, ratings = s.length_total, s.ratings\n"
+              f"    return ({tests})\n")
     namespace = dict(constants.values)
     try:
         exec(compile(source, "<evalkit rules>", "exec"), namespace)  # noqa: S102 - names, not config text

@@ -5,40 +5,42 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalkit.engine.needles import SearchedText, TextPart
 from evalkit.engine.submission import Submission
-
-
-def lower(text: Any) -> str:
-    """`text.lower()` as CPython does it. Compiled by mypyc for Python < 3.13, `str.lower` on a value typed
-    `str` lowers one character at a time and so misses the final sigma ('ΑΣ' -> 'ας'); through `Any` it is
-    the ordinary method call."""
-    return text.lower()  # type: ignore[no-any-return]
 
 
 @dataclass(slots=True)
 class Signals:
-    """Computed once per submission, before any rule runs."""
+    """Computed once per submission, before any rule runs; the text is lower-cased and encoded only as far
+    as the rules read it (engine/needles.py)."""
 
-    text_space: str
-    text_lower: str
-    rewrite: str
-    rewrite_lower: str
-    rewrite_bytes: bytes
+    text: SearchedText
+    """The responses and the rewrite, joined by newlines, for `response_contains_any`, `not_contains_any`."""
+    rewrite: SearchedText
+    """The rewrite alone, for `preferred_rewrite_missing_substring`."""
+    rewrite_preferred: str
     length_total: int
     response_count: int
     ratings: dict[str, float]
+    _rewrite_bytes: bytes | None = None
 
     @classmethod
     def of(cls, submission: Submission) -> Signals:
         rewrite = submission.rewrite_preferred
-        rewrite_lower = lower(rewrite)
         texts = [r.text for r in submission.responses]
-        text_space = "\n".join(texts) + "\n" + rewrite
-        # lowering each part is lowering the whole: "\n" is neither cased nor case-ignorable, so no case
-        # rule (the final sigma's) looks across it; the rewrite is lowered once for both
-        text_lower = "\n".join([lower(t) for t in texts]) + "\n" + rewrite_lower
-        return cls(text_space, text_lower, rewrite, rewrite_lower, rewrite.encode("utf-8", "surrogatepass"),
-                   len(text_space), len(texts), submission.ratings)
+        parts = [TextPart(t) for t in texts] if texts else [TextPart("")]  # "\n".join([]) + "\n" + rewrite
+        rewrite_part = TextPart(rewrite)
+        parts.append(rewrite_part)
+        length = sum([len(t) for t in texts]) + max(len(texts), 1) + len(rewrite)
+        return cls(SearchedText(parts), SearchedText([rewrite_part]), rewrite, length, len(texts),
+                   submission.ratings)
+
+    @property
+    def rewrite_bytes(self) -> bytes:
+        """The rewrite's UTF-8 bytes, which `rewrite_regex_any` searches."""
+        if self._rewrite_bytes is None:
+            self._rewrite_bytes = self.rewrite_preferred.encode("utf-8", "surrogatepass")
+        return self._rewrite_bytes
 
     def public(self) -> dict[str, int]:
         return {"length_total": self.length_total, "response_count": self.response_count}

@@ -224,19 +224,6 @@ def test_the_fast_path_builds_what_the_careful_path_builds(data: Any) -> None:
     assert SCHEMA.is_valid(data)
 
 
-@SETTINGS
-@given(st.lists(st.text(alphabet="aΣσςΑ. \u0345'\u0130İß\n", max_size=8), min_size=1, max_size=3),
-       st.text(alphabet="aΣσςΑ. \u0345'\u0130İß\n", max_size=8))
-def test_signals_lower_the_text_space_as_one_string_would(texts: list[str], rewrite: str) -> None:
-    from evalkit.engine.context import Signals
-
-    signals = Signals.of(parse_submission({
-        "prompt": "P", "responses": [{"id": str(i), "text": t} for i, t in enumerate(texts)], "ranking": [],
-        "ratings": dict.fromkeys(DIMENSIONS, 3.0), "rewrite_preferred": rewrite}))
-    assert signals.text_lower == signals.text_space.lower()
-    assert signals.rewrite_lower == rewrite.lower()
-
-
 def _ranking_as_the_seed_says(ids: list[str], ranking: list[str], allow_duplicates: bool,
                               append_missing: bool) -> list[str]:
     """Phase 4 written plainly: known ids in order, unknown dropped, repeats dropped, missing appended."""
