@@ -10,16 +10,18 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from evalkit.engine.diagnostics import FILE_START, Diagnostic, Severity, Span, error, has_errors, warning
 from evalkit.engine.plan import ConfigPlan, compile_plan
-from evalkit.engine.schema_check import schema_diagnostics
-from evalkit.engine.semantic import semantic_diagnostics
 from evalkit.engine.text import NotText, decode_utf8
-from evalkit.engine.yamlsource import YamlDocument, parse_yaml
+
+if TYPE_CHECKING:
+    from evalkit.engine.yamlsource import YamlDocument
+
+# The YAML parser and the schema and semantic checks are imported where a file is parsed: `evalkit eval`
+# with its config cache warm (engine/config_cache.py) never parses one, and they are a third of its start.
 
 CONFIG_NAMES = ("dimensions", "ranking", "prompt", "rewrite", "rules")
 
@@ -57,6 +59,12 @@ class Config:
 
 
 def default_config_dir() -> Path:
+    from evalkit import config_samples
+
+    if config_samples.__file__ is not None:  # importlib.resources costs a tenth of a cold start
+        return Path(config_samples.__file__).parent
+    from importlib import resources
+
     return Path(str(resources.files("evalkit.config_samples")))
 
 
@@ -111,6 +119,10 @@ def _decode(raw: bytes, path: str) -> tuple[str | None, Diagnostic | None]:
 
 
 def _load_document(name: str, path: Path, raw: bytes) -> tuple[YamlDocument | None, list[Diagnostic]]:
+    from evalkit.engine.schema_check import schema_diagnostics
+    from evalkit.engine.semantic import semantic_diagnostics
+    from evalkit.engine.yamlsource import parse_yaml
+
     text, problem = _decode(raw, str(path))
     if text is None:
         return None, [problem] if problem else []

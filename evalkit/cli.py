@@ -36,14 +36,18 @@ def _command_module(name: str) -> Command:
     return importlib.import_module(f"evalkit.commands.{module_name}")  # type: ignore[return-value]
 
 
-def build_parser(chosen: str | None, prog: str | None = None) -> argparse.ArgumentParser:
+def build_parser(chosen: str | None, prog: str | None = None,
+                 argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The parser with the chosen command's options; `prog` renames that command in usage and errors."""
     from evalkit import __version__
 
     parser = argparse.ArgumentParser(prog="evalkit", description="Judge LLM output with declarative rules.")
     parser.add_argument("--version", action="version", version=f"evalkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, summary in COMMANDS.items():
+    # a command named first gets its parser alone: the others' would only be built and thrown away (a
+    # tenth of eval's cold start); otherwise all of them, for `evalkit --help` and the error that lists them
+    alone = chosen is not None and argv[:1] == [chosen]
+    for name, summary in [(chosen, COMMANDS[chosen])] if alone and chosen else COMMANDS.items():
         command_parser = sub.add_parser(name, help=summary, description=summary,
                                         prog=prog if name == chosen else None)
         if name == chosen:
@@ -61,7 +65,7 @@ def _chosen_command(argv: Sequence[str]) -> str | None:
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     chosen = _chosen_command(argv)
-    parser = build_parser(chosen, prog)
+    parser = build_parser(chosen, prog, argv)
     try:
         return _flushed(_run(parser, argv))
     except KeyboardInterrupt:

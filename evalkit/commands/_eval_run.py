@@ -14,7 +14,8 @@ from typing import Any, Iterator, TextIO
 
 from evalkit.engine.atomic import atomic_output, write_text_atomic
 from evalkit.engine.batch import Outcome, Want, count_items, evaluate_all, raw_items
-from evalkit.engine.config import Config, analyze
+from evalkit.engine.config import Config
+from evalkit.engine.config_cache import load_for_eval
 
 
 class RunLog:
@@ -145,7 +146,7 @@ class EvalRun:
         return 1 if errors else 0
 
     def _config(self) -> Config | None:
-        config = analyze(self.args.config_dir)
+        config = load_for_eval(self.args.config_dir)
         for diagnostic in config.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
         if config.plan is None:

@@ -1,0 +1,161 @@
+"""The compiled-config cache of `evalkit eval`: a config that an earlier run checked skips the YAML parser and
+the schema and semantic checks (and their imports, a third of a cold start), and is only compiled.
+
+An entry holds a config's checked data as JSON, named after the config hash, the file names, the folder and
+the evalkit build that checked it, in `$XDG_CACHE_HOME/evalkit` (else `~/.cache/evalkit`). Safety:
+
+- tampering: each entry is signed with HMAC-SHA256 under a secret key of the user's own (`key`, mode 0600,
+  made on first use); an entry that does not verify is ignored and written anew, and a key file that is
+  not the user's alone turns the cache off. Entries are JSON, never pickle: even a forged one is only data.
+- concurrent writers: an entry is written to a temporary file and renamed over its name (engine/atomic.py),
+  so readers see one whole entry or none, and the key is linked into place whole, the first writer's kept.
+
+Only a config without diagnostics is cached: a warning is found, and printed, where a file is parsed.
+`EVALKIT_NO_CACHE=1` turns the cache off; any error of the cache's own (an unwritable folder, a full disk)
+falls back to checking the config as if there were none.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from evalkit.engine.config import (CONFIG_NAMES, Config, _folder_problem, _yaml_bytes, analyze, config_files,
+                                   default_config_dir, hash_config)
+from evalkit.engine.plan import compile_plan
+
+ENTRY_FORMAT = 1
+KEY_BYTES = 32
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "evalkit"
+
+
+def load_for_eval(folder: Path | str | None = None) -> Config:
+    """`analyze(folder)` as `evalkit eval` needs it: diagnostics, config hash and plan (no parsed documents:
+    eval reads none), from the cache when the same config was checked before."""
+    if os.environ.get("EVALKIT_NO_CACHE", "") not in ("", "0"):
+        return analyze(folder)
+    where = Path(folder) if folder is not None else default_config_dir()
+    try:
+        return _through_cache(where, cache_dir())
+    except OSError:
+        return analyze(where)
+
+
+def _through_cache(folder: Path, directory: Path) -> Config:
+    files = config_files(folder)
+    if _folder_problem(folder, files) is not None:
+        return analyze(folder)
+    raw_texts, unreadable = _yaml_bytes(folder, files, {})
+    config_hash = hash_config(raw_texts)
+    secret = _secret(directory)
+    if unreadable or secret is None:
+        return analyze(folder)
+    name = json.dumps([ENTRY_FORMAT, _build(), str(folder.resolve()), config_hash,
+                       {kind: path.name for kind, path in files.items()}, sorted(raw_texts)])
+    entry = directory / "configs" / f"{hashlib.sha256(name.encode()).hexdigest()}.json"
+    data = _read_entry(entry, secret, name)
+    if data is not None:
+        return Config(folder, files=files, config_hash=config_hash, plan=compile_plan(data))
+    config = analyze(folder)
+    if config.plan is not None and not config.diagnostics and config.config_hash == config_hash:
+        _write_entry(entry, secret, name, {kind: config.data(kind) for kind in CONFIG_NAMES})
+    return config
+
+
+def _signature(secret: bytes, name: str, payload: bytes) -> str:
+    return hmac.new(secret, name.encode() + b"\0" + payload, hashlib.sha256).hexdigest()
+
+
+def _read_entry(entry: Path, secret: bytes, name: str) -> dict[str, dict[str, Any]] | None:
+    """The checked data an entry holds, or None when there is none or it does not verify."""
+    try:
+        signature, _, payload = entry.read_bytes().partition(b"\n")
+    except OSError:
+        return None
+    if not hmac.compare_digest(signature, _signature(secret, name, payload).encode()):
+        return None
+    data = json.loads(payload)
+    return data if isinstance(data, dict) else None
+
+
+def _write_entry(entry: Path, secret: bytes, name: str, data: dict[str, dict[str, Any]]) -> None:
+    from evalkit.engine.atomic import atomic_output
+
+    payload = json.dumps(data, ensure_ascii=False).encode()
+    if not _same(json.loads(payload), data):  # e.g. a YAML date in a free-form field: checked every run
+        return
+    entry.parent.mkdir(mode=0o700, exist_ok=True)
+    with atomic_output(entry, binary=True) as handle:
+        handle.write(_signature(secret, name, payload).encode() + b"\n" + payload)
+
+
+def _same(read: Any, written: Any) -> bool:
+    """Whether JSON gave back what was written, down to the types (1 is not 1.0, a tuple not a list)."""
+    if type(read) is not type(written):
+        return False
+    if isinstance(written, dict):
+        return list(read) == list(written) and all(_same(read[k], written[k]) for k in written)
+    if isinstance(written, list):
+        return len(read) == len(written) and all(_same(r, w) for r, w in zip(read, written))
+    return bool(read == written) or read != read and written != written  # NaN is itself here
+
+
+def _secret(directory: Path) -> bytes | None:
+    """The user's cache key, made on first use; None when the key file is not the user's alone."""
+    key = directory / "key"
+    try:
+        return _read_key(key)
+    except FileNotFoundError:
+        pass
+    import secrets
+
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    temporary = directory / f".key.{os.getpid()}-{secrets.token_hex(4)}"
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(secrets.token_bytes(KEY_BYTES))
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            os.link(temporary, key)  # whole or not at all; a concurrent first run's key wins
+        except FileExistsError:
+            pass
+    finally:
+        temporary.unlink(missing_ok=True)
+    return _read_key(key)
+
+
+def _read_key(key: Path) -> bytes | None:
+    descriptor = os.open(key, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(descriptor, "rb") as handle:
+        status = os.fstat(handle.fileno())
+        if status.st_mode & 0o077 or hasattr(os, "getuid") and status.st_uid != os.getuid():
+            return None
+        secret = handle.read(KEY_BYTES + 1)
+    return secret if len(secret) == KEY_BYTES else None
+
+
+def _build() -> str:
+    """The evalkit build that checks configs: its version and its engine's and schemas' files (names, sizes,
+    times), so that a changed checker never trusts what an earlier one passed."""
+    from importlib.util import find_spec
+
+    from evalkit import __version__
+
+    schemas = find_spec("evalkit.schemas")  # found, not imported: its import costs a millisecond
+    digest = hashlib.sha256(__version__.encode())
+    for folder in (Path(__file__).parent, Path(str(schemas and schemas.origin)).parent):
+        for item in sorted(os.scandir(folder), key=lambda item: item.name):
+            if item.is_file():
+                status = item.stat()
+                digest.update(f"{item.name}\0{status.st_size}\0{status.st_mtime_ns}\0".encode())
+    return digest.hexdigest()

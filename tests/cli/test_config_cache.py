@@ -1,0 +1,168 @@
+"""`evalkit eval`'s compiled-config cache (engine/config_cache.py), through the real command: a warm cache
+gives the same outputs without parsing YAML; a tampered or forged entry is ignored and written anew; a
+changed config misses; concurrent first runs leave one valid entry; EVALKIT_NO_CACHE=1 and a key file
+others may read turn it off."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "samples"
+DEFAULT_CONFIG = ROOT / "config_samples"
+
+
+def run_eval(cache: Path, *args: str | Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """`evalkit eval`, importing as it goes (-X importtime): what it imported is in stderr."""
+    environment = {**os.environ, "XDG_CACHE_HOME": str(cache), **env}
+    environment.pop("EVALKIT_NO_CACHE", None) if "EVALKIT_NO_CACHE" not in env else None
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "evalkit", "eval", *map(str, args)],
+                          capture_output=True, text=True, env=environment, cwd=ROOT, timeout=120)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def parsed_yaml(done: subprocess.CompletedProcess[str]) -> bool:
+    """Whether the config files were parsed and checked: the schema checks were imported (submissions in
+    YAML import the YAML parser themselves)."""
+    return any(line.rstrip().endswith(" evalkit.engine.schema_check") for line in done.stderr.splitlines())
+
+
+def outputs(cache: Path, out: Path, config: Path = DEFAULT_CONFIG, **env: str) -> tuple[str, bool]:
+    """The results, explanations and report of the samples folder, and whether YAML was parsed."""
+    done = run_eval(cache, SAMPLES, "--config-dir", config, "--out", out / "results.jsonl",
+                    "--explain-json", out / "explain.jsonl", "--report-md", out / "report.md", **env)
+    texts = [(out / name).read_text(encoding="utf-8") for name in ("results.jsonl", "explain.jsonl", "report.md")]
+    return "\n".join(texts), parsed_yaml(done)
+
+
+def entries(cache: Path) -> list[Path]:
+    folder = cache / "evalkit" / "configs"
+    return sorted(folder.iterdir()) if folder.exists() else []
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    folder = tmp_path / "config"
+    shutil.copytree(DEFAULT_CONFIG, folder, ignore=shutil.ignore_patterns("tests", "__*"))
+    return folder
+
+
+def test_a_warm_cache_gives_the_same_outputs_without_parsing_yaml(tmp_path: Path, config: Path) -> None:
+    cache = tmp_path / "cache"
+    uncached, parsed = outputs(cache, tmp_path, config, EVALKIT_NO_CACHE="1")
+    assert parsed and not entries(cache)
+    first, parsed = outputs(cache, tmp_path, config)
+    assert parsed and len(entries(cache)) == 1
+    second, parsed = outputs(cache, tmp_path, config)
+    assert not parsed
+    assert first == second == uncached
+
+
+def test_the_default_config_is_cached_too(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = run_eval(cache, SAMPLES / "sample_submission.json")
+    second = run_eval(cache, SAMPLES / "sample_submission.json")
+    assert parsed_yaml(first) and not parsed_yaml(second)
+    assert first.stdout == second.stdout
+
+
+def test_a_forged_entry_is_ignored_and_written_anew(tmp_path: Path, config: Path) -> None:
+    cache = tmp_path / "cache"
+    honest, _ = outputs(cache, tmp_path, config)
+    [entry] = entries(cache)
+    signed = entry.read_bytes()
+    signature, _, payload = signed.partition(b"\n")
+    data = json.loads(payload)
+    for rule in data["rules"]["rating_rules"]:
+        rule.get("actions", {}).pop("increment_score", None)  # what a forger might want: no score
+    entry.write_bytes(signature + b"\n" + json.dumps(data).encode())
+    again, parsed = outputs(cache, tmp_path, config)
+    assert parsed and again == honest
+    assert entry.read_bytes() == signed
+
+
+def test_a_truncated_entry_is_ignored(tmp_path: Path, config: Path) -> None:
+    cache = tmp_path / "cache"
+    honest, _ = outputs(cache, tmp_path, config)
+    [entry] = entries(cache)
+    entry.write_bytes(entry.read_bytes()[:100])
+    assert outputs(cache, tmp_path, config) == (honest, True)
+    assert outputs(cache, tmp_path, config) == (honest, False)
+
+
+def test_a_changed_config_misses(tmp_path: Path, config: Path) -> None:
+    cache = tmp_path / "cache"
+    before, _ = outputs(cache, tmp_path, config)
+    rules = config / "rules.yaml"
+    rules.write_text(rules.read_text(encoding="utf-8").replace("increment_score: 2", "increment_score: 3"),
+                     encoding="utf-8")
+    after, parsed = outputs(cache, tmp_path, config)
+    assert parsed and after != before
+    assert len(entries(cache)) == 2
+    assert outputs(cache, tmp_path, config, EVALKIT_NO_CACHE="1")[0] == after
+
+
+def test_a_renamed_config_file_misses(tmp_path: Path) -> None:
+    """The config hash covers the files' bytes, not their names: the same bytes as another file mean
+    something else."""
+    cache, config = tmp_path / "cache", tmp_path / "config"
+    config.mkdir()
+    (config / "dimensions.yaml").write_text("{}\n", encoding="utf-8")
+    first = run_eval(cache, SAMPLES / "sample_submission.json", "--config-dir", config)
+    (config / "dimensions.yaml").rename(config / "prompt.yaml")
+    second = run_eval(cache, SAMPLES / "sample_submission.json", "--config-dir", config)
+    assert parsed_yaml(second)
+    assert len(entries(cache)) == 2 and first.stdout == second.stdout
+
+
+def test_concurrent_first_runs_leave_one_valid_entry(tmp_path: Path, config: Path) -> None:
+    cache = tmp_path / "cache"
+    environment = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    environment.pop("EVALKIT_NO_CACHE", None)
+    runs = [subprocess.Popen([sys.executable, "-m", "evalkit", "eval", str(SAMPLES / "sample_submission.json"),
+                              "--config-dir", str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=environment, cwd=ROOT) for _ in range(6)]
+    results = [run.communicate(timeout=120) for run in runs]
+    assert all(run.returncode == 0 for run in runs), [err for _, err in results]
+    assert len({out for out, _ in results}) == 1
+    folder = cache / "evalkit"
+    assert sorted(p.name for p in folder.iterdir()) == ["configs", "key"]  # no temporary file left
+    assert stat.S_IMODE((folder / "key").stat().st_mode) == 0o600
+    assert len(entries(cache)) == 1
+    warm = run_eval(cache, SAMPLES / "sample_submission.json", "--config-dir", config)
+    assert not parsed_yaml(warm) and warm.stdout == results[0][0]
+
+
+def test_no_cache_when_asked(tmp_path: Path, config: Path) -> None:
+    cache = tmp_path / "cache"
+    outputs(cache, tmp_path, config, EVALKIT_NO_CACHE="1")
+    assert not (cache / "evalkit").exists()
+
+
+def test_a_key_others_may_read_turns_the_cache_off(tmp_path: Path, config: Path) -> None:
+    cache = tmp_path / "cache"
+    honest, _ = outputs(cache, tmp_path, config)
+    (cache / "evalkit" / "key").chmod(0o644)
+    assert outputs(cache, tmp_path, config) == (honest, True)
+    assert outputs(cache, tmp_path, config) == (honest, True)
+
+
+def test_a_config_with_errors_is_not_cached(tmp_path: Path, config: Path) -> None:
+    cache = tmp_path / "cache"
+    (config / "rules.yaml").write_text("rating_rules: [{id: x, when: {nope: 1}}]\n", encoding="utf-8")
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-m", "evalkit", "eval", str(SAMPLES / "sample_submission.json"),
+                               "--config-dir", str(config)], capture_output=True, text=True, cwd=ROOT,
+                              env={**os.environ, "XDG_CACHE_HOME": str(cache)}, timeout=120)
+        assert done.returncode == 2 and "rules.yaml:1:" in done.stderr
+    assert not entries(cache)
