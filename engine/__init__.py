@@ -7,11 +7,27 @@ Exceptions: `ConfigError` (an invalid config; carries its diagnostics) and `Subm
 that cannot be evaluated; names the offending field).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from evalkit.engine.config import CONFIG_NAMES, Config, ConfigError, analyze, load_config
-from evalkit.engine.diagnostics import Diagnostic, Fix, Severity, Span
 from evalkit.engine.evaluator import Evaluator
 from evalkit.engine.result import Result
 from evalkit.engine.submission import DIMENSIONS, Submission, SubmissionError, parse_submission
+
+if TYPE_CHECKING:
+    from evalkit.engine.diagnostics import Diagnostic, Fix, Severity, Span
+
+_DIAGNOSTICS = ("Diagnostic", "Fix", "Severity", "Span")
+
+
+def __getattr__(name: str) -> Any:
+    """The diagnostics' names, imported when first asked for: `evalkit eval` with a valid config, its
+    check cached, never needs them."""
+    if name in _DIAGNOSTICS:
+        from evalkit.engine import diagnostics
+
+        return getattr(diagnostics, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "CONFIG_NAMES", "DIMENSIONS", "Config", "ConfigError", "Diagnostic", "Evaluator", "Fix", "Result",

@@ -13,15 +13,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from evalkit.engine.diagnostics import FILE_START, Diagnostic, Severity, Span, error, has_errors, warning
 from evalkit.engine.plan import ConfigPlan, compile_plan
 from evalkit.engine.text import NotText, decode_utf8
 
 if TYPE_CHECKING:
+    from evalkit.engine.diagnostics import Diagnostic
     from evalkit.engine.yamlsource import YamlDocument
 
-# The YAML parser and the schema and semantic checks are imported where a file is parsed: `evalkit eval`
-# with its config cache warm (engine/config_cache.py) never parses one, and they are a third of its start.
+# The YAML parser, the schema and semantic checks and the diagnostics are imported where a file is parsed
+# or a problem found: `evalkit eval` with its config cache warm (engine/config_cache.py) does neither, and
+# they were a third of its start.
 
 CONFIG_NAMES = ("dimensions", "ranking", "prompt", "rewrite", "rules")
 
@@ -30,6 +31,8 @@ class ConfigError(Exception):
     """The config has error-level diagnostics; they are in `diagnostics`, sorted by file and line."""
 
     def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        from evalkit.engine.diagnostics import Diagnostic
+
         self.diagnostics = sorted(diagnostics, key=Diagnostic.sort_key)
         errors = [d for d in self.diagnostics if d.severity == 1]
         super().__init__("\n".join(d.format() for d in errors) or "invalid config")
@@ -108,10 +111,14 @@ def _read(path: Path, overrides: Mapping[str, str]) -> tuple[bytes | None, Diagn
     try:
         return path.read_bytes(), None
     except OSError as exc:
+        from evalkit.engine.diagnostics import FILE_START, error
+
         return None, error(str(path), FILE_START, "unreadable", f"cannot read the file: {exc.strerror or exc}")
 
 
 def _decode(raw: bytes, path: str) -> tuple[str | None, Diagnostic | None]:
+    from evalkit.engine.diagnostics import Span, error
+
     try:
         return decode_utf8(raw), None
     except NotText as exc:
@@ -119,6 +126,7 @@ def _decode(raw: bytes, path: str) -> tuple[str | None, Diagnostic | None]:
 
 
 def _load_document(name: str, path: Path, raw: bytes) -> tuple[YamlDocument | None, list[Diagnostic]]:
+    from evalkit.engine.diagnostics import FILE_START, Severity, error, has_errors
     from evalkit.engine.schema_check import schema_diagnostics
     from evalkit.engine.semantic import semantic_diagnostics
     from evalkit.engine.yamlsource import parse_yaml
@@ -164,22 +172,28 @@ def _yaml_bytes(folder: Path, files: dict[str, Path],
 def _folder_problem(folder: Path, files: dict[str, Path]) -> Diagnostic | None:
     """Why the config folder cannot be read, or None. A folder that does not exist yet is no problem when
     an editor holds unsaved config files for it."""
-    where = str(folder)
     try:
         os.listdir(folder)
-    except FileNotFoundError:
-        missing = error(where, FILE_START, "no-config-dir", "the config folder does not exist")
-        return None if files else missing
-    except NotADirectoryError:
-        return error(where, FILE_START, "no-config-dir", "not a folder (a config is a folder of YAML files)")
     except OSError as exc:
-        return error(where, FILE_START, "unreadable", f"cannot read the folder: {exc.strerror or exc}")
+        return _folder_error(str(folder), exc, files)
     return None
+
+
+def _folder_error(where: str, exc: OSError, files: dict[str, Path]) -> Diagnostic | None:
+    from evalkit.engine.diagnostics import FILE_START, error
+
+    if isinstance(exc, FileNotFoundError):
+        return None if files else error(where, FILE_START, "no-config-dir", "the config folder does not exist")
+    if isinstance(exc, NotADirectoryError):
+        return error(where, FILE_START, "no-config-dir", "not a folder (a config is a folder of YAML files)")
+    return error(where, FILE_START, "unreadable", f"cannot read the folder: {exc.strerror or exc}")
 
 
 def analyze(folder: Path | str | None = None, overrides: Mapping[str, str] | None = None) -> Config:
     """Load, check and compile the config in `folder` (None: the shipped default). `overrides` maps a file
     path to unsaved text that replaces the file's content on disk (the editor's buffer)."""
+    from evalkit.engine.diagnostics import FILE_START, Diagnostic, has_errors, warning
+
     folder = Path(folder) if folder is not None else default_config_dir()
     overrides = overrides or {}
     config = Config(folder)

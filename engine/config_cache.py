@@ -118,7 +118,7 @@ def _secret(directory: Path) -> bytes | None:
     import secrets
 
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    temporary = directory / f".key.{os.getpid()}-{secrets.token_hex(4)}"
+    temporary = directory / f".key.{os.getpid()}-{os.urandom(4).hex()}"
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(descriptor, "wb") as handle:
