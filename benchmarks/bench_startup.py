@@ -51,7 +51,8 @@ def report(label: str, runs: tuple[list[float], list[float]], floor: float | Non
     median = statistics.median(walls)
     quartiles = statistics.quantiles(walls, n=4)
     ratio = f", {median / floor:.1f}x the bare interpreter" if floor else ""
-    print(f"{label}: median {median * 1000:.1f} ms (quartiles {quartiles[0] * 1000:.1f}-{quartiles[2] * 1000:.1f}, "
+    spread = f"quartiles {quartiles[0] * 1000:.1f}-{quartiles[2] * 1000:.1f}"
+    print(f"{label}: median {median * 1000:.1f} ms ({spread}, "
           f"min {min(walls) * 1000:.1f}, max {max(walls) * 1000:.1f} ms, {len(walls)} runs){ratio}; "
           f"CPU median {statistics.median(cpus) * 1000:.1f} ms", flush=True)
     return median

@@ -242,8 +242,14 @@ def compile_verdicts(blocks: Sequence[Block]) -> Callable[[Signals], tuple[bool,
 def _generate(blocks: tuple[Block, ...]) -> Callable[[Signals], tuple[bool, ...]]:
     constants = Constants()
     tests = "".join(f"{block.source(constants)}, " for block in blocks)
-    searches = "".join(f"    {where} = s.{where}.found({constants(Needles(list(needles)))})\n"
-                       for where, needles in constants.needles.items() if needles)
+    # the rewrite is searched for the text's needles too, in the same pass: the text's search finds them
+    # there already searched and reads only the responses
+    text, rewrite = list(constants.needles["text"]), list(constants.needles["rewrite"])
+    searches = ""
+    if rewrite:
+        searches += f"    rewrite = s.rewrite.found({constants(Needles(rewrite + text))})\n"
+    if text:
+        searches += f"    text = s.text.found({constants(Needles(text))})\n"
     source = (f"def verdicts(s):\n{searches}    length, ratings = s.length_total, s.ratings\n"
               f"    return ({tests})\n")
     namespace = dict(constants.values)

@@ -183,7 +183,8 @@ def _folder_error(where: str, exc: OSError, files: dict[str, Path]) -> Diagnosti
     from evalkit.engine.diagnostics import FILE_START, error
 
     if isinstance(exc, FileNotFoundError):
-        return None if files else error(where, FILE_START, "no-config-dir", "the config folder does not exist")
+        missing = "the config folder does not exist"
+        return None if files else error(where, FILE_START, "no-config-dir", missing)
     if isinstance(exc, NotADirectoryError):
         return error(where, FILE_START, "no-config-dir", "not a folder (a config is a folder of YAML files)")
     return error(where, FILE_START, "unreadable", f"cannot read the folder: {exc.strerror or exc}")

@@ -86,7 +86,8 @@ class Needles:
         self.lowered = lowered
         unique = list(dict.fromkeys(lowered))
         self.all = frozenset(unique)
-        self.ascii = tuple([needle for needle in unique if needle.isascii() and needle])  # "" is in every text
+        # "" is in every text, and no automaton takes it
+        self.ascii = tuple([needle for needle in unique if needle.isascii() and needle])
         self.other = tuple([needle for needle in unique if not needle.isascii()])
 
     @classmethod
@@ -96,14 +97,27 @@ class Needles:
 
 
 class TextPart:
-    """One part of a text (a response, the rewrite), folded and lower-cased when first needed."""
+    """One part of a text (a response, the rewrite), folded and lower-cased when first needed. The rewrite
+    is a part of two texts (the responses and rewrite, and the rewrite alone): what one search found in it
+    is kept for the other."""
 
-    __slots__ = ("text", "_folded", "_lowered")
+    __slots__ = ("text", "_folded", "_lowered", "_searched", "_found")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._folded: bytes | None = None
         self._lowered: str | None = None
+        self._searched: set[str] = set()
+        self._found: set[str] = set()
+
+    def found_ascii(self, needles: tuple[str, ...]) -> set[str]:
+        """The ASCII needles found in this part so far, those of `needles` searched for."""
+        searched = self._searched
+        missing = tuple([needle for needle in needles if needle not in searched])
+        if missing:
+            self._found.update(found_ascii(self.folded(), missing))
+            searched.update(missing)
+        return self._found
 
     def folded(self) -> bytes:
         if self._folded is None:
@@ -161,8 +175,15 @@ def found_by_lowering(parts: list[TextPart], needles: Needles) -> set[str]:
 def found_by_folding(parts: list[TextPart], needles: Needles) -> set[str]:
     """The needles found in the parts' lower case, the ASCII ones in one pass over `ascii_folded` bytes."""
     found = {""} if "" in needles.all else set()
-    if needles.ascii:
+    if any(["\n" in needle for needle in needles.ascii]):  # may span parts: searched where they are joined
         found.update(found_ascii(b"\n".join([part.folded() for part in parts]), needles.ascii))
+    elif needles.ascii:
+        remaining = needles.ascii
+        for part in parts[::-1]:  # the rewrite first: the rewrite's own search may have found them there
+            found.update(part.found_ascii(remaining))
+            remaining = tuple([needle for needle in remaining if needle not in found])
+            if not remaining:
+                break
     if needles.other and not all([part.text.isascii() for part in parts]):
         found.update(found_by_lowering(parts, Needles(list(needles.other))))
     return found

@@ -23,7 +23,8 @@ DEFAULT_CONFIG = ROOT / "config_samples"
 def run_eval(cache: Path, *args: str | Path, **env: str) -> subprocess.CompletedProcess[str]:
     """`evalkit eval`, importing as it goes (-X importtime): what it imported is in stderr."""
     environment = {**os.environ, "XDG_CACHE_HOME": str(cache), **env}
-    environment.pop("EVALKIT_NO_CACHE", None) if "EVALKIT_NO_CACHE" not in env else None
+    if "EVALKIT_NO_CACHE" not in env:
+        environment.pop("EVALKIT_NO_CACHE", None)
     done = subprocess.run([sys.executable, "-X", "importtime", "-m", "evalkit", "eval", *map(str, args)],
                           capture_output=True, text=True, env=environment, cwd=ROOT, timeout=120)
     assert "Traceback" not in done.stderr, done.stderr
@@ -41,7 +42,8 @@ def outputs(cache: Path, out: Path, config: Path = DEFAULT_CONFIG, **env: str) -
     """The results, explanations and report of the samples folder, and whether YAML was parsed."""
     done = run_eval(cache, SAMPLES, "--config-dir", config, "--out", out / "results.jsonl",
                     "--explain-json", out / "explain.jsonl", "--report-md", out / "report.md", **env)
-    texts = [(out / name).read_text(encoding="utf-8") for name in ("results.jsonl", "explain.jsonl", "report.md")]
+    names = ("results.jsonl", "explain.jsonl", "report.md")
+    texts = [(out / name).read_text(encoding="utf-8") for name in names]
     return "\n".join(texts), parsed_yaml(done)
 
 
@@ -129,8 +131,9 @@ def test_concurrent_first_runs_leave_one_valid_entry(tmp_path: Path, config: Pat
     cache = tmp_path / "cache"
     environment = {**os.environ, "XDG_CACHE_HOME": str(cache)}
     environment.pop("EVALKIT_NO_CACHE", None)
-    runs = [subprocess.Popen([sys.executable, "-m", "evalkit", "eval", str(SAMPLES / "sample_submission.json"),
-                              "--config-dir", str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    command = [sys.executable, "-m", "evalkit", "eval", str(SAMPLES / "sample_submission.json"),
+               "--config-dir", str(config)]
+    runs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, env=environment, cwd=ROOT) for _ in range(6)]
     results = [run.communicate(timeout=120) for run in runs]
     assert all(run.returncode == 0 for run in runs), [err for _, err in results]
@@ -161,8 +164,9 @@ def test_a_config_with_errors_is_not_cached(tmp_path: Path, config: Path) -> Non
     cache = tmp_path / "cache"
     (config / "rules.yaml").write_text("rating_rules: [{id: x, when: {nope: 1}}]\n", encoding="utf-8")
     for _ in range(2):
-        done = subprocess.run([sys.executable, "-m", "evalkit", "eval", str(SAMPLES / "sample_submission.json"),
-                               "--config-dir", str(config)], capture_output=True, text=True, cwd=ROOT,
+        command = [sys.executable, "-m", "evalkit", "eval", str(SAMPLES / "sample_submission.json"),
+                   "--config-dir", str(config)]
+        done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT,
                               env={**os.environ, "XDG_CACHE_HOME": str(cache)}, timeout=120)
         assert done.returncode == 2 and "rules.yaml:1:" in done.stderr
     assert not entries(cache)

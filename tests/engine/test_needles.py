@@ -12,8 +12,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalkit.engine.needles import (WINDOW, FOLDS_TO_ASCII, Needles, SearchedText, TextPart, ascii_folded,
-                                    found_by_folding, found_by_lowering)
+from evalkit.engine.needles import (FOLDS_TO_ASCII, SHORT_TEXT, WINDOW, Needles, SearchedText, TextPart,
+                                    ascii_folded, found_by_folding, found_by_lowering)
 
 Search = Callable[[list[TextPart], Needles], Set[str]]
 
@@ -21,8 +21,8 @@ Search = Callable[[list[TextPart], Needles], Set[str]]
 # whose lower case is ASCII from outside it (Kelvin sign), or that no simple fold maps back (ß, dotless ı,
 # long s ſ, micro µ), combining marks, Latin-1, Greek, CJK and an emoji (the string's three widths), and a
 # lone surrogate, which JSON can carry.
-ALPHABET = "aAkKiIsS ?.\n\u03a3\u03c3\u03c2\u0391\u0130\u0131\u212a\u00df\u017f\u00b5\u03bc\u0301\u0307\u0345" \
-           "\u00e9\u00c9\u4e00\U0001f600\ud800"
+ALPHABET = ("aAkKiIsS ?.\n\u03a3\u03c3\u03c2\u0391\u0130\u0131\u212a\u00df\u017f\u00b5\u03bc\u0301\u0307"
+            "\u0345\u00e9\u00c9\u4e00\U0001f600\ud800")
 TEXTS = st.text(alphabet=ALPHABET, max_size=12)
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -59,7 +59,8 @@ def test_search_finds_what_lower_case_containment_finds(data: st.DataObject, par
 
 @SETTINGS
 @given(st.lists(st.tuples(TEXTS, st.integers(1, 1500)), min_size=1, max_size=3), st.lists(TEXTS, max_size=6))
-def test_long_texts_are_searched_across_every_window(pieces: list[tuple[str, int]], needles: list[str]) -> None:
+def test_long_texts_are_searched_across_every_window(pieces: list[tuple[str, int]],
+                                                     needles: list[str]) -> None:
     parts = [text * times for text, times in pieces]  # up to 18,000 characters: several windows
     assert found(parts, needles) == reference(parts, needles)
 
@@ -88,6 +89,25 @@ def test_searches_asked_one_after_another_agree_with_one_search() -> None:
         assert "heap" not in searched.found(Needles.of(["heap", "cola"]))
 
 
+@SETTINGS
+@given(st.data(), st.lists(st.text(alphabet=ALPHABET, min_size=1, max_size=12), min_size=2, max_size=3),
+       st.booleans())
+def test_a_part_shared_by_two_texts_answers_both(data: st.DataObject, parts: list[str],
+                                                  rewrite_first: bool) -> None:
+    """As Signals shares the rewrite between the text and the rewrite alone: whichever is asked first, each
+    finds what its own lower case holds (the parts long enough to be folded and searched)."""
+    parts = [part * (SHORT_TEXT // len(part) + 1) for part in parts]
+    first, second = (data.draw(st.lists(slices(parts[-1:]) | slices(parts), max_size=4)) for _ in range(2))
+    shared = TextPart(parts[-1])
+    text = SearchedText([*[TextPart(part) for part in parts[:-1]], shared])
+    alone = SearchedText([shared])
+    asked = [(alone, first, parts[-1:]), (text, second, parts)]
+    for searched, needles, where in asked if rewrite_first else asked[::-1]:
+        compiled = Needles.of(needles)
+        seen = searched.found(compiled)
+        assert {n for n, low in zip(needles, compiled.lowered) if low in seen} == reference(where, needles)
+
+
 def test_only_the_listed_characters_fold_to_ascii() -> None:
     folding = [chr(c) for c in range(0x80, sys.maxunicode + 1)
                if not 0xD800 <= c < 0xE000 and any(x.isascii() for x in chr(c).lower())]
@@ -114,7 +134,8 @@ def test_eval_on_a_long_text_fires_what_the_lower_case_holds(tmp_path: Path) -> 
         "  - {id: kelvin, when: {response_contains_any: ['HEAP K']}, actions: {set_flag: kelvin}}\n"
         "  - {id: sigma, when: {response_contains_any: ['ΟΔΟΣ ']}, actions: {set_flag: sigma}}\n"
         "  - {id: absent, when: {response_contains_any: ['οδοσ ']}, actions: {set_flag: absent}}\n"
-        "  - {id: example, when: {preferred_rewrite_missing_substring: [Ejemplo]}, actions: {set_flag: nox}}\n",
+        "  - {id: example, when: {preferred_rewrite_missing_substring: [Ejemplo]},"
+        " actions: {set_flag: nox}}\n",
         encoding="utf-8")
     text = "montículo " * 6000 + "heap \u212a, ΟΔΟΣ end"
     submission = {"prompt": "P", "responses": [{"id": "a", "text": text}], "ranking": ["a"],
