@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -105,7 +106,7 @@ def _same(read: Any, written: Any) -> bool:
         return list(read) == list(written) and all(_same(read[k], written[k]) for k in written)
     if isinstance(written, list):
         return len(read) == len(written) and all(_same(r, w) for r, w in zip(read, written))
-    return bool(read == written) or read != read and written != written  # NaN is itself here
+    return bool(read == written) or isinstance(read, float) and math.isnan(read) and math.isnan(written)
 
 
 def _secret(directory: Path) -> bytes | None:

@@ -16,6 +16,7 @@ from collections.abc import Container
 from functools import lru_cache
 from typing import Any
 
+
 def lower(text: Any) -> str:
     """`text.lower()` as CPython does it. Compiled by mypyc for Python < 3.13, `str.lower` on a value typed
     `str` lowers one character at a time and so misses the final sigma ('ΑΣ' -> 'ας'); through `Any` it is
@@ -80,7 +81,7 @@ def found_ascii(data: bytes, needles: tuple[str, ...]) -> set[str]:
 class Needles:
     """Lower-cased needles compiled for searching: those ASCII apart from the rest."""
 
-    __slots__ = ("lowered", "all", "ascii", "other")
+    __slots__ = ("all", "ascii", "lowered", "other")
 
     def __init__(self, lowered: list[str]) -> None:
         self.lowered = lowered
@@ -101,7 +102,7 @@ class TextPart:
     is a part of two texts (the responses and rewrite, and the rewrite alone): what one search found in it
     is kept for the other."""
 
-    __slots__ = ("text", "_folded", "_lowered", "_searched", "_found")
+    __slots__ = ("_folded", "_found", "_lowered", "_searched", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -141,7 +142,7 @@ class SearchedText:
     Lower-casing the joined text is lower-casing each part ("\\n" is neither cased nor case-ignorable, so no
     case rule, the final sigma's included, looks across it), and so it is for `ascii_folded`."""
 
-    __slots__ = ("_parts", "_short", "_lowered", "_searched", "_found")
+    __slots__ = ("_found", "_lowered", "_parts", "_searched", "_short")
 
     def __init__(self, parts: list[TextPart]) -> None:
         self._parts = parts

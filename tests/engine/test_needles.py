@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable, Set
+from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 from evalkit.engine.needles import (FOLDS_TO_ASCII, SHORT_TEXT, WINDOW, Needles, SearchedText, TextPart,
                                     ascii_folded, found_by_folding, found_by_lowering)
 
-Search = Callable[[list[TextPart], Needles], Set[str]]
+Search = Callable[[list[TextPart], Needles], AbstractSet[str]]
 
 # Case rules that look beyond one character or change a length (the final sigma, 'İ' -> 'i̇'), letters
 # whose lower case is ASCII from outside it (Kelvin sign), or that no simple fold maps back (ß, dotless ı,
