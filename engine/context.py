@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalkit.engine.needles import SearchedText, TextPart
+from evalkit.engine.needles import SHORT_TEXT, SearchedText, TextPart, lower
 from evalkit.engine.submission import Submission
 
 
@@ -28,10 +28,15 @@ class Signals:
     def of(cls, submission: Submission) -> Signals:
         rewrite = submission.rewrite_preferred
         texts = [r.text for r in submission.responses]
-        parts = [TextPart(t) for t in texts] if texts else [TextPart("")]  # "\n".join([]) + "\n" + rewrite
+        length = sum([len(t) for t in texts]) + max(len(texts), 1) + len(rewrite)  # texts and rewrite, joined
+        if length < SHORT_TEXT:  # lowered as it is written, the rewrite once for both
+            rewrite_lower = lower(rewrite)
+            text_lower = "\n".join([lower(t) for t in texts]) + "\n" + rewrite_lower
+            return cls(SearchedText([], text_lower), SearchedText([], rewrite_lower), rewrite, length,
+                       len(texts), submission.ratings)
+        parts = [TextPart(t) for t in texts] if texts else [TextPart("")]
         rewrite_part = TextPart(rewrite)
         parts.append(rewrite_part)
-        length = sum([len(t) for t in texts]) + max(len(texts), 1) + len(rewrite)
         return cls(SearchedText(parts), SearchedText([rewrite_part]), rewrite, length, len(texts),
                    submission.ratings)
 

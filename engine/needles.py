@@ -97,6 +97,11 @@ class Needles:
         return cls([lower(needle) for needle in needles])
 
 
+_NOTHING: set[str] = set()
+"""Where nothing was searched yet: one empty set shared, never added to, so that a short text (most of
+them) makes none of its own."""
+
+
 class TextPart:
     """One part of a text (a response, the rewrite), folded and lower-cased when first needed. The rewrite
     is a part of two texts (the responses and rewrite, and the rewrite alone): what one search found in it
@@ -108,11 +113,13 @@ class TextPart:
         self.text = text
         self._folded: bytes | None = None
         self._lowered: str | None = None
-        self._searched: set[str] = set()
-        self._found: set[str] = set()
+        self._searched: set[str] = _NOTHING
+        self._found: set[str] = _NOTHING
 
     def found_ascii(self, needles: tuple[str, ...]) -> set[str]:
         """The ASCII needles found in this part so far, those of `needles` searched for."""
+        if self._searched is _NOTHING:
+            self._searched, self._found = set(), set()
         searched = self._searched
         missing = tuple([needle for needle in needles if needle not in searched])
         if missing:
@@ -144,12 +151,13 @@ class SearchedText:
 
     __slots__ = ("_found", "_lowered", "_parts", "_searched", "_short")
 
-    def __init__(self, parts: list[TextPart]) -> None:
+    def __init__(self, parts: list[TextPart], lowered: str | None = None) -> None:
+        """`lowered`: the text's lower case, where the caller made it already (a short text: no parts)."""
         self._parts = parts
-        self._lowered: str | None = None
-        self._searched: set[str] = set()
-        self._found: set[str] = set()
-        self._short = sum([len(part.text) for part in parts]) < SHORT_TEXT
+        self._lowered = lowered
+        self._searched: set[str] = _NOTHING
+        self._found: set[str] = _NOTHING
+        self._short = lowered is not None or sum([len(part.text) for part in parts]) < SHORT_TEXT
 
     def found(self, needles: Needles) -> Container[str]:
         """What holds each of `needles.lowered` that occurs in the text, and none that does not: test
@@ -162,8 +170,10 @@ class SearchedText:
             searched = self._searched
             missing = Needles([needle for needle in needles.lowered if needle not in searched]) if searched \
                 else needles
+            if searched is _NOTHING:
+                self._searched, self._found = set(), set()
             self._found.update(found_by_folding(self._parts, missing))
-            searched.update(missing.all)
+            self._searched.update(missing.all)
         return self._found
 
 

@@ -109,6 +109,29 @@ def test_a_part_shared_by_two_texts_answers_both(data: st.DataObject, parts: lis
         assert {n for n, low in zip(needles, compiled.lowered) if low in seen} == reference(where, needles)
 
 
+@SETTINGS
+@given(st.data(), st.lists(TEXTS, min_size=1, max_size=3), TEXTS, st.integers(1, 400))
+def test_signals_search_the_text_and_the_rewrite_as_written(data: st.DataObject, texts: list[str],
+                                                           rewrite: str, times: int) -> None:
+    """Signals, short (lower-cased as written) or long (folded): the responses and rewrite joined by
+    newlines, and the rewrite alone, whichever is asked first."""
+    from evalkit.engine import DIMENSIONS, parse_submission
+    from evalkit.engine.context import Signals
+
+    texts, rewrite = [text * times for text in texts], rewrite * times
+    signals = Signals.of(parse_submission({
+        "prompt": "P", "responses": [{"id": str(i), "text": t} for i, t in enumerate(texts)], "ranking": [],
+        "ratings": dict.fromkeys(DIMENSIONS, 3.0), "rewrite_preferred": rewrite}))
+    whole = [*texts, rewrite]
+    asked = [(signals.rewrite, [rewrite]), (signals.text, whole)]
+    for searched, where in asked if data.draw(st.booleans()) else asked[::-1]:
+        needles = data.draw(st.lists(slices(where) | TEXTS, max_size=5))
+        compiled = Needles.of(needles)
+        seen = searched.found(compiled)
+        assert {n for n, low in zip(needles, compiled.lowered) if low in seen} == reference(where, needles)
+    assert signals.length_total == len("\n".join(texts) + "\n" + rewrite)
+
+
 def test_only_the_listed_characters_fold_to_ascii() -> None:
     folding = [chr(c) for c in range(0x80, sys.maxunicode + 1)
                if not 0xD800 <= c < 0xE000 and any(x.isascii() for x in chr(c).lower())]
