@@ -53,6 +53,22 @@ def ensure_venv() -> None:
     STAMP.write_text(wanted)
 
 
+SYSTEM_TOOLS = {"tmux": "tmux"}
+"""Programs the tests drive for real (the review app in a terminal), by the Debian package that has them."""
+
+
+def ensure_system_tools() -> None:
+    missing = sorted({package for tool, package in SYSTEM_TOOLS.items() if shutil.which(tool) is None})
+    if not missing:
+        return
+    if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
+        _run("apt-get", "update", "-qq")
+        _run("apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing)
+    else:
+        print(f"tasks.py: {', '.join(missing)} missing and not installable here (root and apt-get needed); "
+              "the tests that drive them fail saying so", flush=True)
+
+
 def demo() -> None:
     ensure_venv()
     out = ROOT / "out"
@@ -68,6 +84,7 @@ def demo() -> None:
 
 def test() -> None:
     ensure_venv()
+    ensure_system_tools()
     extra = sys.argv[2:]
     # one worker per core (pytest-xdist); `-n 0` in the arguments runs everything in this process
     parallel = [] if any(a.startswith(("-n", "--numprocesses")) for a in extra) else ["-n", "auto"]
