@@ -40,7 +40,7 @@ class _Unusable(Exception):
 
 class Line(NamedTuple):
     number: int
-    raw: bytes
+    raw: bytes | None  # None: longer than the limit, never held
 
 
 class Chunk(NamedTuple):
@@ -125,12 +125,15 @@ def _open_input(path: str) -> BinaryIO:
 
 
 def _chunks(source: BinaryIO, path: str) -> Iterator[Chunk]:
+    from evalkit.engine.limits import MAX_SUBMISSION_BYTES
+    from evalkit.engine.text import capped_lines
+
     lines: list[Line] = []
     offset = 0
     try:
-        for number, raw in enumerate(source, start=1):
-            offset += len(raw)
-            if raw.strip():
+        for number, (consumed, raw) in enumerate(capped_lines(source, MAX_SUBMISSION_BYTES), start=1):
+            offset += consumed
+            if raw is None or raw.strip():
                 lines.append(Line(number, raw))
             if len(lines) == CHUNK_LINES:
                 yield Chunk(lines, offset)
@@ -147,6 +150,9 @@ def score_chunk(path: str, lines: list[Line], in_worker: bool = False) -> list[O
 
     outcomes = []
     for number, raw in lines:
+        if raw is None:
+            outcomes.append(_error_outcome(path, number, "line-too-long", _too_long()))
+            continue
         try:
             row = score_json_line(raw)
         except RowError as error:
@@ -155,6 +161,12 @@ def score_chunk(path: str, lines: list[Line], in_worker: bool = False) -> list[O
             output = None if in_worker and row.spliced else row.line + b"\n"
             outcomes.append(Outcome(number, output, (row.data_source, row.score), None))
     return outcomes
+
+
+def _too_long() -> str:
+    from evalkit.engine.limits import MAX_SUBMISSION_BYTES
+
+    return f"the line is longer than {MAX_SUBMISSION_BYTES:,} bytes"
 
 
 def _rebuilt(lines: list[Line], outcomes: list[Outcome]) -> list[Outcome]:
