@@ -18,6 +18,7 @@ from typing import Any, Callable
 from evalkit.engine import limits
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
+_TEXTS = (str, bytes, bytearray)  # `'x'.encode()` gives bytes, which repeat and pad as strings do
 _BITS_PER_DIGIT = math.log2(10)
 
 
@@ -35,7 +36,7 @@ def size(value: Any, budget: int = limits.MAX_TEMPLATE_SEQUENCE) -> int:
     pending = [value]
     while pending and total <= budget:
         item = pending.pop()
-        if isinstance(item, str):
+        if isinstance(item, _TEXTS):
             total += len(item)
         elif isinstance(item, bool) or not isinstance(item, int):
             total += 1
@@ -90,8 +91,8 @@ def binop(table: dict[str, Callable[[Any, Any], Any]], operator: str, left: Any,
         raise _refuse("the product is too large")
     if operator == "+" and size(left) + size(right) > limits.MAX_TEMPLATE_SEQUENCE:
         raise _refuse("the concatenation is too long")
-    if operator == "%" and isinstance(left, str) and _printf_too_wide(left):
-        raise _refuse("the format's width or precision is too large")
+    if operator == "%" and isinstance(left, str) and _printf_too_wide(left, right):
+        raise _refuse(f"'%' would build a string longer than {limits.MAX_TEMPLATE_SEQUENCE:,} characters")
     return built(table[operator](left, right))
 
 
@@ -114,7 +115,7 @@ def _product_too_big(left: Any, right: Any) -> bool:
     if isinstance(left, int) and isinstance(right, int):
         return _digits(left) + _digits(right) > limits.MAX_TEMPLATE_INTEGER_DIGITS + 1
     for sequence, count in ((left, right), (right, left)):
-        if isinstance(sequence, (str, list, tuple)) and isinstance(count, int):
+        if isinstance(sequence, (*_TEXTS, list, tuple)) and isinstance(count, int):
             return count > 0 and size(sequence) * count > limits.MAX_TEMPLATE_SEQUENCE
     return False
 
@@ -127,30 +128,35 @@ def _too_big(digits: str) -> bool:
     return digits == "*" or (digits.isdigit() and int(digits) > limits.MAX_TEMPLATE_SEQUENCE)
 
 
-def _printf_too_wide(fmt: str) -> bool:
-    """`'%010000000d' % 1` asks for ten million characters; a `*` width comes from the arguments."""
-    return any(_too_big(width) or _too_big(precision) for width, precision in _PRINTF_SPEC.findall(fmt))
+def _printf_too_wide(fmt: str, values: Any) -> bool:
+    """`'%010000000d' % 1` asks for ten million characters; a `*` width comes from the arguments; and
+    `'%(a)s%(a)s...' % {'a': ...}` prints one argument once per field."""
+    fields = _PRINTF_SPEC.findall(fmt)
+    if any(_too_big(width) or _too_big(precision) for width, precision in fields):
+        return True
+    return len(fmt) + len(fields) * size(values) > limits.MAX_TEMPLATE_SEQUENCE
 
 
-def _format_too_wide(fmt: str) -> bool:
-    """`'{:>10000000}'.format(1)`; a nested `{}` in a spec takes its width from the arguments."""
+def _format_too_wide(fmt: str, values: list[Any]) -> bool:
+    """`'{:>10000000}'.format(1)`; a nested `{}` in a spec takes its width from the arguments; and
+    `'{0}{0}...'.format(...)` prints one argument once per field."""
     from string import Formatter
 
     try:
-        fields = list(Formatter().parse(fmt))
+        fields = [spec for _, name, spec, _ in Formatter().parse(fmt) if name is not None]
     except ValueError:
         return False  # str.format raises the same error, which the render reports
-    for _, _, spec, _ in fields:
+    for spec in fields:
         if spec and ("{" in spec or any(_too_big(n) for n in _FORMAT_NUMBERS.findall(spec))):
             return True
-    return False
+    return len(fmt) + len(fields) * size(values) > limits.MAX_TEMPLATE_SEQUENCE
 
 
 def call_too_long(method: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
-    """Whether a call on a string would build one longer than the cap."""
+    """Whether a call on a string (or bytes) would build one longer than the cap."""
     method = getattr(method, "__wrapped__", method)  # the sandbox wraps str.format at attribute access
     owner = getattr(method, "__self__", None)
-    if not isinstance(owner, str):
+    if not isinstance(owner, _TEXTS):
         return False
     name, cap = method.__name__, limits.MAX_TEMPLATE_SEQUENCE
     values = list(args) + list(kwargs.values())
@@ -159,9 +165,12 @@ def call_too_long(method: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
     if name == "expandtabs":
         tab = values[0] if values and isinstance(values[0], int) else 8
         return owner.count("\t") * tab + len(owner) > cap
-    if name in ("format", "format_map"):
-        return _format_too_wide(owner) or size(values) + len(owner) > cap
-    if name == "replace" and len(values) >= 2 and all(isinstance(v, str) for v in values[:2]):
+    if name in ("format", "format_map") and isinstance(owner, str):
+        return _format_too_wide(owner, values)
+    if name == "translate" and values and isinstance(values[0], dict):
+        longest = max((size(v) for v in values[0].values()), default=1)
+        return len(owner) * max(longest, 1) > cap
+    if name == "replace" and len(values) >= 2 and all(isinstance(v, _TEXTS) for v in values[:2]):
         old, new = values[0], values[1]
         hits = owner.count(old) if old else len(owner) + 1
         return len(owner) + hits * len(new) > cap
@@ -170,8 +179,8 @@ def call_too_long(method: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
     return False
 
 
-def _join_too_long(separator: str, items: Any) -> bool:
-    count = len(items) if isinstance(items, _CONTAINERS) else 0
+def _join_too_long(separator: str | bytes | bytearray, items: Any) -> bool:
+    count = len(items) if isinstance(items, (*_CONTAINERS, *_TEXTS)) else 0  # a string joins its characters
     return size(items) + len(separator) * count > limits.MAX_TEMPLATE_SEQUENCE
 
 
@@ -187,7 +196,7 @@ def capped_filter(name: str, function: Callable[..., Any]) -> Callable[..., Any]
             raise _refuse(f"'{name}' was given more than {limits.MAX_TEMPLATE_SEQUENCE:,} characters or items")
         separator = kwargs.get("d", options[0] if options else "")
         if name == "join" and isinstance(separator, str) and _join_too_long(separator, value):
-            raise _refuse("'join' would build a string longer than the cap")
+            raise _refuse(f"'join' would build a string longer than {limits.MAX_TEMPLATE_SEQUENCE:,} characters")
         indent = kwargs.get("indent", options[0] if options else None)
         if name == "tojson" and isinstance(indent, int) and indent > _MAX_INDENT:
             raise _refuse(f"'tojson' indents by at most {_MAX_INDENT} spaces")

@@ -94,8 +94,9 @@ def _too_deep(source: str) -> TemplateProblem | None:
 
 def _deepest_node(ast: Any) -> TemplateProblem | None:
     """A tree deeper than the limit (`1+1+...+1` is as deep as it is long; so is a chain of filters): the
-    compiler, the code it writes and Python's own compiler all recurse on it."""
-    pending = [(ast, 0)]
+    compiler, the code it writes and Python's own compiler all recurse on it. The template and its
+    output (or first block) are the two levels every template has; the limit counts from below them."""
+    pending = [(ast, -2)]
     while pending:
         node, depth = pending.pop()
         if depth > limits.MAX_TEMPLATE_NESTING:

@@ -270,6 +270,13 @@ def test_variables_are_refused(template: str, line: int) -> None:
     "{{ '%s%s' % ('x' * 9000, 'x' * 9000) }}",
     "{{ '{}{}'.format('x' * 9000, 'x' * 9000) }}",
     "{{ [" + ", ".join(["'y' * 9000"] * 30) + "] }}",
+    "{{ 'x'.encode() * 10 ** 7 }}",
+    "{{ 'x'.encode().ljust(10 ** 7) }}",
+    "{{ ('a' * 9999).translate({97: 'x' * 9999}) }}",
+    "{{ ('{0}' * 1666).format('x' * 5000) }}",
+    "{{ ('%(a)s' * 1600) % {'a': 'x' * 9000} }}",
+    "{{ ('x' * 9999).join('a' * 9999) }}",
+    "{{ ('a' * 9999) | join('x' * 9999) }}",
 ])
 def test_every_value_a_template_builds_is_capped(write_config: Writer, make_submission: Factory,
                                                  template: str) -> None:
@@ -305,6 +312,8 @@ def test_integers_are_capped_at_the_digit_limit() -> None:
     ("{{ corrected | tojson(2) }}", '{\n  "x": 1\n}'),
     ("{{ signals.a * 3 - 1 }} {{ 7 // 2 }} {{ 7 / 2 }} {{ 2 ** 10 }}", "2 3 3.5 1024"),
     ("{{ ['x'] * 3 }}", "['x', 'x', 'x']"),
+    ("{{ '%s-%d' % ('a', 3) }} {{ '{}:{}'.format(1, 'b') }} {{ 'ab'.translate({97: 'z'}) }}", "a-3 1:b zb"),
+    ("{{ '-'.join('abc') }} {{ 'abc' | join('.') }} {{ ('x ' * 3).split() }}", "a-b-c a.b.c ['x', 'x', 'x']"),
 ])
 def test_templates_within_the_caps_render_as_before(template: str, expected: str) -> None:
     context = {"signals": {"a": 1, "b": "q"}, "detail": {"found": ["b", "a"]}, "corrected": {"x": 1}}
