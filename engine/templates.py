@@ -75,19 +75,26 @@ _BLOCK_TAGS = frozenset({"if", "for", "macro", "call", "filter", "with", "block"
 def _too_deep(source: str) -> TemplateProblem | None:
     """Brackets and blocks nested deeper than the limit, found on the tokens before Jinja's parser (which
     recurses on each level) sees them. `{% set x %}...{% endset %}` counts as a block; `{% set x = 1 %}`
-    too, which only makes a refused template refused here."""
-    depth = 0
-    tag_start = False
+    too, which only makes a refused template refused here. Within one tag, each `not`, sign and inline
+    `if` counts as a level too: the parser recurses on those as well (`not not ... not x`)."""
+    depth = chain = 0
+    previous = "block_begin"
     for line, kind, value in environment().lex(source):
+        if kind == "whitespace":
+            continue
         if kind == "operator" and value in "([{":
             depth += 1
         elif kind == "operator" and value in ")]}":
             depth -= 1
-        elif kind == "name" and tag_start:
+        elif kind == "name" and previous == "block_begin":
             depth += 1 if value in _BLOCK_TAGS else -1 if value.startswith("end") else 0
-        if kind != "whitespace":
-            tag_start = kind == "block_begin"
-        if depth > limits.MAX_TEMPLATE_NESTING:
+        elif kind in ("variable_end", "block_end"):
+            chain = 0
+        elif (kind == "name" and value in ("not", "if")) or (
+                value in ("-", "+") and previous in ("operator", "variable_begin", "block_begin", "name_op")):
+            chain += 1
+        previous = "name_op" if kind == "name" and value in ("not", "if", "else", "and", "or", "in") else kind
+        if depth + chain > limits.MAX_TEMPLATE_NESTING:
             return _nested_problem(line)
     return None
 

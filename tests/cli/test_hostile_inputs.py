@@ -169,3 +169,20 @@ def test_review_refuses_a_journal_that_is_a_pipe(tmp_path: Path) -> None:
     done = evalkit("review", str(SAMPLE), "--decisions", str(journal))
     assert done.returncode == 2
     assert done.stderr.strip() == f"evalkit review: {journal}: cannot use it as the journal: it is a named pipe"
+
+
+def test_check_of_a_rules_yaml_that_is_a_pipe_names_it_without_opening_it(tmp_path: Path) -> None:
+    rules = tmp_path / "rules.yaml"
+    os.mkfifo(rules)
+    done = evalkit("check", str(rules))
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[0] == f"{rules}:1:1: error[unreadable] cannot read the file: it is a named pipe"
+
+
+def test_a_samples_folder_with_a_pipe_and_a_device_reads_only_its_files(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "a.json")
+    (tmp_path / "b.json").symlink_to("/dev/zero")
+    (tmp_path / "c.json").write_bytes(SAMPLE.read_bytes())
+    done = evalkit("check", "config_samples", "--samples", str(tmp_path))
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[-1].startswith("1 config folder, 5 files, 1 sample:")
