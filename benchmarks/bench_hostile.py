@@ -41,8 +41,9 @@ def in_process(runs: int) -> str:
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert document is None and diagnostics[0].code == "yaml-too-large"
-    return (f"{'parse_yaml(billion laughs), in process':<44} cpu median {statistics.median(times) * 1000:7.2f} ms"
-            f"   peak traced {peak / 1024:8.1f} KB")
+    name = "parse_yaml(billion laughs), in process"
+    cpu = statistics.median(times) * 1000
+    return f"{name:<44} cpu median {cpu:7.2f} ms   peak traced {peak / 1024:8.1f} KB"
 
 
 def measured(command: list[str]) -> tuple[float, float, int, int]:
@@ -63,8 +64,9 @@ def hostile_commands(folder: Path) -> dict[str, list[str]]:
     doubling = folder / "doubling"
     doubling.mkdir()
     template = "{% set a = 'x' %}" + "{% set a = a ~ a %}" * 17 + "{{ a|length }}"
-    (doubling / "rules.yaml").write_text("rating_rules:\n  - id: t\n    when: { min_total_length: 0 }\n"
-                                         f"    actions:\n      add_comment_template: {json.dumps(template)}\n")
+    (doubling / "rules.yaml").write_text(
+        "rating_rules:\n  - id: t\n    when: { min_total_length: 0 }\n"
+        f"    actions:\n      add_comment_template: {json.dumps(template)}\n")
     huge = folder / "huge.jsonl"
     with open(huge, "wb") as handle:
         handle.write(SAMPLE.read_bytes().replace(b"\n", b"") + b"\n")

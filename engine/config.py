@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from evalkit.engine.diagnostics import FILE_START, Diagnostic, Severity, Span, error, has_errors, warning
+from evalkit.engine.limits import MAX_YAML_BYTES
 from evalkit.engine.plan import ConfigPlan, compile_plan
 from evalkit.engine.schema_check import schema_diagnostics
 from evalkit.engine.semantic import semantic_diagnostics
-from evalkit.engine.limits import MAX_YAML_BYTES
 from evalkit.engine.text import NotText, TooLarge, decode_utf8, not_a_regular_file, read_capped
 from evalkit.engine.yamlsource import YamlDocument, parse_yaml
 

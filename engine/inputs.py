@@ -123,7 +123,7 @@ def jsonl_lines(path: Path) -> Iterator[tuple[str, str | None, str | None]]:
             check_not_other_encoding(handle.peek(4)[:4])
             for number, (_, raw) in enumerate(capped_lines(handle, limits.MAX_SUBMISSION_BYTES), start=1):
                 if raw is None:
-                    yield f"{source}:{number}", None, f"the line is longer than {limits.MAX_SUBMISSION_BYTES:,} bytes"
+                    yield f"{source}:{number}", None, _TOO_LONG.format(limits.MAX_SUBMISSION_BYTES)
                     continue
                 if number == 1 and raw.startswith(codecs.BOM_UTF8):
                     raw = raw[len(codecs.BOM_UTF8):]
@@ -131,6 +131,9 @@ def jsonl_lines(path: Path) -> Iterator[tuple[str, str | None, str | None]]:
                     yield (f"{source}:{number}", *_line_text(raw))
         except (OSError, NotText) as exc:
             yield source, None, read_problem(exc)
+
+
+_TOO_LONG = "the line is longer than {:,} bytes"
 
 
 def _line_text(raw: bytes) -> tuple[str | None, str | None]:

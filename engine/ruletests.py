@@ -17,7 +17,7 @@ from typing import Any, Callable, Collection, Iterator, Sequence
 
 from evalkit.engine.check import UsageProblem, config_folders, rule_positions
 from evalkit.engine.config import Config, analyze, config_files, read_config_file
-from evalkit.engine.diagnostics import FILE_START, Diagnostic, Fix, Span, closest, error, has_errors, info
+from evalkit.engine.diagnostics import Diagnostic, Fix, Span, closest, error, has_errors, info
 from evalkit.engine.evaluator import Evaluator
 from evalkit.engine.result import Result
 from evalkit.engine.submission import SubmissionError

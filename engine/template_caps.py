@@ -164,7 +164,8 @@ def call_too_long(method: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
         return bool(values) and isinstance(values[0], int) and values[0] > cap
     if name == "expandtabs":
         tab = values[0] if values and isinstance(values[0], int) else 8
-        return owner.count("\t") * tab + len(owner) > cap
+        tabs = owner.count("\t") if isinstance(owner, str) else owner.count(b"\t")
+        return tabs * tab + len(owner) > cap
     if name in ("format", "format_map") and isinstance(owner, str):
         return _format_too_wide(owner, values)
     if name == "translate" and values and isinstance(values[0], dict):
@@ -193,10 +194,12 @@ def capped_filter(name: str, function: Callable[..., Any]) -> Callable[..., Any]
     def capped(*args: Any, **kwargs: Any) -> Any:
         value, options = args[passed], args[passed + 1:]
         if isinstance(value, _CONTAINERS) and size(value) > limits.MAX_TEMPLATE_SEQUENCE:
-            raise _refuse(f"'{name}' was given more than {limits.MAX_TEMPLATE_SEQUENCE:,} characters or items")
+            raise _refuse(f"'{name}' was given more than {limits.MAX_TEMPLATE_SEQUENCE:,} characters or "
+                          "items")
         separator = kwargs.get("d", options[0] if options else "")
         if name == "join" and isinstance(separator, str) and _join_too_long(separator, value):
-            raise _refuse(f"'join' would build a string longer than {limits.MAX_TEMPLATE_SEQUENCE:,} characters")
+            raise _refuse(f"'join' would build a string longer than {limits.MAX_TEMPLATE_SEQUENCE:,} "
+                          "characters")
         indent = kwargs.get("indent", options[0] if options else None)
         if name == "tojson" and isinstance(indent, int) and indent > _MAX_INDENT:
             raise _refuse(f"'tojson' indents by at most {_MAX_INDENT} spaces")

@@ -60,7 +60,8 @@ def environment() -> Any:
             return caps.built(super().call(__context, __obj, *args, **kwargs))
 
     env = CappedSandbox(autoescape=False, finalize=caps.printed)
-    env.filters = {name: caps.capped_filter(name, f) for name, f in env.filters.items() if name in SAFE_FILTERS}
+    env.filters = {name: caps.capped_filter(name, function) for name, function in env.filters.items()
+                   if name in SAFE_FILTERS}
     env.globals.clear()
     return env
 
@@ -123,8 +124,8 @@ def _refused_constructs(ast: Any) -> TemplateProblem | None:
     refused = (nodes.For, nodes.Macro, nodes.CallBlock, nodes.Include, nodes.Import, nodes.FromImport,
                nodes.Extends, nodes.Block, nodes.Assign, nodes.AssignBlock, nodes.With)
     for node in ast.find_all(refused):
-        return TemplateProblem(f"'{_STATEMENTS.get(type(node).__name__, type(node).__name__.lower())}' is not "
-                               "allowed in a comment template", node.lineno)
+        tag = _STATEMENTS.get(type(node).__name__, type(node).__name__.lower())
+        return TemplateProblem(f"'{tag}' is not allowed in a comment template", node.lineno)
     for node in ast.find_all((nodes.Getattr, nodes.Getitem)):
         name = node.attr if isinstance(node, nodes.Getattr) else getattr(node.arg, "value", None)
         if isinstance(name, str) and name.startswith("_"):
@@ -211,9 +212,11 @@ def _through_jinja(source: str) -> Template:
     if len(source) > limits.MAX_TEMPLATE_SOURCE:
         raise TemplateProblem(f"the template is {len(source):,} characters long; the limit is "
                               f"{limits.MAX_TEMPLATE_SOURCE:,}")
+    ast: Any = None
     try:
         problem = _too_deep(source)
-        ast = env.parse(source) if problem is None else None
+        if problem is None:
+            ast = env.parse(source)
     except TemplateSyntaxError as exc:
         raise TemplateProblem(f"template syntax error: {exc.message}", exc.lineno or 1) from None
     except RecursionError:  # a chain the token count does not see (`not not ... not x`)

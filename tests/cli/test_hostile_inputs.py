@@ -45,7 +45,8 @@ HOSTILE_TEMPLATES = {
     "set doubling a string": (["{% set a = 'x' %}", *["{% set a = a ~ a %}"] * 17, "{{ a|length }}"], 2),
     "set squaring an integer": (["{% set a = 10 %}", *["{% set a = a * a %}"] * 14, "{{ a }}"], 2),
     "set doubling a list": (["{% set a = ['x'] %}", *["{% set a = [a, a] %}"] * 20, "{{ a|tojson }}"], 2),
-    "with doubling a string": (["{% with a = 'x' %}{% with b = a ~ a %}{{ b }}{% endwith %}{% endwith %}"], 2),
+    "with doubling a string": (["{% with a = 'x' %}{% with b = a ~ a %}{{ b }}{% endwith %}{% endwith %}"],
+                               2),
     "300 terms": (["{{ " + "+".join(["1"] * 300) + " }}"], 2),
     "90 nested parentheses": (["{{ " + "(" * 90 + "1" + ")" * 90 + " }}"], 2),
     "500 nested ifs": ([*["{% if 1 %}"] * 500, "x", *["{% endif %}"] * 500], 2 + 32),
@@ -120,7 +121,8 @@ def test_eval_refuses_a_300_mb_line_without_holding_it(huge_line: Callable[[str]
     assert second == {"source": f"{path}:2", "error": {"message": "the line is longer than 50,000,000 bytes"}}
 
 
-SCORE_ROW = json.dumps({"data_source": "typos", "model_output": "<solution>x</solution>", "extra_info": {"label": "x"}})
+SCORE_ROW = json.dumps({"data_source": "typos", "model_output": "<solution>x</solution>",
+                        "extra_info": {"label": "x"}})
 
 
 def test_score_refuses_a_300_mb_line_and_goes_on(huge_line: Callable[[str], Path], tmp_path: Path) -> None:
@@ -149,7 +151,8 @@ def test_a_rules_yaml_that_is_a_device_or_a_pipe_is_an_error_not_a_hang(tmp_path
         os.mkfifo(rules)
     done = evalkit("eval", str(SAMPLE), "--config-dir", str(tmp_path))
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.splitlines()[0] == f"{rules}:1:1: error[unreadable] cannot read the file: it is a {kind}"
+    assert done.stderr.splitlines()[0] == (
+        f"{rules}:1:1: error[unreadable] cannot read the file: it is a {kind}")
 
 
 def test_a_rule_test_whose_submission_is_a_device_fails_with_the_reason(tmp_path: Path) -> None:
@@ -168,7 +171,8 @@ def test_review_refuses_a_journal_that_is_a_pipe(tmp_path: Path) -> None:
     os.mkfifo(journal)
     done = evalkit("review", str(SAMPLE), "--decisions", str(journal))
     assert done.returncode == 2
-    assert done.stderr.strip() == f"evalkit review: {journal}: cannot use it as the journal: it is a named pipe"
+    assert done.stderr.strip() == (
+        f"evalkit review: {journal}: cannot use it as the journal: it is a named pipe")
 
 
 def test_check_of_a_rules_yaml_that_is_a_pipe_names_it_without_opening_it(tmp_path: Path) -> None:
@@ -176,7 +180,8 @@ def test_check_of_a_rules_yaml_that_is_a_pipe_names_it_without_opening_it(tmp_pa
     os.mkfifo(rules)
     done = evalkit("check", str(rules))
     assert done.returncode == 1
-    assert done.stdout.splitlines()[0] == f"{rules}:1:1: error[unreadable] cannot read the file: it is a named pipe"
+    assert done.stdout.splitlines()[0] == (
+        f"{rules}:1:1: error[unreadable] cannot read the file: it is a named pipe")
 
 
 def test_a_samples_folder_with_a_pipe_and_a_device_reads_only_its_files(tmp_path: Path) -> None:
