@@ -60,6 +60,20 @@ def test_a_flat_document_with_too_many_nodes_is_refused() -> None:
     assert code == "yaml-too-large"
 
 
+def test_a_document_with_too_many_nodes_is_refused_before_they_are_built() -> None:
+    # short lines made this one look safe for the fast path, which composed and built 200,000 nodes (130 MB)
+    # before it found out
+    text = "a:\n" + "- 1\n" * (limits.MAX_YAML_NODES + 1)
+    tracemalloc.start()
+    try:
+        code, _, _, _ = _refusal(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert code == "yaml-too-large"
+    assert peak < 10_000_000
+
+
 def test_nesting_is_allowed_up_to_the_limit_and_refused_beyond_it() -> None:
     depth = limits.MAX_YAML_DEPTH
     document, diagnostics = parse_yaml("[" * depth + "]" * depth, "f.yaml")
