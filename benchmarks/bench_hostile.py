@@ -1,8 +1,9 @@
-"""What refusing hostile inputs costs: the billion-laughs YAML file parsed in-process (CPU time, peak traced
-memory), then each hostile input through the installed `evalkit` command (wall time, CPU time and peak
-resident memory of that one process, from wait4): the billion-laughs config, a template doubling a string
-with `set`, `eval /dev/zero`, a JSONL file with a 300 MB line (sparse: no disk spent) and `score /dev/zero`.
-A plain `evalkit check config_samples` is the baseline.
+"""What refusing hostile inputs costs: the billion-laughs YAML file and one just past the node limit parsed
+in-process (CPU time, peak traced memory), then each hostile input through the installed `evalkit` command
+(wall time, CPU time and peak resident memory of that one process, from wait4): the billion-laughs config,
+a template doubling a string with `set`, `eval /dev/zero`, a JSONL file with a 300 MB line (sparse: no disk
+spent) and `score /dev/zero`. A plain `evalkit check config_samples` is the baseline; CPU time is the
+steadier figure on a busy machine.
 
 Run: `.venv/bin/python benchmarks/bench_hostile.py [--runs 5]`.
 """
@@ -28,22 +29,24 @@ BILLION_LAUGHS = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\
     f"{name}: &{name} [{','.join([f'*{previous}'] * 9)}]\n" for previous, name in zip("abcdefgh", "bcdefghi"))
 
 
-def in_process(runs: int) -> str:
+TOO_MANY_NODES = "a:\n" + "- 1\n" * 200_001
+
+
+def in_process(name: str, text: str, runs: int) -> str:
     from evalkit.engine.yamlsource import parse_yaml
 
     times = []
     for _ in range(runs):
         started = time.process_time()
-        parse_yaml(BILLION_LAUGHS, "rules.yaml")
+        parse_yaml(text, "rules.yaml")
         times.append(time.process_time() - started)
     tracemalloc.start()
-    document, diagnostics = parse_yaml(BILLION_LAUGHS, "rules.yaml")
+    document, diagnostics = parse_yaml(text, "rules.yaml")
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert document is None and diagnostics[0].code == "yaml-too-large"
-    name = "parse_yaml(billion laughs), in process"
-    cpu = statistics.median(times) * 1000
-    return f"{name:<44} cpu median {cpu:7.2f} ms   peak traced {peak / 1024:8.1f} KB"
+    cpu, label = statistics.median(times) * 1000, f"parse_yaml({name}), in process"
+    return f"{label:<44} cpu median {cpu:7.2f} ms   peak traced {peak / 1024:8.1f} KB"
 
 
 def measured(command: list[str]) -> tuple[float, float, int, int]:
@@ -86,7 +89,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    print(in_process(max(args.runs, 20)))
+    print(in_process("billion laughs", BILLION_LAUGHS, max(args.runs, 20)))
+    print(in_process("200,001 nodes", TOO_MANY_NODES, args.runs))
     with tempfile.TemporaryDirectory() as temp:
         for name, command in hostile_commands(Path(temp)).items():
             runs = [measured(command) for _ in range(args.runs)]
