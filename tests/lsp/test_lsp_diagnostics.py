@@ -179,7 +179,7 @@ async def test_edits_after_a_line_separator_in_a_string_land_where_the_editor_ma
     "{{ " + "(" * 90 + "1" + ")" * 90 + " }}",  # Jinja's parser recursed past Python's limit
     "{{ " + "+".join(["1"] * 300) + " }}",  # Python's compiler: too many nested parentheses
     "{% set a = 'x' %}" + "{% set a = a ~ a %}" * 17,  # 1.9 GB at every dry run
-])
+], ids=["90 parentheses", "300 terms", "set doubling"])
 async def test_a_hostile_template_is_one_bad_template_diagnostic(editor: Editor, template: str) -> None:
     await editor.open("rules.yaml")
     found = await editor.replace("rules.yaml", "      set_flag: too_short",
