@@ -107,3 +107,12 @@ def test_not_a_regular_file_names_what_a_path_is_without_opening_it(tmp_path: Pa
     (tmp_path / "link").symlink_to("/dev/zero")
     assert [not_a_regular_file(tmp_path / name) for name in ("pipe", "file", "link", ".", "gone")] == [
         "a named pipe", None, "a device", "a folder", None]
+
+
+def test_read_file_of_a_device_that_never_ends_is_one_error_entry() -> None:
+    # what `evalkit review /dev/zero` and a rule test's submission read through; it ended in MemoryError
+    from evalkit.engine.inputs import read_file
+
+    (loaded,) = read_file(Path("/dev/zero"))
+    assert (loaded.source, loaded.submission) == ("/dev/zero", None)
+    assert loaded.error == "cannot read the file: the file is larger than 50,000,000 bytes"
