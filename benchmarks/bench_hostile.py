@@ -26,7 +26,9 @@ EVALKIT = str(Path(sys.executable).parent / "evalkit")
 SAMPLE = REPO / "samples" / "sample_submission.json"
 
 BILLION_LAUGHS = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "".join(
-    f"{name}: &{name} [{','.join([f'*{previous}'] * 9)}]\n" for previous, name in zip("abcdefgh", "bcdefghi"))
+    f"{name}: &{name} [{','.join([f'*{previous}'] * 9)}]\n"
+    for previous, name in zip("abcdefgh", "bcdefghi", strict=True)
+)
 
 
 TOO_MANY_NODES = "a:\n" + "- 1\n" * 200_001
@@ -52,8 +54,9 @@ def in_process(name: str, text: str, runs: int) -> str:
 def measured(command: list[str]) -> tuple[float, float, int, int]:
     """Wall seconds, CPU seconds, peak resident KB and exit status of one run of `command`."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               stdin=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL
+    )
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -69,7 +72,8 @@ def hostile_commands(folder: Path) -> dict[str, list[str]]:
     template = "{% set a = 'x' %}" + "{% set a = a ~ a %}" * 17 + "{{ a|length }}"
     (doubling / "rules.yaml").write_text(
         "rating_rules:\n  - id: t\n    when: { min_total_length: 0 }\n"
-        f"    actions:\n      add_comment_template: {json.dumps(template)}\n")
+        f"    actions:\n      add_comment_template: {json.dumps(template)}\n"
+    )
     huge = folder / "huge.jsonl"
     with open(huge, "wb") as handle:
         handle.write(SAMPLE.read_bytes().replace(b"\n", b"") + b"\n")
@@ -94,9 +98,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as temp:
         for name, command in hostile_commands(Path(temp)).items():
             runs = [measured(command) for _ in range(args.runs)]
-            wall, cpu, rss, status = (statistics.median(values) for values in zip(*runs))
-            print(f"{name:<44} wall median {wall * 1000:6.0f} ms   cpu median {cpu * 1000:6.0f} ms   "
-                  f"peak RSS {rss / 1024:6.1f} MB   exit {status:.0f}")
+            wall, cpu, rss, status = (statistics.median(values) for values in zip(*runs, strict=True))
+            print(
+                f"{name:<44} wall median {wall * 1000:6.0f} ms   cpu median {cpu * 1000:6.0f} ms   "
+                f"peak RSS {rss / 1024:6.1f} MB   exit {status:.0f}"
+            )
 
 
 if __name__ == "__main__":

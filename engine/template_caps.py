@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 import re
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from evalkit.engine import limits
 
@@ -192,14 +193,16 @@ def capped_filter(name: str, function: Callable[..., Any]) -> Callable[..., Any]
     passed = 1 if hasattr(function, "jinja_pass_arg") else 0  # the environment or context, before the value
 
     def capped(*args: Any, **kwargs: Any) -> Any:
-        value, options = args[passed], args[passed + 1:]
+        value, options = args[passed], args[passed + 1 :]
         if isinstance(value, _CONTAINERS) and size(value) > limits.MAX_TEMPLATE_SEQUENCE:
-            raise _refuse(f"'{name}' was given more than {limits.MAX_TEMPLATE_SEQUENCE:,} characters or "
-                          "items")
+            raise _refuse(
+                f"'{name}' was given more than {limits.MAX_TEMPLATE_SEQUENCE:,} characters or items"
+            )
         separator = kwargs.get("d", options[0] if options else "")
         if name == "join" and isinstance(separator, str) and _join_too_long(separator, value):
-            raise _refuse(f"'join' would build a string longer than {limits.MAX_TEMPLATE_SEQUENCE:,} "
-                          "characters")
+            raise _refuse(
+                f"'join' would build a string longer than {limits.MAX_TEMPLATE_SEQUENCE:,} characters"
+            )
         indent = kwargs.get("indent", options[0] if options else None)
         if name == "tojson" and isinstance(indent, int) and indent > _MAX_INDENT:
             raise _refuse(f"'tojson' indents by at most {_MAX_INDENT} spaces")

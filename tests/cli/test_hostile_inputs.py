@@ -9,8 +9,8 @@ import os
 import resource
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -26,8 +26,15 @@ def _limit_memory() -> None:
 
 
 def evalkit(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([str(EVALKIT), *args], cwd=cwd, capture_output=True, text=True, timeout=120,
-                          preexec_fn=_limit_memory, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [str(EVALKIT), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_limit_memory,
+        stdin=subprocess.DEVNULL,
+    )
     assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr
     return done
 
@@ -36,8 +43,10 @@ def rules_with_template(lines: list[str]) -> str:
     """A rules.yaml whose template (a block scalar) starts on line 6 with "first line"; template line N is
     file line N + 5, at column 9."""
     body = "".join(f"        {line}\n" for line in ["first line", *lines])
-    return ("rating_rules:\n  - id: t\n    when: { min_total_length: 0 }\n    actions:\n"
-            f"      add_comment_template: |\n{body}")
+    return (
+        "rating_rules:\n  - id: t\n    when: { min_total_length: 0 }\n    actions:\n"
+        f"      add_comment_template: |\n{body}"
+    )
 
 
 HOSTILE_TEMPLATES = {
@@ -45,8 +54,10 @@ HOSTILE_TEMPLATES = {
     "set doubling a string": (["{% set a = 'x' %}", *["{% set a = a ~ a %}"] * 17, "{{ a|length }}"], 2),
     "set squaring an integer": (["{% set a = 10 %}", *["{% set a = a * a %}"] * 14, "{{ a }}"], 2),
     "set doubling a list": (["{% set a = ['x'] %}", *["{% set a = [a, a] %}"] * 20, "{{ a|tojson }}"], 2),
-    "with doubling a string": (["{% with a = 'x' %}{% with b = a ~ a %}{{ b }}{% endwith %}{% endwith %}"],
-                               2),
+    "with doubling a string": (
+        ["{% with a = 'x' %}{% with b = a ~ a %}{{ b }}{% endwith %}{% endwith %}"],
+        2,
+    ),
     "300 terms": (["{{ " + "+".join(["1"] * 300) + " }}"], 2),
     "90 nested parentheses": (["{{ " + "(" * 90 + "1" + ")" * 90 + " }}"], 2),
     "500 nested ifs": ([*["{% if 1 %}"] * 500, "x", *["{% endif %}"] * 500], 2 + 32),
@@ -57,8 +68,9 @@ HOSTILE_TEMPLATES = {
 
 
 @pytest.mark.parametrize("lines, line", HOSTILE_TEMPLATES.values(), ids=HOSTILE_TEMPLATES.keys())
-def test_a_hostile_template_is_bad_template_at_its_line_in_check_and_eval(tmp_path: Path, lines: list[str],
-                                                                          line: int) -> None:
+def test_a_hostile_template_is_bad_template_at_its_line_in_check_and_eval(
+    tmp_path: Path, lines: list[str], line: int
+) -> None:
     (tmp_path / "rules.yaml").write_text(rules_with_template(lines))
     where = f"{tmp_path / 'rules.yaml'}:{line + 5}:9: "
     checked = evalkit("check", str(tmp_path))
@@ -72,20 +84,24 @@ def test_a_hostile_template_is_bad_template_at_its_line_in_check_and_eval(tmp_pa
 
 def test_a_template_that_builds_too_much_renders_an_error_and_the_run_goes_on(tmp_path: Path) -> None:
     # no variables: a list literal naming a capped value many times, printed
-    (tmp_path / "rules.yaml").write_text(rules_with_template(
-        ["{{ [" + ", ".join(["'y' * 9000"] * 40) + "] }}"]))
+    (tmp_path / "rules.yaml").write_text(
+        rules_with_template(["{{ [" + ", ".join(["'y' * 9000"] * 40) + "] }}"])
+    )
     done = evalkit("eval", str(SAMPLE), "--config-dir", str(tmp_path))
     assert done.returncode == 0
     (comment,) = json.loads(done.stdout)["fired_rules"][0]["actions"]
     assert comment["add_comment_template"] == (
-        "[template error: the template builds more than 200,000 characters in all]")
+        "[template error: the template builds more than 200,000 characters in all]"
+    )
 
 
 def test_eval_of_a_device_that_never_ends_is_an_error_entry() -> None:
     done = evalkit("eval", "/dev/zero")
     assert done.returncode == 1
-    assert json.loads(done.stdout) == {"source": "/dev/zero", "error": {
-        "message": "cannot read the file: the file is larger than 50,000,000 bytes"}}
+    assert json.loads(done.stdout) == {
+        "source": "/dev/zero",
+        "error": {"message": "cannot read the file: the file is larger than 50,000,000 bytes"},
+    }
 
 
 def test_a_link_to_a_device_in_a_folder_is_not_read(tmp_path: Path) -> None:
@@ -121,8 +137,9 @@ def test_eval_refuses_a_300_mb_line_without_holding_it(huge_line: Callable[[str]
     assert second == {"source": f"{path}:2", "error": {"message": "the line is longer than 50,000,000 bytes"}}
 
 
-SCORE_ROW = json.dumps({"data_source": "typos", "model_output": "<solution>x</solution>",
-                        "extra_info": {"label": "x"}})
+SCORE_ROW = json.dumps(
+    {"data_source": "typos", "model_output": "<solution>x</solution>", "extra_info": {"label": "x"}}
+)
 
 
 def test_score_refuses_a_300_mb_line_and_goes_on(huge_line: Callable[[str], Path], tmp_path: Path) -> None:
@@ -132,8 +149,10 @@ def test_score_refuses_a_300_mb_line_and_goes_on(huge_line: Callable[[str], Path
     assert done.returncode == 1
     first, second, third = (json.loads(line) for line in out.read_text().splitlines())
     assert "score" in first and "score" in third
-    assert second == {"source": f"{path}:2", "error": {
-        "code": "line-too-long", "message": "the line is longer than 50,000,000 bytes"}}
+    assert second == {
+        "source": f"{path}:2",
+        "error": {"code": "line-too-long", "message": "the line is longer than 50,000,000 bytes"},
+    }
 
 
 def test_score_of_a_device_that_never_ends_stops_at_its_first_line() -> None:
@@ -152,15 +171,18 @@ def test_a_rules_yaml_that_is_a_device_or_a_pipe_is_an_error_not_a_hang(tmp_path
     done = evalkit("eval", str(SAMPLE), "--config-dir", str(tmp_path))
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines()[0] == (
-        f"{rules}:1:1: error[unreadable] cannot read the file: it is a {kind}")
+        f"{rules}:1:1: error[unreadable] cannot read the file: it is a {kind}"
+    )
 
 
 def test_a_rule_test_whose_submission_is_a_device_fails_with_the_reason(tmp_path: Path) -> None:
-    (tmp_path / "rules.yaml").write_text("rating_rules:\n  - id: r\n    when: { min_total_length: 0 }\n"
-                                         "    actions: { set_flag: seen }\n")
+    (tmp_path / "rules.yaml").write_text(
+        "rating_rules:\n  - id: r\n    when: { min_total_length: 0 }\n    actions: { set_flag: seen }\n"
+    )
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "cases.yaml").write_text(
-        "cases:\n  - name: zero\n    submission: /dev/zero\n    expect: { fired: [r] }\n")
+        "cases:\n  - name: zero\n    submission: /dev/zero\n    expect: { fired: [r] }\n"
+    )
     done = evalkit("test", str(tmp_path))
     assert done.returncode == 1
     assert "/dev/zero: cannot read the file: it is a device" in done.stdout + done.stderr
@@ -172,7 +194,8 @@ def test_review_refuses_a_journal_that_is_a_pipe(tmp_path: Path) -> None:
     done = evalkit("review", str(SAMPLE), "--decisions", str(journal))
     assert done.returncode == 2
     assert done.stderr.strip() == (
-        f"evalkit review: {journal}: cannot use it as the journal: it is a named pipe")
+        f"evalkit review: {journal}: cannot use it as the journal: it is a named pipe"
+    )
 
 
 def test_check_of_a_rules_yaml_that_is_a_pipe_names_it_without_opening_it(tmp_path: Path) -> None:
@@ -181,7 +204,8 @@ def test_check_of_a_rules_yaml_that_is_a_pipe_names_it_without_opening_it(tmp_pa
     done = evalkit("check", str(rules))
     assert done.returncode == 1
     assert done.stdout.splitlines()[0] == (
-        f"{rules}:1:1: error[unreadable] cannot read the file: it is a named pipe")
+        f"{rules}:1:1: error[unreadable] cannot read the file: it is a named pipe"
+    )
 
 
 def test_a_samples_folder_with_a_pipe_and_a_device_reads_only_its_files(tmp_path: Path) -> None:
