@@ -174,7 +174,7 @@ def _rebuilt(lines: list[Line], outcomes: list[Outcome]) -> list[Outcome]:
     from evalkit.qydomain.records import splice_score
 
     return [
-        outcome if outcome.output is not None or outcome.scored is None
+        outcome if outcome.output is not None or outcome.scored is None or line.raw is None
         else outcome._replace(output=splice_score(line.raw, outcome.scored[1]) + b"\n")
         for line, outcome in zip(lines, outcomes)
     ]
