@@ -80,7 +80,7 @@ def built(value: Any) -> Any:
 
 def printed(value: Any) -> Any:
     """What `{{ value }}` prints: a container within the caps (a list literal may name one value many
-    times); a string or number as it is, even one longer than the cap, which the data handed in."""
+    times); a string or a number as it is, even past the cap: the context handed it in, nothing built it."""
     return built(value) if isinstance(value, _CONTAINERS) else value
 
 
