@@ -1,0 +1,151 @@
+"""Review journals and the submissions they decided on, read for `evalkit stats`, `check --journals` and
+the language server: each journal replayed to its final decisions, each source matched to its submission.
+
+A journal names a submission by the source `evalkit review` gave it: its path as typed (relative to where
+the reviewer ran the command) or `path:line` in a JSONL file. A source is known by its key, the resolved
+path (and line): tried from the current folder, then from the journal's folder. Two reviewers who ran
+`evalkit review` from different folders still decide on the same keys. Without explicit inputs, the
+submissions are read from the files the journals name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from evalkit.engine.decisions import ACCEPT, DISCARD, EDIT, NOTE_TARGET, STATUS_TARGET, Decision, DecisionBook
+from evalkit.engine.journal import read_journal
+from evalkit.engine.submission import Submission
+
+DECIDING = frozenset({ACCEPT, DISCARD, EDIT})
+"""The actions that decide a proposal (notes and `done` do not)."""
+
+
+class ReviewsError(Exception):
+    """Nothing to read: a journal that is missing or unreadable; the message names the file."""
+
+
+@dataclass(frozen=True, slots=True)
+class Activity:
+    """When a reviewer decided: the timestamps of their decisions, in journal order."""
+
+    decisions: int
+    times: tuple[datetime, ...]
+
+
+@dataclass(slots=True)
+class ReviewedJournal:
+    path: str
+    decisions: dict[str, dict[str, Decision]]  # source key -> proposal target -> final decision
+    activity: Activity
+    skipped: int = 0  # lines that are not JSON, or entries that are not decisions
+    shown: dict[str, str] = field(default_factory=dict)  # source key -> the source as the journal wrote it
+
+
+@dataclass(slots=True)
+class Reviews:
+    journals: list[ReviewedJournal]
+    submissions: dict[str, Submission] = field(default_factory=dict)  # by source key
+    shown: dict[str, str] = field(default_factory=dict)  # source key -> the source as a journal wrote it
+    missing: list[str] = field(default_factory=list)  # sources decided on but not found or not valid
+
+    def keys(self) -> list[str]:
+        """Every source decided on in any journal, each once, in first-seen order."""
+        return list(dict.fromkeys(key for journal in self.journals for key in journal.decisions))
+
+
+def source_key(source: str, bases: Sequence[Path]) -> str:
+    """The resolved path of a source (`path:line` keeps its line), from the first base it exists in."""
+    path, _, line = source.rpartition(":")
+    if not (path.endswith(".jsonl") and line.isdigit()):
+        path, line = source, ""
+    found = next((base / path for base in bases if (base / path).exists()), bases[0] / path)
+    resolved = str(found.resolve())
+    return f"{resolved}:{line}" if line else resolved
+
+
+def read_reviews(journal_paths: Sequence[str], inputs: Sequence[str] | None = None) -> Reviews:
+    """The journals replayed, and the submissions they decided on (from `inputs`, else from the files the
+    journals name); raises ReviewsError for a journal that cannot be read."""
+    journals = [_read_one(Path(path)) for path in journal_paths]
+    reviews = Reviews(journals)
+    for journal in journals:
+        for key in journal.decisions:
+            reviews.shown.setdefault(key, journal.shown[key])
+    _attach_submissions(reviews, inputs)
+    return reviews
+
+
+def _read_one(path: Path) -> ReviewedJournal:
+    from evalkit.engine.journal import JournalError
+
+    if not path.is_file():
+        raise ReviewsError(f"{path}: no such journal")
+    try:
+        contents = read_journal(path)
+    except JournalError as exc:
+        raise ReviewsError(str(exc)) from None
+    book = DecisionBook()
+    skipped = book.replay(contents.entries) + len(contents.problems)
+    bases = [Path.cwd(), path.parent]
+    decisions: dict[str, dict[str, Decision]] = {}
+    shown: dict[str, str] = {}
+    for source in book.sources():
+        decided = {t: d for t, d in book.of(source).items() if _is_proposal_decision(t, d)}
+        if decided:
+            key = source_key(source, bases)
+            decisions.setdefault(key, {}).update(decided)
+            shown.setdefault(key, source)
+    return ReviewedJournal(str(path), decisions, _activity(contents.entries), skipped, shown)
+
+
+def _is_proposal_decision(target: str, decision: Decision) -> bool:
+    return target not in (NOTE_TARGET, STATUS_TARGET) and decision.action in DECIDING
+
+
+def _activity(entries: Iterable[Any]) -> Activity:
+    """Decisions made (undo and redo are not new decisions) and the time of every entry."""
+    count = 0
+    times: list[datetime] = []
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        moment = _timestamp(entry.get("ts"))
+        if moment is not None:
+            times.append(moment)
+        if (entry.get("action") in DECIDING and entry.get("target") not in (NOTE_TARGET, STATUS_TARGET)
+                and "undoes" not in entry and "redoes" not in entry):
+            count += 1
+    return Activity(count, tuple(times))
+
+
+def _timestamp(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def _attach_submissions(reviews: Reviews, inputs: Sequence[str] | None) -> None:
+    from evalkit.engine.inputs import read_file, read_inputs
+
+    wanted = set(reviews.keys())
+    if inputs is not None:
+        loaded = read_inputs(inputs)
+    else:
+        files = dict.fromkeys(key.rpartition(":")[0] if _is_line_key(key) else key for key in wanted)
+        loaded = (item for name in files if Path(name).is_file() for item in read_file(Path(name)))
+    for item in loaded:
+        key = source_key(item.source, [Path.cwd()])
+        if key in wanted and item.submission is not None:
+            reviews.submissions[key] = item.submission
+    reviews.missing = [key for key in reviews.keys() if key not in reviews.submissions]
+
+
+def _is_line_key(key: str) -> bool:
+    path, _, line = key.rpartition(":")
+    return path.endswith(".jsonl") and line.isdigit()
