@@ -56,29 +56,33 @@ class Reviews:
         return list(dict.fromkeys(key for journal in self.journals for key in journal.decisions))
 
 
-def source_key(source: str, bases: Sequence[Path]) -> str:
-    """The resolved path of a source (`path:line` keeps its line), from the first base it exists in."""
+def candidates(source: str, bases: Sequence[Path]) -> list[str]:
+    """The keys a source may have: its resolved path (`path:line` keeps its line) from each base."""
     path, _, line = source.rpartition(":")
     if not (path.endswith(".jsonl") and line.isdigit()):
         path, line = source, ""
-    found = next((base / path for base in bases if (base / path).exists()), bases[0] / path)
-    resolved = str(found.resolve())
-    return f"{resolved}:{line}" if line else resolved
+    resolved = [str((base / path).resolve()) for base in bases]
+    return [f"{name}:{line}" if line else name for name in resolved]
 
 
 def read_reviews(journal_paths: Sequence[str], inputs: Sequence[str] | None = None) -> Reviews:
     """The journals replayed, and the submissions they decided on (from `inputs`, else from the files the
     journals name); raises ReviewsError for a journal that cannot be read."""
-    journals = [_read_one(Path(path)) for path in journal_paths]
-    reviews = Reviews(journals)
-    for journal in journals:
+    from evalkit.engine.inputs import read_inputs
+
+    replayed = [_replayed(Path(path)) for path in journal_paths]
+    given = ({candidates(item.source, [Path.cwd()])[0]: item.submission for item in read_inputs(inputs)}
+             if inputs is not None else None)
+    reviews = Reviews([_journal(path, *parts, given) for path, parts in zip(journal_paths, replayed)])
+    for journal in reviews.journals:
         for key in journal.decisions:
             reviews.shown.setdefault(key, journal.shown[key])
-    _attach_submissions(reviews, inputs)
+    _attach_submissions(reviews, given)
     return reviews
 
 
-def _read_one(path: Path) -> ReviewedJournal:
+def _replayed(path: Path) -> tuple[DecisionBook, Activity, int]:
+    """The journal's final decisions, when they were made, and how many of its lines could not be used."""
     from evalkit.engine.journal import JournalError
 
     if not path.is_file():
@@ -89,16 +93,28 @@ def _read_one(path: Path) -> ReviewedJournal:
         raise ReviewsError(str(exc)) from None
     book = DecisionBook()
     skipped = book.replay(contents.entries) + len(contents.problems)
-    bases = [Path.cwd(), path.parent]
-    decisions: dict[str, dict[str, Decision]] = {}
-    shown: dict[str, str] = {}
+    return book, _activity(contents.entries), skipped
+
+
+def _journal(path: str, book: DecisionBook, activity: Activity, skipped: int,
+             given: dict[str, Submission | None] | None) -> ReviewedJournal:
+    """A journal's decisions by source key: the journal's folder is tried first (`evalkit review` puts
+    the journal beside its input), then the current folder; with inputs, the key an input has wins."""
+    bases = [Path(path).parent, Path.cwd()]
+    journal = ReviewedJournal(path, {}, activity, skipped)
     for source in book.sources():
         decided = {t: d for t, d in book.of(source).items() if _is_proposal_decision(t, d)}
         if decided:
-            key = source_key(source, bases)
-            decisions.setdefault(key, {}).update(decided)
-            shown.setdefault(key, source)
-    return ReviewedJournal(str(path), decisions, _activity(contents.entries), skipped, shown)
+            keys = candidates(source, bases)
+            known = [key for key in keys if (key in given if given is not None else _exists(key))]
+            key = known[0] if known else keys[-1]
+            journal.decisions.setdefault(key, {}).update(decided)
+            journal.shown.setdefault(key, source)
+    return journal
+
+
+def _exists(key: str) -> bool:
+    return Path(key.rpartition(":")[0] if _is_line_key(key) else key).is_file()
 
 
 def _is_proposal_decision(target: str, decision: Decision) -> bool:
@@ -130,19 +146,17 @@ def _timestamp(value: Any) -> datetime | None:
         return None
 
 
-def _attach_submissions(reviews: Reviews, inputs: Sequence[str] | None) -> None:
-    from evalkit.engine.inputs import read_file, read_inputs
+def _attach_submissions(reviews: Reviews, given: dict[str, Submission | None] | None) -> None:
+    from evalkit.engine.inputs import read_file
 
     wanted = set(reviews.keys())
-    if inputs is not None:
-        loaded = read_inputs(inputs)
-    else:
+    if given is None:
         files = dict.fromkeys(key.rpartition(":")[0] if _is_line_key(key) else key for key in wanted)
-        loaded = (item for name in files if Path(name).is_file() for item in read_file(Path(name)))
-    for item in loaded:
-        key = source_key(item.source, [Path.cwd()])
-        if key in wanted and item.submission is not None:
-            reviews.submissions[key] = item.submission
+        given = {candidates(item.source, [Path.cwd()])[0]: item.submission
+                 for name in files if Path(name).is_file() for item in read_file(Path(name))}
+    for key, submission in given.items():
+        if key in wanted and submission is not None:
+            reviews.submissions[key] = submission
     reviews.missing = [key for key in reviews.keys() if key not in reviews.submissions]
 
 
