@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -63,8 +64,18 @@ def demo() -> None:
     print("\nResults: out/result.json (the seed's sample), out/results.jsonl, out/explain.jsonl, out/report.md")
 
 
+def ensure_chromium() -> None:
+    """The `evalkit stats --format html` tests render the page in Debian's headless Chromium: install it
+    when it is missing and this is Debian as root (elsewhere the test says what is missing)."""
+    if shutil.which("chromium") or not Path("/etc/debian_version").exists() or os.geteuid() != 0:
+        return
+    _run("apt-get", "update", "-qq")
+    _run("apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium")
+
+
 def test() -> None:
     ensure_venv()
+    ensure_chromium()
     extra = sys.argv[2:]
     # one worker per core (pytest-xdist); `-n 0` in the arguments runs everything in this process
     parallel = [] if any(a.startswith(("-n", "--numprocesses")) for a in extra) else ["-n", "auto"]

@@ -14,6 +14,7 @@ from evalkit.engine.stats_report import label_names, number, percent
 COLOURS = {"accepted": "#2e7d32", "edited": "#f9a825", "discarded": "#c62828"}
 BAR_WIDTH = 360
 ROW = 22
+CELL_HEIGHT = 40
 
 STYLE = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; background: #fff; }
@@ -102,27 +103,31 @@ def _confusion(stats: ReviewStats) -> str:
     if not total:
         return "<p class=muted>No label decisions.</p>"
     engines, finals = label_names(stats)
-    biggest = max(stats.labels.values())
     width = _label_width(engines)
-    cell = max(64, 8 * max(len(name) for name in finals) + 8)
+    cell = max(64, 8 * max(len(name) for name in finals) + 8)  # wide enough for its column's label
     parts = [f"<p>The reviewers kept the engine's label {same}/{total} ({percent(same / total)}).</p>",
-             f"<svg xmlns='http://www.w3.org/2000/svg' width='{width + cell * len(finals) + 10}' "
-             f"height='{cell * len(engines) + 30}' role=img>"]
+             (f"<svg xmlns='http://www.w3.org/2000/svg' width='{width + cell * len(finals) + 10}' "
+              f"height='{CELL_HEIGHT * len(engines) + 30}' role=img>")]
     for column, final in enumerate(finals):
         parts.append(f"<text x='{width + column * cell + cell / 2}' y='16' text-anchor=middle>"
                      f"{escape(final)}</text>")
     for row, engine in enumerate(engines):
-        y = 24 + row * cell
-        parts.append(f"<text x='{width - 6}' y='{y + cell / 2 + 4}' text-anchor=end>{escape(engine)}</text>")
-        for column, final in enumerate(finals):
-            count = stats.labels.get((engine, final), 0)
-            shade = 0.08 + 0.85 * count / biggest if count else 0.0
-            colour = "46,125,50" if engine == final else "198,40,40"
-            x = width + column * cell
-            parts.append(f"<rect x='{x}' y='{y}' width='{cell - 2}' height='{cell - 2}' "
-                         f"fill='rgba({colour},{shade:.2f})' stroke='#ccc'/>")
-            parts.append(f"<text x='{x + cell / 2}' y='{y + cell / 2 + 4}' text-anchor=middle>{count}</text>")
+        y = 24 + row * CELL_HEIGHT
+        parts.append(f"<text x='{width - 6}' y='{y + CELL_HEIGHT / 2 + 4}' text-anchor=end>"
+                     f"{escape(engine)}</text>")
+        parts.extend(_cell(stats, engine, final, width + column * cell, y, cell)
+                     for column, final in enumerate(finals))
     return "".join(parts) + "</svg>"
+
+
+def _cell(stats: ReviewStats, engine: str, final: str, x: int, y: int, width: int) -> str:
+    """One count, shaded by its share of the biggest: green where the reviewer kept the label, red not."""
+    count = stats.labels.get((engine, final), 0)
+    shade = 0.08 + 0.85 * count / max(stats.labels.values()) if count else 0.0
+    colour = "46,125,50" if engine == final else "198,40,40"
+    return (f"<rect x='{x}' y='{y}' width='{width - 2}' height='{CELL_HEIGHT - 2}' "
+            f"fill='rgba({colour},{shade:.2f})' stroke='#ccc'/>"
+            f"<text x='{x + width / 2}' y='{y + CELL_HEIGHT / 2 + 4}' text-anchor=middle>{count}</text>")
 
 
 def _drift(stats: ReviewStats) -> str:
