@@ -31,6 +31,8 @@ from evalkit.engine.reviews import Activity, Reviews
 from evalkit.engine.submission import Submission
 
 IDLE_GAP = timedelta(minutes=10)
+MIN_DECISIONS = 10
+"""A rule's discard rate says something about it only from this many decisions on its proposals."""
 NO_LABEL = "(none)"
 KINDS = ("rating", "ranking", "rewrite", "label", "flag")
 
@@ -238,3 +240,17 @@ def _agreement(reviews: Reviews) -> list[Alpha]:
         labels.append({key: decided[LABEL].value or NO_LABEL for key, decided in journal.decisions.items()
                        if LABEL in decided})
     return [alpha("interval", ratings), alpha("nominal", labels)]
+
+
+def discarded_too_often(stats: ReviewStats, max_rate: float) -> dict[str, str]:
+    """The rules whose proposals reviewers discarded more often than `max_rate` (of at least
+    `MIN_DECISIONS` decisions), each with the sentence that says so."""
+    found = {}
+    for rule in stats.rules:
+        tally = rule.tally
+        rate = tally.rate(tally.discarded)
+        if tally.decided >= MIN_DECISIONS and rate is not None and rate > max_rate:
+            found[rule.rule] = (f"reviewers discarded {tally.discarded} of {tally.decided} decisions on the "
+                                f"proposals of rule '{rule.rule}' ({rate:.0%}, more than --max-discard-rate "
+                                f"{max_rate:.0%}); accepted {tally.accepted}, edited {tally.edited}")
+    return found
