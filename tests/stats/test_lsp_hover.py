@@ -42,7 +42,8 @@ async def client(lsp_client: LanguageClient, workspace: Path, reviewer: Any):
 
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=from_fs_path(str(workspace)),
-        initialization_options={"journals": "*.decisions.jsonl", "diagnosticsDelayMs": 0, "dryRunDelayMs": 0}))
+        initialization_options={"journals": "*.decisions.jsonl", "diagnosticsDelayMs": 0,
+                                "dryRunDelayMs": 0}))
     yield
     await lsp_client.shutdown_session()
 
