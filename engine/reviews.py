@@ -85,6 +85,8 @@ def _replayed(path: Path) -> tuple[DecisionBook, Activity, int]:
     """The journal's final decisions, when they were made, and how many of its lines could not be used."""
     from evalkit.engine.journal import JournalError
 
+    if path.is_dir():
+        raise ReviewsError(f"{path}: a folder, not a journal (name the .decisions.jsonl files in it)")
     if not path.is_file():
         raise ReviewsError(f"{path}: no such journal")
     try:

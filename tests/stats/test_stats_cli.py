@@ -213,6 +213,7 @@ def test_stats_imports_no_textual_nor_pygls(reviewer: Any) -> None:
 
 @pytest.mark.parametrize("args, message", [
     (["missing.decisions.jsonl"], "evalkit stats: missing.decisions.jsonl: no such journal"),
+    (["."], "evalkit stats: .: a folder, not a journal (name the .decisions.jsonl files in it)"),
     (["{journal}", "--input", "nowhere"], "evalkit stats: --input nowhere: no such file or folder"),
     (["{journal}", "--config-dir", "nowhere"], "evalkit stats: --config-dir nowhere: no such folder"),
     (["{journal}", "--out", "no/such/folder/out.txt"], "evalkit stats: no/such/folder/out.txt: cannot write"),
