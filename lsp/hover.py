@@ -10,7 +10,7 @@ from evalkit.lsp import schemanav
 from evalkit.lsp.docs import DimensionSetting, dimension_markdown, key_markdown
 from evalkit.lsp.dryrun import DryRunReport
 from evalkit.lsp.lenses import NO_SAMPLES, WAITING, rule_kind
-from evalkit.lsp.reviewers import Verdicts, verdict_text
+from evalkit.lsp.reviewers import Verdicts
 from evalkit.lsp.yamlcontext import StructureIndex, Target
 
 
@@ -22,7 +22,7 @@ class HoverFacts:
     report: DryRunReport | None
     config_ok: bool
     samples_found: bool
-    verdicts: Verdicts | None = None  # None: no journals configured
+    reviewers: Verdicts | None = None  # None: no journals configured
 
 
 def hover_markdown(schema_name: str, index: StructureIndex, target: Target, facts: HoverFacts) -> str | None:
@@ -53,8 +53,8 @@ def _rule_markdown(index: StructureIndex, target: Target, kind: str, facts: Hove
     if description is not None and description.element.value:
         parts.append(index.scalar(description))
     parts.append(_dry_run_text((kind, rule_id), facts))
-    if facts.verdicts is not None:
-        parts.append(verdict_text(facts.verdicts.get(rule_id)))
+    if facts.reviewers is not None:
+        parts.append(facts.reviewers.text(rule_id))
     return "\n\n".join(parts)
 
 

@@ -190,11 +190,12 @@ def _hover_facts(ls: EvalkitServer, document: OpenDocument) -> hover.HoverFacts:
 
 
 def _verdicts(ls: EvalkitServer, config: Config | None) -> Verdicts | None:
-    """What reviewers decided per rule, when the `journals` option is set (and a good config is known)."""
+    """What reviewers decided per rule, when the `journals` option is set (counted once a good config is
+    known)."""
     pattern = ls.session.options.journals
     if pattern is None:
         return None
-    return ls.session.reviewers.of(config, pattern, ls.session.workspace_root) if config is not None else {}
+    return ls.session.reviewers.of(config, pattern, ls.session.workspace_root) if config else Verdicts(None)
 
 
 def _markup_kind(capabilities: types.ClientCapabilities) -> types.MarkupKind:

@@ -16,6 +16,7 @@ from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from evalkit.engine.proposals import Proposal
+from evalkit.lsp.reviewers import COUNTING
 
 REPO = Path(__file__).parents[2]
 PENALTY = "low_optimality_penalty"
@@ -48,7 +49,18 @@ async def client(lsp_client: LanguageClient, workspace: Path, reviewer: Any):
     await lsp_client.shutdown_session()
 
 
-async def hover_on_rule(client: LanguageClient, rules: Path, rule_id: str) -> str:
+async def hover_on_rule(client: LanguageClient, rules: Path, rule_id: str, until: str = "") -> str:
+    """The hover's text once its last line starts with `until` (the journals are counted off the loop)."""
+    deadline = time.monotonic() + 30
+    while True:
+        text = await hover_once(client, rules, rule_id)
+        if text.splitlines()[-1].startswith(until):
+            return text
+        assert time.monotonic() < deadline, f"the hover never became right; last: {text!r}"
+        await asyncio.sleep(0.05)
+
+
+async def hover_once(client: LanguageClient, rules: Path, rule_id: str) -> str:
     lines = rules.read_text().splitlines()
     line = next(number for number, text in enumerate(lines) if text.strip() == f"- id: {rule_id}")
     found = await client.text_document_hover_async(types.HoverParams(
@@ -72,12 +84,14 @@ async def test_the_hover_on_a_rule_id_adds_the_reviewers_verdict(
         client: LanguageClient, workspace: Path, reviewer: Any) -> None:
     rules = workspace / "config" / "rules.yaml"
     await open_and_wait(client, rules)
-    hovered = await hover_on_rule(client, rules, PENALTY)
+    first = await hover_once(client, rules, PENALTY)
+    assert first.splitlines()[-1] in (COUNTING, "reviewers accepted 8/16, discarded 8, edited 0")
+    hovered = await hover_on_rule(client, rules, PENALTY, until="reviewers accepted")
     assert hovered.startswith(f"**rule `{PENALTY}`**")
     assert hovered.splitlines()[-1] == "reviewers accepted 8/16, discarded 8, edited 0"
     quiet = await hover_on_rule(client, rules, "complexity_in_rewrite")
     assert quiet.splitlines()[-1] == "Reviewers: no decisions on this rule's proposals in the journals."
 
     reviewer("cy", lambda p: ("edit", "poor") if p.kind == "label" else ("accept", None))
-    again = await hover_on_rule(client, rules, PENALTY)
+    again = await hover_on_rule(client, rules, PENALTY, until="reviewers accepted 12/24")
     assert again.splitlines()[-1] == "reviewers accepted 12/24, discarded 8, edited 4"
