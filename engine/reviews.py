@@ -66,14 +66,18 @@ def candidates(source: str, bases: Sequence[Path]) -> list[str]:
 
 
 def read_reviews(journal_paths: Sequence[str], inputs: Sequence[str] | None = None) -> Reviews:
-    """The journals replayed, and the submissions they decided on (from `inputs`, else from the files the
-    journals name); raises ReviewsError for a journal that cannot be read."""
+    """The journals replayed (a file named twice counts once), and the submissions they decided on (from
+    `inputs`, else from the files the journals name); raises ReviewsError for a journal that cannot be
+    read."""
     from evalkit.engine.inputs import read_inputs
 
-    replayed = [_replayed(Path(path)) for path in journal_paths]
+    unique: dict[Path, str] = {}
+    for path in journal_paths:
+        unique.setdefault(Path(path).resolve(), path)
+    replayed = [_replayed(Path(path)) for path in unique.values()]
     given = ({candidates(item.source, [Path.cwd()])[0]: item.submission for item in read_inputs(inputs)}
              if inputs is not None else None)
-    reviews = Reviews([_journal(path, *parts, given) for path, parts in zip(journal_paths, replayed)])
+    reviews = Reviews([_journal(path, *parts, given) for path, parts in zip(unique.values(), replayed)])
     for journal in reviews.journals:
         for key in journal.decisions:
             reviews.shown.setdefault(key, journal.shown[key])

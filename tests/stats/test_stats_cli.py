@@ -134,6 +134,8 @@ def test_agreement_between_reviewers_over_the_items_they_share(reviewer: Any, ev
     assert shared["interval"]["items"] == 1  # one rating proposal among the first three samples
     assert shared["interval"]["alpha"] is None and "same value" in shared["interval"]["note"]
     assert stats_json(evalkit, str(ana))["agreement"] == {}
+    twice = stats_json(evalkit, str(ana), str(ana.parent / ".." / ana.parent.name / ana.name))
+    assert twice["agreement"] == {} and [j["journal"] for j in twice["journals"]] == [str(ana)]
 
 
 def test_without_the_krippendorff_package_the_agreement_says_how_to_get_it(
