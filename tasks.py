@@ -70,8 +70,7 @@ def ensure_chromium() -> None:
     if shutil.which("chromium") or not Path("/etc/debian_version").exists() or os.geteuid() != 0:
         return
     _run("apt-get", "update", "-qq")
-    _run("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-qq", "--no-install-recommends",
-         "chromium")
+    _run("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-qq", "chromium")
 
 
 def test() -> None:
