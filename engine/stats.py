@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from evalkit.engine.agreement import Alpha, alpha
 from evalkit.engine.decisions import ACCEPT, DISCARD, Decision
-from evalkit.engine.proposals import LABEL, RATING, Proposal, proposals_of
+from evalkit.engine.proposals import FLAG, LABEL, RANKING, RATING, REWRITE, Proposal, proposals_of
 from evalkit.engine.result import Result
 from evalkit.engine.reviews import Activity, Reviews
 from evalkit.engine.submission import Submission
@@ -34,7 +34,7 @@ IDLE_GAP = timedelta(minutes=10)
 MIN_DECISIONS = 10
 """A rule's discard rate says something about it only from this many decisions on its proposals."""
 NO_LABEL = "(none)"
-KINDS = ("rating", "ranking", "rewrite", "label", "flag")
+KINDS = (RATING, RANKING, REWRITE, LABEL, FLAG)
 
 Evaluate = Callable[[Submission], Result]
 
