@@ -263,8 +263,9 @@ def _syntax_error(exc: yaml.MarkedYAMLError, path: str, text: str) -> Diagnostic
     problem = exc.problem or "invalid YAML"
     began = exc.context_mark
     if exc.context and exc.context not in problem:
-        same_place = began is None or mark is None or (began.line, began.column) == (mark.line, mark.column)
-        where = "" if same_place else f" that began at line {began.line + 1}:{began.column + 1}"
+        where = ""
+        if began is not None and mark is not None and (began.line, began.column) != (mark.line, mark.column):
+            where = f" that began at line {began.line + 1}:{began.column + 1}"
         problem = f"{problem} ({exc.context}{where})"
     if mark is not None and _char_at(text, mark.line, mark.column) == "\t":
         problem += "; YAML cannot indent with tabs: use spaces"
