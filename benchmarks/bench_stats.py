@@ -78,8 +78,15 @@ def main() -> None:
         decisions = sum(count for _, count in journals)
         print(f"{args.submissions} submissions, 2 journals, {decisions} decisions")
         for kind in ("text", "json", "html"):
-            command = [str(EVALKIT), "stats", *(str(path) for path, _ in journals), "--format", kind,
-                       "--out", str(folder / f"out.{kind}")]
+            command = [
+                str(EVALKIT),
+                "stats",
+                *(str(path) for path, _ in journals),
+                "--format",
+                kind,
+                "--out",
+                str(folder / f"out.{kind}"),
+            ]
             runs = [timed(command) for _ in range(args.runs)]
             wall, cpu = statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs)
             print(f"evalkit stats --format {kind}: median wall {wall:.2f} s, cpu {cpu:.2f} s")
@@ -101,8 +108,10 @@ def hover_recount(paths: list[str]) -> None:
     start = time.perf_counter()
     verdicts.of(config, "*.decisions.jsonl", Path.cwd())
     hover = time.perf_counter() - start
-    print(f"language server: counting (worker thread) {counting:.2f} s; a hover with the count done "
-          f"{hover * 1000:.1f} ms")
+    print(
+        f"language server: counting (worker thread) {counting:.2f} s; a hover with the count done "
+        f"{hover * 1000:.1f} ms"
+    )
 
 
 if __name__ == "__main__":

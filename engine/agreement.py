@@ -8,15 +8,17 @@ note says that too.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any, Literal
 
+Level = Literal["interval", "nominal"]
 MISSING_LIBRARY = "needs the krippendorff package: pip install 'evalkit[stats]'"
 
 
 @dataclass(frozen=True, slots=True)
 class Alpha:
-    level: str  # "interval" or "nominal"
+    level: Level
     items: int  # items decided by two or more reviewers
     value: float | None = None
     note: str | None = None  # why there is no value
@@ -25,7 +27,7 @@ class Alpha:
         return {"level": self.level, "items": self.items, "alpha": self.value, "note": self.note}
 
 
-def alpha(level: str, by_reviewer: Sequence[Mapping[Hashable, Any]]) -> Alpha:
+def alpha(level: Level, by_reviewer: Sequence[Mapping[Hashable, Any]]) -> Alpha:
     """Alpha over the items that at least two of the reviewers' {item: value} maps share."""
     counts: dict[Hashable, int] = {}
     for values in by_reviewer:
@@ -40,8 +42,10 @@ def alpha(level: str, by_reviewer: Sequence[Mapping[Hashable, Any]]) -> Alpha:
     except ImportError:
         return Alpha(level, len(shared), note=MISSING_LIBRARY)
     codes = _codes(level, by_reviewer)
-    data = numpy.array([[codes(values[item]) if item in values else numpy.nan for item in shared]
-                        for values in by_reviewer], dtype=float)
+    data = numpy.array(
+        [[codes(values[item]) if item in values else numpy.nan for item in shared] for values in by_reviewer],
+        dtype=float,
+    )
     try:
         value = float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
     except ValueError:
@@ -49,7 +53,7 @@ def alpha(level: str, by_reviewer: Sequence[Mapping[Hashable, Any]]) -> Alpha:
     return Alpha(level, len(shared), value)
 
 
-def _codes(level: str, by_reviewer: Sequence[Mapping[Hashable, Any]]) -> Any:
+def _codes(level: Level, by_reviewer: Sequence[Mapping[Hashable, Any]]) -> Any:
     """Numbers as they are for interval data; for nominal data, each distinct value its own number."""
     if level != "nominal":
         return float

@@ -10,10 +10,11 @@ submissions are read from the files the journals name.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from evalkit.engine.decisions import ACCEPT, DISCARD, EDIT, NOTE_TARGET, STATUS_TARGET, Decision, DecisionBook
 from evalkit.engine.journal import read_journal
@@ -51,7 +52,7 @@ class Reviews:
     shown: dict[str, str] = field(default_factory=dict)  # source key -> the source as a journal wrote it
     missing: list[str] = field(default_factory=list)  # sources decided on but not found or not valid
 
-    def keys(self) -> list[str]:
+    def decided(self) -> list[str]:
         """Every source decided on in any journal, each once, in first-seen order."""
         return list(dict.fromkeys(key for journal in self.journals for key in journal.decisions))
 
@@ -75,9 +76,13 @@ def read_reviews(journal_paths: Sequence[str], inputs: Sequence[str] | None = No
     for path in journal_paths:
         unique.setdefault(Path(path).resolve(), path)
     replayed = [_replayed(Path(path)) for path in unique.values()]
-    given = ({candidates(item.source, [Path.cwd()])[0]: item.submission for item in read_inputs(inputs)}
-             if inputs is not None else None)
-    reviews = Reviews([_journal(path, *parts, given) for path, parts in zip(unique.values(), replayed)])
+    given = (
+        {candidates(item.source, [Path.cwd()])[0]: item.submission for item in read_inputs(inputs)}
+        if inputs is not None
+        else None
+    )
+    pairs = zip(unique.values(), replayed, strict=True)
+    reviews = Reviews([_journal(path, *parts, given) for path, parts in pairs])
     for journal in reviews.journals:
         for key in journal.decisions:
             reviews.shown.setdefault(key, journal.shown[key])
@@ -102,8 +107,13 @@ def _replayed(path: Path) -> tuple[DecisionBook, Activity, int]:
     return book, _activity(contents.entries), skipped
 
 
-def _journal(path: str, book: DecisionBook, activity: Activity, skipped: int,
-             given: dict[str, Submission | None] | None) -> ReviewedJournal:
+def _journal(
+    path: str,
+    book: DecisionBook,
+    activity: Activity,
+    skipped: int,
+    given: dict[str, Submission | None] | None,
+) -> ReviewedJournal:
     """A journal's decisions by source key: the journal's folder is tried first (`evalkit review` puts
     the journal beside its input), then the current folder; with inputs, the key an input has wins."""
     bases = [Path(path).parent, Path.cwd()]
@@ -137,8 +147,12 @@ def _activity(entries: Iterable[Any]) -> Activity:
         moment = _timestamp(entry.get("ts"))
         if moment is not None:
             times.append(moment)
-        if (entry.get("action") in DECIDING and entry.get("target") not in (NOTE_TARGET, STATUS_TARGET)
-                and "undoes" not in entry and "redoes" not in entry):
+        if (
+            entry.get("action") in DECIDING
+            and entry.get("target") not in (NOTE_TARGET, STATUS_TARGET)
+            and "undoes" not in entry
+            and "redoes" not in entry
+        ):
             count += 1
     return Activity(count, tuple(times))
 
@@ -155,15 +169,19 @@ def _timestamp(value: Any) -> datetime | None:
 def _attach_submissions(reviews: Reviews, given: dict[str, Submission | None] | None) -> None:
     from evalkit.engine.inputs import read_file
 
-    wanted = set(reviews.keys())
+    wanted = set(reviews.decided())
     if given is None:
         files = dict.fromkeys(key.rpartition(":")[0] if _is_line_key(key) else key for key in wanted)
-        given = {candidates(item.source, [Path.cwd()])[0]: item.submission
-                 for name in files if Path(name).is_file() for item in read_file(Path(name))}
+        given = {
+            candidates(item.source, [Path.cwd()])[0]: item.submission
+            for name in files
+            if Path(name).is_file()
+            for item in read_file(Path(name))
+        }
     for key, submission in given.items():
         if key in wanted and submission is not None:
             reviews.submissions[key] = submission
-    reviews.missing = [key for key in reviews.keys() if key not in reviews.submissions]
+    reviews.missing = [key for key in reviews.decided() if key not in reviews.submissions]
 
 
 def _is_line_key(key: str) -> bool:

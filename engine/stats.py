@@ -19,9 +19,11 @@ found) counts in `unmatched`, and in the agreement, which needs only the journal
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, Callable
+from itertools import pairwise
+from typing import Any
 
 from evalkit.engine.agreement import Alpha, alpha
 from evalkit.engine.decisions import ACCEPT, DISCARD, Decision
@@ -66,9 +68,15 @@ class Tally:
         return self.rate(self.discarded + self.edited)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"decided": self.decided, "accepted": self.accepted, "discarded": self.discarded,
-                "edited": self.edited, "accepted_rate": self.rate(self.accepted),
-                "discarded_rate": self.rate(self.discarded), "edited_rate": self.rate(self.edited)}
+        return {
+            "decided": self.decided,
+            "accepted": self.accepted,
+            "discarded": self.discarded,
+            "edited": self.edited,
+            "accepted_rate": self.rate(self.accepted),
+            "discarded_rate": self.rate(self.discarded),
+            "edited_rate": self.rate(self.edited),
+        }
 
 
 @dataclass(slots=True)
@@ -97,9 +105,12 @@ class Drift:
         return self.from_original / self.decided if self.decided else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"dimension": self.dimension, "decided": self.decided,
-                "mean_abs_final_minus_proposed": self.mean_from_proposed(),
-                "mean_abs_final_minus_original": self.mean_from_original()}
+        return {
+            "dimension": self.dimension,
+            "decided": self.decided,
+            "mean_abs_final_minus_proposed": self.mean_from_proposed(),
+            "mean_abs_final_minus_original": self.mean_from_original(),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,9 +128,16 @@ class Throughput:
         return self.decisions / self.active_hours if self.active_hours > 0 else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"journal": self.journal, "decisions": self.decisions, "submissions": self.sources,
-                "active_hours": self.active_hours, "decisions_per_hour": self.per_hour,
-                "first": self.first, "last": self.last, "skipped_entries": self.skipped}
+        return {
+            "journal": self.journal,
+            "decisions": self.decisions,
+            "submissions": self.sources,
+            "active_hours": self.active_hours,
+            "decisions_per_hour": self.per_hour,
+            "first": self.first,
+            "last": self.last,
+            "skipped_entries": self.skipped,
+        }
 
 
 @dataclass(slots=True)
@@ -152,32 +170,33 @@ class ReviewStats:
             "rules": [rule.to_dict() for rule in self.rules],
             "kinds": {kind: tally.to_dict() for kind, tally in self.kinds.items()},
             "dimensions": [drift.to_dict() for drift in self.dimensions],
-            "labels": {"agreement": same / total if total else None, "decided": total,
-                       "matrix": [{"engine": engine, "final": final, "count": count}
-                                  for (engine, final), count in sorted(self.labels.items())]},
+            "labels": {
+                "agreement": same / total if total else None,
+                "decided": total,
+                "matrix": [
+                    {"engine": engine, "final": final, "count": count}
+                    for (engine, final), count in sorted(self.labels.items())
+                ],
+            },
             "journals": [journal.to_dict() for journal in self.journals],
             "agreement": {alpha_.level: alpha_.to_dict() for alpha_ in self.agreement},
         }
 
 
 def review_stats(reviews: Reviews, evaluate: Evaluate) -> ReviewStats:
-    stats = ReviewStats(submissions=len(reviews.keys()), missing=[reviews.shown[k] for k in reviews.missing])
+    missing = [reviews.shown[key] for key in reviews.missing]
+    stats = ReviewStats(submissions=len(reviews.decided()), missing=missing)
     proposals = _proposals(reviews, evaluate)
-    rules: dict[str, RuleStats] = {}
-    for found in proposals.values():
-        for proposal in found.values():
-            for rule_id in proposal.rules:
-                moved = rules.setdefault(rule_id, RuleStats(rule_id)).moved
-                moved[proposal.kind] = moved.get(proposal.kind, 0) + 1
+    rules = _rules_moving(proposals)
     drifts: dict[str, Drift] = {}
     for journal in reviews.journals:
         for key, decided in journal.decisions.items():
             for target, decision in decided.items():
-                proposal = proposals.get(key, {}).get(target)
-                if proposal is None:
+                made = proposals.get(key, {}).get(target)
+                if made is None:
                     stats.unmatched += 1
-                    continue
-                _count(stats, rules, drifts, proposal, decision)
+                else:
+                    _count(stats, rules, drifts, made, decision)
     stats.rules = sorted(rules.values(), key=_most_overruled)
     stats.dimensions = sorted(drifts.values(), key=lambda drift: drift.dimension)
     stats.journals = [_throughput(j.path, j.activity, len(j.decisions), j.skipped) for j in reviews.journals]
@@ -198,8 +217,24 @@ def _proposals(reviews: Reviews, evaluate: Evaluate) -> dict[str, dict[str, Prop
     return found
 
 
-def _count(stats: ReviewStats, rules: dict[str, RuleStats], drifts: dict[str, Drift],
-           proposal: Proposal, decision: Decision) -> None:
+def _rules_moving(proposals: dict[str, dict[str, Proposal]]) -> dict[str, RuleStats]:
+    """Every rule that made a proposal on a reviewed submission, with its proposals counted by kind."""
+    rules: dict[str, RuleStats] = {}
+    for found in proposals.values():
+        for proposal in found.values():
+            for rule_id in proposal.rules:
+                moved = rules.setdefault(rule_id, RuleStats(rule_id)).moved
+                moved[proposal.kind] = moved.get(proposal.kind, 0) + 1
+    return rules
+
+
+def _count(
+    stats: ReviewStats,
+    rules: dict[str, RuleStats],
+    drifts: dict[str, Drift],
+    proposal: Proposal,
+    decision: Decision,
+) -> None:
     stats.kinds[proposal.kind].add(decision.action)
     for rule_id in proposal.rules:
         rules[rule_id].tally.add(decision.action)
@@ -224,21 +259,37 @@ def _most_overruled(rule: RuleStats) -> tuple[float, int, str]:
 
 def _throughput(path: str, activity: Activity, sources: int, skipped: int) -> Throughput:
     times = sorted(activity.times)
-    active = sum((gap for gap in (b - a for a, b in zip(times, times[1:])) if gap <= IDLE_GAP), timedelta())
-    return Throughput(path, activity.decisions, sources, active.total_seconds() / 3600,
-                      times[0].isoformat() if times else None, times[-1].isoformat() if times else None,
-                      skipped)
+    active = sum((gap for gap in (b - a for a, b in pairwise(times)) if gap <= IDLE_GAP), timedelta())
+    return Throughput(
+        path,
+        activity.decisions,
+        sources,
+        active.total_seconds() / 3600,
+        times[0].isoformat() if times else None,
+        times[-1].isoformat() if times else None,
+        skipped,
+    )
 
 
 def _agreement(reviews: Reviews) -> list[Alpha]:
     ratings: list[dict[Any, Any]] = []
     labels: list[dict[Any, Any]] = []
     for journal in reviews.journals:
-        ratings.append({(key, target): d.value for key, decided in journal.decisions.items()
-                        for target, d in decided.items() if target.startswith(f"{RATING}.")
-                        and _is_number(d.value)})
-        labels.append({key: decided[LABEL].value or NO_LABEL for key, decided in journal.decisions.items()
-                       if LABEL in decided})
+        ratings.append(
+            {
+                (key, target): d.value
+                for key, decided in journal.decisions.items()
+                for target, d in decided.items()
+                if target.startswith(f"{RATING}.") and _is_number(d.value)
+            }
+        )
+        labels.append(
+            {
+                key: decided[LABEL].value or NO_LABEL
+                for key, decided in journal.decisions.items()
+                if LABEL in decided
+            }
+        )
     return [alpha("interval", ratings), alpha("nominal", labels)]
 
 
@@ -250,7 +301,9 @@ def discarded_too_often(stats: ReviewStats, max_rate: float) -> dict[str, str]:
         tally = rule.tally
         rate = tally.rate(tally.discarded)
         if tally.decided >= MIN_DECISIONS and rate is not None and rate > max_rate:
-            found[rule.rule] = (f"reviewers discarded {tally.discarded} of {tally.decided} decisions on the "
-                                f"proposals of rule '{rule.rule}' ({rate:.0%}, more than --max-discard-rate "
-                                f"{max_rate:.0%}); accepted {tally.accepted}, edited {tally.edited}")
+            found[rule.rule] = (
+                f"reviewers discarded {tally.discarded} of {tally.decided} decisions on the "
+                f"proposals of rule '{rule.rule}' ({rate:.0%}, more than --max-discard-rate "
+                f"{max_rate:.0%}); accepted {tally.accepted}, edited {tally.edited}"
+            )
     return found

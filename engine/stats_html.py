@@ -35,16 +35,26 @@ def render_html(stats: ReviewStats, config: dict[str, Any]) -> str:
         f"{decided} decisions; config {escape(str(config['folder']))} "
         f"(hash {escape(str(config['hash'])[:12])})</p>",
         _unmatched(stats),
-        "<h2>Acceptance per rule, most overruled first</h2>", _legend(), _rule_bars(stats),
-        "<h2>Proposals by kind</h2>", _kind_bars(stats),
-        "<h2>Labels: engine (rows) vs final (columns)</h2>", _confusion(stats),
-        "<h2>Rating drift per dimension</h2>", _drift(stats),
-        "<h2>Reviewers</h2>", _journals(stats), _agreement(stats),
+        "<h2>Acceptance per rule, most overruled first</h2>",
+        _legend(),
+        _rule_bars(stats),
+        "<h2>Proposals by kind</h2>",
+        _kind_bars(stats),
+        "<h2>Labels: engine (rows) vs final (columns)</h2>",
+        _confusion(stats),
+        "<h2>Rating drift per dimension</h2>",
+        _drift(stats),
+        "<h2>Reviewers</h2>",
+        _journals(stats),
+        _agreement(stats),
     ]
-    return ("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
-            "<meta name=viewport content='width=device-width'>"
-            f"<title>evalkit stats</title><style>{STYLE}</style></head>\n<body>\n"
-            + "\n".join(part for part in body if part) + "\n</body></html>")
+    return (
+        "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+        "<meta name=viewport content='width=device-width'>"
+        f"<title>evalkit stats</title><style>{STYLE}</style></head>\n<body>\n"
+        + "\n".join(part for part in body if part)
+        + "\n</body></html>"
+    )
 
 
 def _unmatched(stats: ReviewStats) -> str:
@@ -57,8 +67,11 @@ def _unmatched(stats: ReviewStats) -> str:
 
 
 def _legend() -> str:
-    return "<p class=legend>" + "".join(
-        f"<span style='background:{colour}'></span>{name}" for name, colour in COLOURS.items()) + "</p>"
+    return (
+        "<p class=legend>"
+        + "".join(f"<span style='background:{colour}'></span>{name}" for name, colour in COLOURS.items())
+        + "</p>"
+    )
 
 
 def _stacked(rows: list[tuple[str, Tally]], label_width: int) -> str:
@@ -66,21 +79,30 @@ def _stacked(rows: list[tuple[str, Tally]], label_width: int) -> str:
     if not rows:
         return "<p class=muted>No decisions.</p>"
     height = ROW * len(rows) + 4
-    parts = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{label_width + BAR_WIDTH + 120}' "
-             f"height='{height}' role=img>"]
+    parts = [
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{label_width + BAR_WIDTH + 120}' "
+        f"height='{height}' role=img>"
+    ]
     for index, (name, tally) in enumerate(rows):
         y = index * ROW + 2
         parts.append(f"<text x='{label_width - 6}' y='{y + 14}' text-anchor=end>{escape(name)}</text>")
         x = float(label_width)
-        for part, count in (("accepted", tally.accepted), ("edited", tally.edited),
-                            ("discarded", tally.discarded)):
+        for part, count in (
+            ("accepted", tally.accepted),
+            ("edited", tally.edited),
+            ("discarded", tally.discarded),
+        ):
             width = BAR_WIDTH * count / tally.decided if tally.decided else 0.0
             if width:
-                parts.append(f"<rect x='{x:.1f}' y='{y}' width='{width:.1f}' height='{ROW - 6}' "
-                             f"fill='{COLOURS[part]}'><title>{part} {count}</title></rect>")
+                parts.append(
+                    f"<rect x='{x:.1f}' y='{y}' width='{width:.1f}' height='{ROW - 6}' "
+                    f"fill='{COLOURS[part]}'><title>{part} {count}</title></rect>"
+                )
             x += width
-        parts.append(f"<text x='{label_width + BAR_WIDTH + 6}' y='{y + 14}'>"
-                     f"{tally.accepted}/{tally.decided} accepted</text>")
+        parts.append(
+            f"<text x='{label_width + BAR_WIDTH + 6}' y='{y + 14}'>"
+            f"{tally.accepted}/{tally.decided} accepted</text>"
+        )
     return "".join(parts) + "</svg>"
 
 
@@ -105,18 +127,25 @@ def _confusion(stats: ReviewStats) -> str:
     engines, finals = label_names(stats)
     width = _label_width(engines)
     cell = max(64, 8 * max(len(name) for name in finals) + 8)  # wide enough for its column's label
-    parts = [f"<p>The reviewers kept the engine's label {same}/{total} ({percent(same / total)}).</p>",
-             (f"<svg xmlns='http://www.w3.org/2000/svg' width='{width + cell * len(finals) + 10}' "
-              f"height='{CELL_HEIGHT * len(engines) + 30}' role=img>")]
+    parts = [
+        f"<p>The reviewers kept the engine's label {same}/{total} ({percent(same / total)}).</p>",
+        (
+            f"<svg xmlns='http://www.w3.org/2000/svg' width='{width + cell * len(finals) + 10}' "
+            f"height='{CELL_HEIGHT * len(engines) + 30}' role=img>"
+        ),
+    ]
     for column, final in enumerate(finals):
-        parts.append(f"<text x='{width + column * cell + cell / 2}' y='16' text-anchor=middle>"
-                     f"{escape(final)}</text>")
+        parts.append(
+            f"<text x='{width + column * cell + cell / 2}' y='16' text-anchor=middle>{escape(final)}</text>"
+        )
     for row, engine in enumerate(engines):
         y = 24 + row * CELL_HEIGHT
-        parts.append(f"<text x='{width - 6}' y='{y + CELL_HEIGHT / 2 + 4}' text-anchor=end>"
-                     f"{escape(engine)}</text>")
-        parts.extend(_cell(stats, engine, final, width + column * cell, y, cell)
-                     for column, final in enumerate(finals))
+        parts.append(
+            f"<text x='{width - 6}' y='{y + CELL_HEIGHT / 2 + 4}' text-anchor=end>{escape(engine)}</text>"
+        )
+        parts.extend(
+            _cell(stats, engine, final, width + column * cell, y, cell) for column, final in enumerate(finals)
+        )
     return "".join(parts) + "</svg>"
 
 
@@ -125,31 +154,41 @@ def _cell(stats: ReviewStats, engine: str, final: str, x: int, y: int, width: in
     count = stats.labels.get((engine, final), 0)
     shade = 0.08 + 0.85 * count / max(stats.labels.values()) if count else 0.0
     colour = "46,125,50" if engine == final else "198,40,40"
-    return (f"<rect x='{x}' y='{y}' width='{width - 2}' height='{CELL_HEIGHT - 2}' "
-            f"fill='rgba({colour},{shade:.2f})' stroke='#ccc'/>"
-            f"<text x='{x + width / 2}' y='{y + CELL_HEIGHT / 2 + 4}' text-anchor=middle>{count}</text>")
+    return (
+        f"<rect x='{x}' y='{y}' width='{width - 2}' height='{CELL_HEIGHT - 2}' "
+        f"fill='rgba({colour},{shade:.2f})' stroke='#ccc'/>"
+        f"<text x='{x + width / 2}' y='{y + CELL_HEIGHT / 2 + 4}' text-anchor=middle>{count}</text>"
+    )
 
 
 def _drift(stats: ReviewStats) -> str:
     """Two bars a dimension: mean |final - proposed| (blue) and mean |final - original| (grey)."""
     if not stats.dimensions:
         return "<p class=muted>No rating decisions.</p>"
-    biggest = max(max(d.mean_from_proposed() or 0.0, d.mean_from_original() or 0.0)
-                  for d in stats.dimensions) or 1.0
+    biggest = (
+        max(max(d.mean_from_proposed() or 0.0, d.mean_from_original() or 0.0) for d in stats.dimensions)
+        or 1.0
+    )
     width = _label_width([d.dimension for d in stats.dimensions])
-    parts = ["<p class=legend><span style='background:#1565c0'></span>mean |final − proposed|"
-             "<span style='background:#9e9e9e'></span>mean |final − original|</p>",
-             f"<svg xmlns='http://www.w3.org/2000/svg' width='{width + BAR_WIDTH + 80}' "
-             f"height='{2 * ROW * len(stats.dimensions) + 4}' role=img>"]
+    parts = [
+        "<p class=legend><span style='background:#1565c0'></span>mean |final − proposed|"
+        "<span style='background:#9e9e9e'></span>mean |final − original|</p>",
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width + BAR_WIDTH + 80}' "
+        f"height='{2 * ROW * len(stats.dimensions) + 4}' role=img>",
+    ]
     for index, drift in enumerate(stats.dimensions):
         y = index * 2 * ROW + 2
         parts.append(f"<text x='{width - 6}' y='{y + ROW}' text-anchor=end>{escape(drift.dimension)}</text>")
-        for offset, value, colour in ((0, drift.mean_from_proposed(), "#1565c0"),
-                                      (ROW - 2, drift.mean_from_original(), "#9e9e9e")):
+        for offset, value, colour in (
+            (0, drift.mean_from_proposed(), "#1565c0"),
+            (ROW - 2, drift.mean_from_original(), "#9e9e9e"),
+        ):
             length = BAR_WIDTH * (value or 0.0) / biggest
-            parts.append(f"<rect x='{width}' y='{y + offset}' width='{length:.1f}' height='{ROW - 6}' "
-                         f"fill='{colour}'/><text x='{width + length + 6:.1f}' y='{y + offset + 13}'>"
-                         f"{number(value)}</text>")
+            parts.append(
+                f"<rect x='{width}' y='{y + offset}' width='{length:.1f}' height='{ROW - 6}' "
+                f"fill='{colour}'/><text x='{width + length + 6:.1f}' y='{y + offset + 13}'>"
+                f"{number(value)}</text>"
+            )
     return "".join(parts) + "</svg>"
 
 
@@ -157,9 +196,12 @@ def _journals(stats: ReviewStats) -> str:
     rows = "".join(
         f"<tr><td>{escape(j.journal)}</td><td class=n>{j.decisions}</td><td class=n>{j.sources}</td>"
         f"<td class=n>{j.active_hours:.2f}</td><td class=n>{number(j.per_hour, 0)}</td></tr>"
-        for j in stats.journals)
-    return ("<table><tr><th>journal</th><th class=n>decisions</th><th class=n>submissions</th>"
-            f"<th class=n>active hours</th><th class=n>decisions per hour</th></tr>{rows}</table>")
+        for j in stats.journals
+    )
+    return (
+        "<table><tr><th>journal</th><th class=n>decisions</th><th class=n>submissions</th>"
+        f"<th class=n>active hours</th><th class=n>decisions per hour</th></tr>{rows}</table>"
+    )
 
 
 def _agreement(stats: ReviewStats) -> str:
@@ -167,9 +209,13 @@ def _agreement(stats: ReviewStats) -> str:
         return ""
     rows = "".join(
         f"<tr><td>{'ratings (interval)' if a.level == 'interval' else 'labels (nominal)'}</td>"
-        f"<td class=n>{a.items}</td><td>{_alpha_text(a)}</td></tr>" for a in stats.agreement)
-    return ("<h2>Agreement between reviewers (Krippendorff's alpha)</h2><table><tr><th></th>"
-            f"<th class=n>shared items</th><th>alpha</th></tr>{rows}</table>")
+        f"<td class=n>{a.items}</td><td>{_alpha_text(a)}</td></tr>"
+        for a in stats.agreement
+    )
+    return (
+        "<h2>Agreement between reviewers (Krippendorff's alpha)</h2><table><tr><th></th>"
+        f"<th class=n>shared items</th><th>alpha</th></tr>{rows}</table>"
+    )
 
 
 def _alpha_text(result: Alpha) -> str:

@@ -35,8 +35,10 @@ class Verdicts:
         tally = self.by_rule.get(rule_id)
         if tally is None or not tally.decided:
             return "Reviewers: no decisions on this rule's proposals in the journals."
-        return (f"reviewers accepted {tally.accepted}/{tally.decided}, discarded {tally.discarded}, "
-                f"edited {tally.edited}")
+        return (
+            f"reviewers accepted {tally.accepted}/{tally.decided}, discarded {tally.discarded}, "
+            f"edited {tally.edited}"
+        )
 
 
 class ReviewerVerdicts:

@@ -21,6 +21,20 @@ from evalkit.engine.decisions import (
 )
 
 __all__ = [
-    "ACCEPT", "ACTIONS", "CLEAR", "DISCARD", "DONE", "EDIT", "NOTE", "NOTE_TARGET", "STATUS_TARGET",
-    "Change", "Decision", "DecisionBook", "Entry", "Step", "decision_of", "entries_of",
+    "ACCEPT",
+    "ACTIONS",
+    "CLEAR",
+    "DISCARD",
+    "DONE",
+    "EDIT",
+    "NOTE",
+    "NOTE_TARGET",
+    "STATUS_TARGET",
+    "Change",
+    "Decision",
+    "DecisionBook",
+    "Entry",
+    "Step",
+    "decision_of",
+    "entries_of",
 ]

@@ -26,12 +26,24 @@ class _Unusable(Exception):
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("journals", nargs="+", metavar="JOURNAL",
-                        help="decision journals written by `evalkit review` (one per reviewer)")
-    parser.add_argument("--input", nargs="+", metavar="INPUT", dest="inputs",
-                        help="the reviewed submissions (default: the files the journals name)")
-    parser.add_argument("--config-dir", metavar="DIR",
-                        help="the rule config folder that made the proposals (default: the shipped one)")
+    parser.add_argument(
+        "journals",
+        nargs="+",
+        metavar="JOURNAL",
+        help="decision journals written by `evalkit review` (one per reviewer)",
+    )
+    parser.add_argument(
+        "--input",
+        nargs="+",
+        metavar="INPUT",
+        dest="inputs",
+        help="the reviewed submissions (default: the files the journals name)",
+    )
+    parser.add_argument(
+        "--config-dir",
+        metavar="DIR",
+        help="the rule config folder that made the proposals (default: the shipped one)",
+    )
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
     parser.add_argument("--out", metavar="FILE", help="write the report to FILE (default: stdout)")
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from evalkit.engine.config import analyze
 from evalkit.engine.inputs import read_inputs
 from evalkit.engine.proposals import Proposal
@@ -21,9 +22,16 @@ from evalkit.tui.model import ReviewSession
 
 REPO = Path(__file__).parents[2]
 EVALKIT = Path(sys.executable).parent / "evalkit"
-SAMPLES = ("01_algorithms_graphs_complete.json", "02_algorithms_sorting_missing.json",
-           "05_data_sql_complete.json", "10_infra_networking_missing.json", "18_out_of_scale_ratings.json",
-           "21_negative_weights_claim.json", "24_empty_rewrite.json", "30_long_single_response.json")
+SAMPLES = (
+    "01_algorithms_graphs_complete.json",
+    "02_algorithms_sorting_missing.json",
+    "05_data_sql_complete.json",
+    "10_infra_networking_missing.json",
+    "18_out_of_scale_ratings.json",
+    "21_negative_weights_claim.json",
+    "24_empty_rewrite.json",
+    "30_long_single_response.json",
+)
 START = datetime(2026, 11, 20, 9, 0, 0)
 
 Policy = Callable[[Proposal], tuple[str, Any] | None]
@@ -46,8 +54,14 @@ class Clock:
         return self.now.isoformat(timespec="milliseconds") + "Z"
 
 
-def review(workspace: Path, name: str, policy: Policy, only: int | None = None,
-           step: timedelta = timedelta(seconds=30), pause_after: int | None = None) -> Path:
+def review(
+    workspace: Path,
+    name: str,
+    policy: Policy,
+    only: int | None = None,
+    step: timedelta = timedelta(seconds=30),
+    pause_after: int | None = None,
+) -> Path:
     """Review the samples in `workspace/samples` (the first `only`) as `evalkit review samples` run from
     `workspace` would; returns the journal, `samples.<name>.decisions.jsonl` beside the folder."""
     journal = Journal(workspace / f"samples.{name}.decisions.jsonl")

@@ -7,13 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from evalkit.engine.agreement import alpha
 from evalkit.engine.config import analyze
 from evalkit.engine.evaluator import Evaluator
 from evalkit.engine.reviews import read_reviews
 from evalkit.engine.stats import review_stats
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 REPO = Path(__file__).parents[2]
 
@@ -47,7 +48,8 @@ ACTIONS = st.sampled_from(["accept", "discard", "edit", "skip"])
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(choices=st.lists(ACTIONS, min_size=40, max_size=40), only=st.integers(1, 8))
 def test_every_decision_is_counted_once_and_rates_add_up(
-        workspace: Path, reviewer: Any, choices: list[str], only: int) -> None:
+    workspace: Path, reviewer: Any, choices: list[str], only: int
+) -> None:
     turn = iter(choices * 10)
 
     def policy(proposal: Any) -> tuple[str, Any] | None:
@@ -73,8 +75,12 @@ def test_every_decision_is_counted_once_and_rates_add_up(
     assert sum(stats.labels.values()) == label.decided
     assert sum(d.decided for d in stats.dimensions) == stats.kinds["rating"].decided
     for drift in stats.dimensions:  # the triangle inequality: final, proposed and original on one line
-        assert drift.from_original <= drift.from_proposed + sum(
-            abs(p - o) for p, o in _rating_moves(reviews, drift.dimension)) + 1e-9
+        assert (
+            drift.from_original
+            <= drift.from_proposed
+            + sum(abs(p - o) for p, o in _rating_moves(reviews, drift.dimension))
+            + 1e-9
+        )
 
 
 def _rating_moves(reviews: Any, dimension: str) -> list[tuple[float, float]]:

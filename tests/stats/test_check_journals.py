@@ -26,7 +26,8 @@ def id_position(rule_id: str) -> str:
 
 
 def test_a_rule_discarded_too_often_is_a_warning_at_its_id(
-        workspace: Path, reviewer: Any, evalkit: Any) -> None:
+    workspace: Path, reviewer: Any, evalkit: Any
+) -> None:
     reviewer("ana", discard_penalty)
     reviewer("ben", discard_penalty)
     journals = str(workspace / "*.decisions.jsonl")
@@ -36,7 +37,8 @@ def test_a_rule_discarded_too_often_is_a_warning_at_its_id(
         f"{RULES.relative_to(REPO)}:{id_position(PENALTY)}: warning[rule-discarded] reviewers discarded "
         f"16 of 16 decisions on the proposals of rule '{PENALTY}' (100%, more than --max-discard-rate 50%); "
         "accepted 0, edited 0",
-        "1 config folder, 5 files: 1 warning"]
+        "1 config folder, 5 files: 1 warning",
+    ]
     strict = evalkit("check", "config_samples", "--strict", "--journals", journals)
     assert strict.returncode == 1
 
@@ -46,24 +48,34 @@ def test_the_threshold_is_a_rate_above_which_it_warns(workspace: Path, reviewer:
     reviewer("ben", discard_penalty)  # half of the 16 decisions on the penalty's proposals
     journals = str(workspace / "*.decisions.jsonl")
     assert "rule-discarded" not in evalkit("check", "config_samples", "--journals", journals).stdout
-    lowered = evalkit("check", "config_samples", "--journals", journals, "--max-discard-rate", "0.4",
-                      "--format", "json")
+    lowered = evalkit(
+        "check", "config_samples", "--journals", journals, "--max-discard-rate", "0.4", "--format", "json"
+    )
     found = [d for d in json.loads(lowered.stdout)["diagnostics"] if d["code"] == "rule-discarded"]
     assert [(d["line"], d["column"], d["severity"]) for d in found] == [
-        (*map(int, id_position(PENALTY).split(":")), "warning")]
+        (*map(int, id_position(PENALTY).split(":")), "warning")
+    ]
 
 
 def test_fewer_than_ten_decisions_say_nothing(workspace: Path, reviewer: Any, evalkit: Any) -> None:
     reviewer("ana", discard_penalty, only=5)  # the penalty moved 2 proposals on 05 and 10: 4 decisions
-    done = evalkit("check", "config_samples", "--journals", str(workspace / "*.decisions.jsonl"),
-                   "--max-discard-rate", "0")
+    done = evalkit(
+        "check",
+        "config_samples",
+        "--journals",
+        str(workspace / "*.decisions.jsonl"),
+        "--max-discard-rate",
+        "0",
+    )
     assert done.returncode == 0 and "rule-discarded" not in done.stdout
 
 
 def test_journal_options_that_cannot_be_used_exit_2(tmp_path: Path, evalkit: Any) -> None:
     nothing = evalkit("check", "config_samples", "--journals", str(tmp_path / "*.jsonl"))
     assert (nothing.returncode, nothing.stderr) == (
-        2, f"evalkit check: --journals {tmp_path / '*.jsonl'}: no journal matches\n")
+        2,
+        f"evalkit check: --journals {tmp_path / '*.jsonl'}: no journal matches\n",
+    )
     alone = evalkit("check", "config_samples", "--max-discard-rate", "0.3")
     assert alone.returncode == 2
     assert alone.stderr == "evalkit check: --max-discard-rate needs --journals GLOB\n"

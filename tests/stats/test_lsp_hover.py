@@ -28,8 +28,11 @@ def discard_penalty(proposal: Proposal) -> tuple[str, Any]:
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "evalkit", "lsp"]))
 async def client(lsp_client: LanguageClient, workspace: Path, reviewer: Any):
-    shutil.copytree(REPO / "config_samples", workspace / "config",
-                    ignore=shutil.ignore_patterns("__init__.py", "__pycache__", "tests"))
+    shutil.copytree(
+        REPO / "config_samples",
+        workspace / "config",
+        ignore=shutil.ignore_patterns("__init__.py", "__pycache__", "tests"),
+    )
     reviewer("ana", lambda p: ("accept", None))
     reviewer("ben", discard_penalty)
 
@@ -41,10 +44,17 @@ async def client(lsp_client: LanguageClient, workspace: Path, reviewer: Any):
     def register(params: types.RegistrationParams) -> None:
         """VS Code accepts the server's file watchers."""
 
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"), root_uri=from_fs_path(str(workspace)),
-        initialization_options={"journals": "*.decisions.jsonl", "diagnosticsDelayMs": 0,
-                                "dryRunDelayMs": 0}))
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=from_fs_path(str(workspace)),
+            initialization_options={
+                "journals": "*.decisions.jsonl",
+                "diagnosticsDelayMs": 0,
+                "dryRunDelayMs": 0,
+            },
+        )
+    )
     yield
     await lsp_client.shutdown_session()
 
@@ -63,17 +73,21 @@ async def hover_on_rule(client: LanguageClient, rules: Path, rule_id: str, until
 async def hover_once(client: LanguageClient, rules: Path, rule_id: str) -> str:
     lines = rules.read_text().splitlines()
     line = next(number for number, text in enumerate(lines) if text.strip() == f"- id: {rule_id}")
-    found = await client.text_document_hover_async(types.HoverParams(
-        types.TextDocumentIdentifier(from_fs_path(str(rules)) or ""),
-        types.Position(line, lines[line].index(rule_id) + 2)))
+    found = await client.text_document_hover_async(
+        types.HoverParams(
+            types.TextDocumentIdentifier(from_fs_path(str(rules)) or ""),
+            types.Position(line, lines[line].index(rule_id) + 2),
+        )
+    )
     assert found is not None and isinstance(found.contents, types.MarkupContent)
     return found.contents.value
 
 
 async def open_and_wait(client: LanguageClient, rules: Path) -> None:
     uri = from_fs_path(str(rules)) or ""
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri, "yaml", 1, rules.read_text())))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "yaml", 1, rules.read_text()))
+    )
     deadline = time.monotonic() + 30
     while uri not in client.diagnostics:  # the folder was checked: its config is known
         assert time.monotonic() < deadline, "no diagnostics for rules.yaml"
@@ -81,7 +95,8 @@ async def open_and_wait(client: LanguageClient, rules: Path) -> None:
 
 
 async def test_the_hover_on_a_rule_id_adds_the_reviewers_verdict(
-        client: LanguageClient, workspace: Path, reviewer: Any) -> None:
+    client: LanguageClient, workspace: Path, reviewer: Any
+) -> None:
     rules = workspace / "config" / "rules.yaml"
     await open_and_wait(client, rules)
     first = await hover_once(client, rules, PENALTY)

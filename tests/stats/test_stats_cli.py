@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from evalkit.engine.proposals import Proposal
 
 PENALTY = "low_optimality_penalty"  # moves the label and a flag on 4 of the 8 samples
@@ -54,7 +55,12 @@ def test_every_kind_of_proposal_is_tallied(reviewer: Any, evalkit: Any) -> None:
     ana = reviewer("ana", lambda p: ("discard", None))
     kinds = stats_json(evalkit, str(ana))["kinds"]
     assert {kind for kind, tally in kinds.items() if tally["decided"]} == {
-        "rating", "ranking", "rewrite", "label", "flag"}
+        "rating",
+        "ranking",
+        "rewrite",
+        "label",
+        "flag",
+    }
     assert all(tally["decided"] == tally["discarded"] for tally in kinds.values())
     assert sum(tally["decided"] for tally in kinds.values()) == decision_lines(ana)
 
@@ -66,7 +72,7 @@ def test_ratings_drift_from_the_proposed_and_the_original_value(reviewer: Any, e
     kept = stats_json(evalkit, str(keeps_original))["dimensions"]
     taken = stats_json(evalkit, str(takes_proposal))["dimensions"]
     assert {d["dimension"] for d in kept} == {"accuracy", "instructions", "optimality", "presentation"}
-    for keep, take in zip(kept, taken):
+    for keep, take in zip(kept, taken, strict=True):
         assert keep["mean_abs_final_minus_original"] == 0 and keep["mean_abs_final_minus_proposed"] > 0
         assert take["mean_abs_final_minus_proposed"] == 0
         assert take["mean_abs_final_minus_original"] == keep["mean_abs_final_minus_proposed"]
@@ -82,8 +88,12 @@ def test_labels_engine_against_final_as_a_confusion_matrix(reviewer: Any, evalki
     labels = stats_json(evalkit, str(ana), str(ben))["labels"]
     assert labels["decided"] == 16 and labels["agreement"] == 0.5
     cells = {(c["engine"], c["final"]): c["count"] for c in labels["matrix"]}
-    assert cells == {("needs_review", "needs_review"): 5, ("neutral", "neutral"): 3,
-                     ("needs_review", "poor"): 5, ("neutral", "poor"): 3}
+    assert cells == {
+        ("needs_review", "needs_review"): 5,
+        ("neutral", "neutral"): 3,
+        ("needs_review", "poor"): 5,
+        ("neutral", "poor"): 3,
+    }
 
 
 def test_discarding_a_label_leaves_none(reviewer: Any, evalkit: Any) -> None:
@@ -139,14 +149,20 @@ def test_agreement_between_reviewers_over_the_items_they_share(reviewer: Any, ev
 
 
 def test_without_the_krippendorff_package_the_agreement_says_how_to_get_it(
-        tmp_path: Path, reviewer: Any) -> None:
+    tmp_path: Path, reviewer: Any
+) -> None:
     ana, ben = reviewer("ana", accept), reviewer("ben", label_poor)
     blocker = tmp_path / "blocked"
     blocker.mkdir()
     (blocker / "krippendorff.py").write_text("raise ImportError('not installed')\n")
     code = "import sys; from evalkit.cli import main; sys.exit(main(sys.argv[1:]))"
-    done = subprocess.run([sys.executable, "-c", code, "stats", str(ana), str(ben)], capture_output=True,
-                          text=True, timeout=120, env={"PYTHONPATH": str(blocker), "PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        [sys.executable, "-c", code, "stats", str(ana), str(ben)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(blocker), "PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 0, done.stderr
     rows = [line.split(None, 3) for line in done.stdout.splitlines()[-2:]]
     missing = "needs the krippendorff package: pip install 'evalkit[stats]'"
@@ -158,7 +174,8 @@ def accept(proposal: Proposal) -> tuple[str, Any]:
 
 
 def test_sources_resolve_from_the_journal_folder_and_from_inputs(
-        workspace: Path, reviewer: Any, evalkit: Any) -> None:
+    workspace: Path, reviewer: Any, evalkit: Any
+) -> None:
     ana = reviewer("ana", accept)
     elsewhere = stats_json(evalkit, str(ana))  # run from the repository: sources are relative to workspace
     given = stats_json(evalkit, str(ana), "--input", str(workspace / "samples"))
@@ -173,11 +190,27 @@ def test_sources_resolve_from_the_journal_folder_and_from_inputs(
 def test_sources_in_a_jsonl_file_keep_their_line(tmp_path: Path, evalkit: Any) -> None:
     samples = Path(__file__).parents[2] / "samples"
     batch = tmp_path / "batch.jsonl"
-    batch.write_text("".join(json.dumps(json.loads((samples / name).read_text())) + "\n" for name in
-                             ("05_data_sql_complete.json", "01_algorithms_graphs_complete.json")))
+    batch.write_text(
+        "".join(
+            json.dumps(json.loads((samples / name).read_text())) + "\n"
+            for name in ("05_data_sql_complete.json", "01_algorithms_graphs_complete.json")
+        )
+    )
     journal = tmp_path / "j.decisions.jsonl"
-    journal.write_text(json.dumps({"ts": "2026-11-20T09:00:00Z", "source": f"{batch}:2", "target": "label",
-                                   "action": "edit", "value": "poor", "note": None, "step": 1}) + "\n")
+    journal.write_text(
+        json.dumps(
+            {
+                "ts": "2026-11-20T09:00:00Z",
+                "source": f"{batch}:2",
+                "target": "label",
+                "action": "edit",
+                "value": "poor",
+                "note": None,
+                "step": 1,
+            }
+        )
+        + "\n"
+    )
     cells = stats_json(evalkit, str(journal))["labels"]["matrix"]
     assert cells == [{"engine": "neutral", "final": "poor", "count": 1}]  # line 2 is sample 01: neutral
 
@@ -189,10 +222,26 @@ def test_text_report(reviewer: Any, evalkit: Any) -> None:
     lines = done.stdout.splitlines()
     assert lines[0].startswith("2 journals, 8 submissions reviewed, ")
     rules = lines.index("Rules, most overruled first (moved: its proposals on the reviewed submissions)")
-    assert lines[rules + 2].split() == [PENALTY, "16", "8", "50%", "8", "50%", "0", "0%", "4", "label,", "4",
-                                        "flag"]
-    for heading in ("Proposals by kind", "Ratings: how far the final ratings are", "Reviewers",
-                    "Agreement between reviewers (Krippendorff's alpha)"):
+    assert lines[rules + 2].split() == [
+        PENALTY,
+        "16",
+        "8",
+        "50%",
+        "8",
+        "50%",
+        "0",
+        "0%",
+        "4",
+        "label,",
+        "4",
+        "flag",
+    ]
+    for heading in (
+        "Proposals by kind",
+        "Ratings: how far the final ratings are",
+        "Reviewers",
+        "Agreement between reviewers (Krippendorff's alpha)",
+    ):
         assert heading in lines
     assert any(line.startswith("Labels: the reviewers kept the engine's label 12/16 (75%)") for line in lines)
 
@@ -207,21 +256,30 @@ def test_out_writes_the_report_to_a_file(tmp_path: Path, reviewer: Any, evalkit:
 
 def test_stats_imports_no_textual_nor_pygls(reviewer: Any) -> None:
     ana = reviewer("ana", accept)
-    code = ("import sys; from evalkit.cli import main; main(['stats', sys.argv[1], '--format', 'json']); "
-            "print(sorted(m for m in ('textual', 'pygls') if m in sys.modules))")
+    code = (
+        "import sys; from evalkit.cli import main; main(['stats', sys.argv[1], '--format', 'json']); "
+        "print(sorted(m for m in ('textual', 'pygls') if m in sys.modules))"
+    )
     done = subprocess.run([sys.executable, "-c", code, str(ana)], capture_output=True, text=True, timeout=120)
     assert done.stdout.splitlines()[-1] == "[]"
 
 
-@pytest.mark.parametrize("args, message", [
-    (["missing.decisions.jsonl"], "evalkit stats: missing.decisions.jsonl: no such journal"),
-    (["."], "evalkit stats: .: a folder, not a journal (name the .decisions.jsonl files in it)"),
-    (["{journal}", "--input", "nowhere"], "evalkit stats: --input nowhere: no such file or folder"),
-    (["{journal}", "--config-dir", "nowhere"], "evalkit stats: --config-dir nowhere: no such folder"),
-    (["{journal}", "--out", "no/such/folder/out.txt"], "evalkit stats: no/such/folder/out.txt: cannot write"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["missing.decisions.jsonl"], "evalkit stats: missing.decisions.jsonl: no such journal"),
+        (["."], "evalkit stats: .: a folder, not a journal (name the .decisions.jsonl files in it)"),
+        (["{journal}", "--input", "nowhere"], "evalkit stats: --input nowhere: no such file or folder"),
+        (["{journal}", "--config-dir", "nowhere"], "evalkit stats: --config-dir nowhere: no such folder"),
+        (
+            ["{journal}", "--out", "no/such/folder/out.txt"],
+            "evalkit stats: no/such/folder/out.txt: cannot write",
+        ),
+    ],
+)
 def test_what_cannot_be_done_exits_2_with_one_line(
-        tmp_path: Path, reviewer: Any, evalkit: Any, args: list[str], message: str) -> None:
+    tmp_path: Path, reviewer: Any, evalkit: Any, args: list[str], message: str
+) -> None:
     journal = reviewer("ana", accept)
     done = evalkit("stats", *[arg.format(journal=journal) for arg in args], cwd=tmp_path)
     assert done.returncode == 2 and done.stdout == ""
@@ -229,7 +287,8 @@ def test_what_cannot_be_done_exits_2_with_one_line(
 
 
 def test_an_invalid_config_prints_its_diagnostics_and_exits_2(
-        tmp_path: Path, reviewer: Any, evalkit: Any) -> None:
+    tmp_path: Path, reviewer: Any, evalkit: Any
+) -> None:
     journal = reviewer("ana", accept)
     config = tmp_path / "broken"
     config.mkdir()
@@ -244,7 +303,7 @@ def test_an_invalid_config_prints_its_diagnostics_and_exits_2(
 def test_lines_that_are_not_decisions_are_skipped_and_counted(reviewer: Any, evalkit: Any) -> None:
     journal = reviewer("ana", accept)
     with journal.open("a") as handle:
-        handle.write("not json\n{\"source\": 3}\n")
+        handle.write('not json\n{"source": 3}\n')
     report = stats_json(evalkit, str(journal))
     assert report["journals"][0]["skipped_entries"] == 2
     assert report["kinds"]["label"]["accepted"] == 8

@@ -13,8 +13,16 @@ from typing import Any
 
 from evalkit.engine.proposals import Proposal
 
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync")
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
 
 
 def review_policy(proposal: Proposal) -> tuple[str, Any]:
@@ -37,7 +45,8 @@ def html_report(tmp_path: Path, reviewer: Any, evalkit: Any) -> Path:
 
 
 def test_the_page_is_self_contained_and_escapes_what_it_shows(
-        tmp_path: Path, reviewer: Any, evalkit: Any) -> None:
+    tmp_path: Path, reviewer: Any, evalkit: Any
+) -> None:
     page = html_report(tmp_path, reviewer, evalkit).read_text()
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     for fetching in ("<script", "<link", "src=", "href=", "url(", "@import"):
@@ -45,8 +54,12 @@ def test_the_page_is_self_contained_and_escapes_what_it_shows(
     assert re.findall(r"https?://[^'\"]+", page) == ["http://www.w3.org/2000/svg"] * page.count("<svg")
     assert page.count("<svg") == 4  # rules, kinds, the confusion matrix, the drift
     assert "&lt;b&gt;ben&amp;co" in page and "<b>" not in page
-    for heading in ("Acceptance per rule", "Labels: engine (rows) vs final (columns)",
-                    "Rating drift per dimension", "Krippendorff"):
+    for heading in (
+        "Acceptance per rule",
+        "Labels: engine (rows) vs final (columns)",
+        "Rating drift per dimension",
+        "Krippendorff",
+    ):
         assert heading in page
 
 
@@ -55,13 +68,23 @@ def test_headless_chromium_renders_the_charts(tmp_path: Path, reviewer: Any, eva
     chromium = shutil.which("chromium")
     assert chromium, "Debian's chromium is needed (python3 tasks.py test installs it when run as root)"
     shot = tmp_path / "shot.png"
-    done = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
-                           "--window-size=1000,1400", f"--screenshot={shot}", page.as_uri()],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            chromium,
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=1000,1400",
+            f"--screenshot={shot}",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     width, height, pixels = read_png(shot.read_bytes())
     assert (width, height) == (1000, 1400)
-    colours = {pixels[i:i + 3] for i in range(0, len(pixels), 4 * 7)}  # every 7th pixel
+    colours = {pixels[i : i + 3] for i in range(0, len(pixels), 4 * 7)}  # every 7th pixel
     accepted, discarded, drift = bytes((46, 125, 50)), bytes((198, 40, 40)), bytes((21, 101, 192))
     assert {accepted, discarded, drift} <= colours
     assert len(colours) > 50  # text, bars, the matrix's shades: not a blank or an error page
@@ -72,8 +95,8 @@ def read_png(data: bytes) -> tuple[int, int, bytes]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     position, chunks, header = 8, b"", b""
     while position < len(data):
-        length, kind = struct.unpack(">I4s", data[position:position + 8])
-        body = data[position + 8:position + 8 + length]
+        length, kind = struct.unpack(">I4s", data[position : position + 8])
+        body = data[position + 8 : position + 8 + length]
         header = body if kind == b"IHDR" else header
         chunks += body if kind == b"IDAT" else b""
         position += 12 + length
@@ -82,7 +105,7 @@ def read_png(data: bytes) -> tuple[int, int, bytes]:
     channels = 4 if colour_type == 6 else 3
     rows = _unfiltered(zlib.decompress(chunks), width * channels, height, channels)
     if channels == 3:
-        rows = b"".join(rows[i:i + 3] + b"\xff" for i in range(0, len(rows), 3))
+        rows = b"".join(rows[i : i + 3] + b"\xff" for i in range(0, len(rows), 3))
     return width, height, rows
 
 
@@ -91,7 +114,7 @@ def _unfiltered(raw: bytes, stride: int, height: int, step: int) -> bytes:
     previous = bytearray(stride)
     for row in range(height):
         kind = raw[row * (stride + 1)]
-        line = bytearray(raw[row * (stride + 1) + 1:(row + 1) * (stride + 1)])
+        line = bytearray(raw[row * (stride + 1) + 1 : (row + 1) * (stride + 1)])
         for i in range(stride):
             left = line[i - step] if i >= step else 0
             up = previous[i]

@@ -15,7 +15,8 @@ SAMPLES = [REPO / "samples" / "05_data_sql_complete.json", REPO / "samples" / "2
 
 
 async def test_what_the_reviewer_pressed_is_what_stats_counts(
-        make_app: Callable[..., Any], settle: Callable[..., Any], tmp_path: Path) -> None:
+    make_app: Callable[..., Any], settle: Callable[..., Any], tmp_path: Path
+) -> None:
     journal = tmp_path / "pilot.decisions.jsonl"
     app = make_app(SAMPLES, journal=journal)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -24,8 +25,12 @@ async def test_what_the_reviewer_pressed_is_what_stats_counts(
         await pilot.press("j")
         await settle(pilot)
         await pilot.press("d", "d", "d", "d")  # sample 24: discard its four (rating, rewrite, label, flag)
-    done = subprocess.run([str(Path(sys.executable).parent / "evalkit"), "stats", str(journal), "--format",
-                           "json"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "evalkit"), "stats", str(journal), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     kinds = {kind: (t["accepted"], t["discarded"]) for kind, t in report["kinds"].items() if t["decided"]}
