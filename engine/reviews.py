@@ -70,24 +70,43 @@ def read_reviews(journal_paths: Sequence[str], inputs: Sequence[str] | None = No
     """The journals replayed (a file named twice counts once), and the submissions they decided on (from
     `inputs`, else from the files the journals name); raises ReviewsError for a journal that cannot be
     read."""
-    from evalkit.engine.inputs import read_inputs
-
     unique: dict[Path, str] = {}
     for path in journal_paths:
         unique.setdefault(Path(path).resolve(), path)
-    replayed = [_replayed(Path(path)) for path in unique.values()]
-    given = (
-        {candidates(item.source, [Path.cwd()])[0]: item.submission for item in read_inputs(inputs)}
-        if inputs is not None
-        else None
-    )
-    pairs = zip(unique.values(), replayed, strict=True)
+    pairs = [(path, _replayed(Path(path))) for path in unique.values()]
+    given = _given(inputs, pairs) if inputs is not None else None
     reviews = Reviews([_journal(path, *parts, given) for path, parts in pairs])
     for journal in reviews.journals:
         for key in journal.decisions:
             reviews.shown.setdefault(key, journal.shown[key])
     _attach_submissions(reviews, given)
     return reviews
+
+
+def _given(
+    inputs: Sequence[str], pairs: list[tuple[str, tuple[DecisionBook, Activity, int]]]
+) -> dict[str, Submission | None]:
+    """The submissions among `inputs` that a journal may name (by any key its sources may have)."""
+    from evalkit.engine.inputs import read_inputs
+
+    wanted = {
+        key
+        for path, (book, _, _) in pairs
+        for source in book.sources()
+        for key in candidates(source, _bases(path))
+    }
+    found: dict[str, Submission | None] = {}
+    for item in read_inputs(inputs):
+        key = candidates(item.source, [Path.cwd()])[0]
+        if key in wanted:
+            found[key] = item.submission
+    return found
+
+
+def _bases(journal: str) -> list[Path]:
+    """Where a journal's relative sources are looked up: its folder (`evalkit review` writes it beside its
+    input), then the current folder."""
+    return [Path(journal).parent, Path.cwd()]
 
 
 def _replayed(path: Path) -> tuple[DecisionBook, Activity, int]:
@@ -114,9 +133,9 @@ def _journal(
     skipped: int,
     given: dict[str, Submission | None] | None,
 ) -> ReviewedJournal:
-    """A journal's decisions by source key: the journal's folder is tried first (`evalkit review` puts
-    the journal beside its input), then the current folder; with inputs, the key an input has wins."""
-    bases = [Path(path).parent, Path.cwd()]
+    """A journal's decisions by source key, from the first base (`_bases`) where the source exists; with
+    inputs, the key an input has wins."""
+    bases = _bases(path)
     journal = ReviewedJournal(path, {}, activity, skipped)
     for source in book.sources():
         decided = {t: d for t, d in book.of(source).items() if _is_proposal_decision(t, d)}
