@@ -81,3 +81,13 @@ def test_journal_options_that_cannot_be_used_exit_2(tmp_path: Path, evalkit: Any
     assert alone.stderr == "evalkit check: --max-discard-rate needs --journals GLOB\n"
     wrong = evalkit("check", "config_samples", "--journals", "x", "--max-discard-rate", "1.5")
     assert wrong.returncode == 2 and "expected a number from 0 to 1, got 1.5" in wrong.stderr
+
+
+def test_sarif_describes_the_warning(workspace: Path, reviewer: Any, evalkit: Any) -> None:
+    reviewer("ana", discard_penalty)
+    reviewer("ben", discard_penalty)
+    done = evalkit("check", "config_samples", "--format", "sarif", "--journals", str(workspace / "*.jsonl"))
+    rules = json.loads(done.stdout)["runs"][0]["tool"]["driver"]["rules"]
+    assert {rule["id"]: rule["shortDescription"]["text"] for rule in rules} == {
+        "rule-discarded": "Reviewers discarded a rule's proposals more often than --max-discard-rate allows."
+    }
