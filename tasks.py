@@ -53,8 +53,9 @@ def ensure_venv() -> None:
     STAMP.write_text(wanted)
 
 
-SYSTEM_TOOLS = {"tmux": "tmux"}
-"""Programs the tests drive for real (the review app in a terminal), by the Debian package that has them."""
+SYSTEM_TOOLS = {"tmux": "tmux", "chromium": "chromium"}
+"""Programs the tests drive for real (the review app in a terminal, the `evalkit stats` HTML page in a
+headless browser), by the Debian package that has them."""
 
 
 def ensure_system_tools() -> None:

@@ -129,6 +129,7 @@ CODES: dict[str, str] = {
     "evaluation-error": "Evaluating a sample submission failed.",
     "invalid-sample": "A sample submission cannot be read or is invalid.",
     "rule-never-fires": "A rule fires on none of the sample submissions.",
+    "rule-discarded": "Reviewers discarded a rule's proposals more often than --max-discard-rate allows.",
     "unknown-rule": "A rule test names a rule id the config does not have.",
     "uncovered-rule": "A rule that no rule test fires.",
 }

@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "check": "validate config folders (for CI and pre-commit)",
     "test": "run the rule tests in a config folder's tests/",
     "review": "triage submissions in the reviewer TUI",
+    "stats": "what reviewers did with the engine's proposals, from review journals",
     "lsp": "run the language server on stdio",
     "score": "score a JSONL dataset with the qydomain scorers",
     "schema": "print a JSON Schema for editors and other tools",

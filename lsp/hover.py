@@ -1,5 +1,6 @@
 """Hover: the schema's description of the key under the cursor, with an example; on a dimension name,
-its ideal and tolerance; on a rule id, the rule's dry-run result on the samples."""
+its ideal and tolerance; on a rule id, the rule's dry-run result on the samples and, with the `journals`
+option, what reviewers decided on its proposals."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from evalkit.lsp import schemanav
 from evalkit.lsp.docs import DimensionSetting, dimension_markdown, key_markdown
 from evalkit.lsp.dryrun import DryRunReport
 from evalkit.lsp.lenses import NO_SAMPLES, WAITING, rule_kind
+from evalkit.lsp.reviewers import Verdicts
 from evalkit.lsp.yamlcontext import StructureIndex, Target
 
 
@@ -20,6 +22,7 @@ class HoverFacts:
     report: DryRunReport | None
     config_ok: bool
     samples_found: bool
+    reviewers: Verdicts | None = None  # None: no journals configured
 
 
 def hover_markdown(schema_name: str, index: StructureIndex, target: Target, facts: HoverFacts) -> str | None:
@@ -50,6 +53,8 @@ def _rule_markdown(index: StructureIndex, target: Target, kind: str, facts: Hove
     if description is not None and description.element.value:
         parts.append(index.scalar(description))
     parts.append(_dry_run_text((kind, rule_id), facts))
+    if facts.reviewers is not None:
+        parts.append(facts.reviewers.text(rule_id))
     return "\n\n".join(parts)
 
 

@@ -18,10 +18,12 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from evalkit import __version__
+from evalkit.engine.config import Config
 from evalkit.lsp import completion, hover, lenses, quickfix, symbols
 from evalkit.lsp.convert import from_position, text_range
 from evalkit.lsp.docs import dimension_settings
 from evalkit.lsp.failsoft import fail_soft
+from evalkit.lsp.reviewers import Verdicts
 from evalkit.lsp.schemanav import names_dimension
 from evalkit.lsp.documents import count_lines_as_the_protocol
 from evalkit.lsp.session import OpenDocument, Session
@@ -183,7 +185,17 @@ def _hover_facts(ls: EvalkitServer, document: OpenDocument) -> hover.HoverFacts:
         state.report,
         state.latest is not None and state.latest.ok,
         ls.session.samples_dir(document.folder) is not None,
+        _verdicts(ls, state.last_good),
     )
+
+
+def _verdicts(ls: EvalkitServer, config: Config | None) -> Verdicts | None:
+    """What reviewers decided per rule, when the `journals` option is set (counted once a good config is
+    known)."""
+    pattern = ls.session.options.journals
+    if pattern is None:
+        return None
+    return ls.session.reviewers.of(config, pattern, ls.session.workspace_root) if config else Verdicts(None)
 
 
 def _markup_kind(capabilities: types.ClientCapabilities) -> types.MarkupKind:

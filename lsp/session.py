@@ -32,6 +32,7 @@ from evalkit.lsp import dryrun, ruletests
 from evalkit.lsp.convert import Problem, to_problem
 from evalkit.lsp.debounce import Debouncer
 from evalkit.lsp.options import InitOptions, parse_options
+from evalkit.lsp.reviewers import ReviewerVerdicts
 from evalkit.lsp.workspace import Buffer, FolderState, config_file, evalkit_file, folder_buffers, uri_for
 from evalkit.lsp.yamlcontext import StructureIndex
 
@@ -70,6 +71,7 @@ class Session:
         self._runner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalkit-dry-run")
         self._samples: dict[Path, tuple[Any, list[LoadedSubmission]]] = {}
         self._indexes: dict[str, tuple[str, StructureIndex]] = {}
+        self.reviewers = ReviewerVerdicts()
 
     # --- setup -------------------------------------------------------------------------------
 

@@ -30,7 +30,7 @@ def test_a_bad_option_keeps_its_default_and_says_why() -> None:
         "initialization option 'dryRunDelayMs' = -5 is not valid; using 50",
         "initialization option 'dryRun' = 'yes' is not valid; using True",
         "unknown initialization option 'colour'; known: "
-        "samples, dryRun, diagnosticsDelayMs, dryRunDelayMs, maxSamples",
+        "samples, dryRun, diagnosticsDelayMs, dryRunDelayMs, maxSamples, journals",
     ]
     assert parse_options([1]) == (
         InitOptions(),
