@@ -121,7 +121,8 @@ def _missing_key(err: SchemaError, document: YamlDocument, path: JsonPath, check
     name = next((m for m in missing if m not in err.instance), "?")
     span = document.value_span(path)
     entry = f"{name}: {_placeholder(err.schema.get('properties', {}).get(name, {}), checker)}"
-    line_text = document.text.split("\n")[span.line - 1] if document.text else ""
+    lines = document.lines()
+    line_text = lines[span.line - 1] if span.line <= len(lines) else ""
     if line_text[span.column - 1:span.column] == "{":  # a flow mapping: the key goes inside the braces
         at = Span.point(span.line, span.column + 1)
         fix = Fix(f"Insert '{name}'", at, entry + (", " if err.instance else ""))

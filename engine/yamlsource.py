@@ -14,6 +14,7 @@ returns what the careful path would.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,7 @@ import yaml
 
 from evalkit.engine import limits
 from evalkit.engine.diagnostics import Diagnostic, FILE_START, Span, error
+from evalkit.engine.positions import LineMap, split_lines
 
 try:
     _Loader: type = yaml.CSafeLoader
@@ -29,6 +31,7 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
 
 JsonPath = tuple[str | int, ...]
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_LINE_END = re.compile(r"[\r\n]")
 
 
 @dataclass(slots=True)
@@ -45,6 +48,13 @@ class YamlDocument:
     text: str
     data: Any
     spans: dict[JsonPath, NodeSpans] = field(default_factory=dict)
+    _lines: list[str] | None = field(default=None, repr=False, compare=False)
+
+    def lines(self) -> list[str]:
+        """The text's lines (without their ends), numbered as the spans number them from 1."""
+        if self._lines is None:
+            self._lines = split_lines(self.text)
+        return self._lines
 
     def value_span(self, path: JsonPath) -> Span:
         """The span of the node at `path`, or of its nearest ancestor that exists."""
@@ -61,21 +71,20 @@ class YamlDocument:
         return self.spans.get(path) or NodeSpans(FILE_START)
 
 
-def _span(node: yaml.Node) -> Span:
-    start, end = node.start_mark, node.end_mark
-    return Span(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+def _span(node: yaml.Node, lines: LineMap) -> Span:
+    return Span(*lines.mark(node.start_mark), *lines.mark(node.end_mark))
 
 
-def _mark_span(mark: Any) -> Span:
-    return Span.point(mark.line + 1, mark.column + 1) if mark is not None else FILE_START
+def _mark_span(mark: Any, lines: LineMap) -> Span:
+    return Span.point(*lines.mark(mark)) if mark is not None else FILE_START
 
 
-def _too_deep(path: str, mark: Any) -> Diagnostic:
-    return error(path, _mark_span(mark), "yaml-too-deep",
+def _too_deep(path: str, mark: Any, lines: LineMap) -> Diagnostic:
+    return error(path, _mark_span(mark, lines), "yaml-too-deep",
                  f"nesting deeper than {limits.MAX_YAML_DEPTH} levels is refused")
 
 
-def _scan_limits(text: str, path: str) -> Diagnostic | None:
+def _scan_limits(text: str, path: str, lines: LineMap) -> Diagnostic | None:
     """Refuse too deep nesting and alias expansion before a tree is built."""
     anchored: dict[str, int] = {}
     stack: list[list[Any]] = [[None, 0]]
@@ -83,7 +92,7 @@ def _scan_limits(text: str, path: str) -> Diagnostic | None:
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             stack.append([event.anchor, 0])
             if len(stack) - 1 > limits.MAX_YAML_DEPTH:  # the first entry stands for the stream
-                return _too_deep(path, event.start_mark)
+                return _too_deep(path, event.start_mark, lines)
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             anchor, count = stack.pop()
             if anchor is not None:
@@ -96,14 +105,14 @@ def _scan_limits(text: str, path: str) -> Diagnostic | None:
         elif isinstance(event, yaml.AliasEvent):
             if any(anchor == event.anchor for anchor, _ in stack):
                 # the composer accepts an alias to an enclosing node; walking the tree would never end
-                return error(path, _mark_span(event.start_mark), "recursive-alias",
+                return error(path, _mark_span(event.start_mark, lines), "recursive-alias",
                              f"the alias *{event.anchor} refers to a node that contains it")
             if event.anchor not in anchored:
-                return error(path, _mark_span(event.start_mark), "yaml-syntax", f"the alias *{event.anchor} "
+                return error(path, _mark_span(event.start_mark, lines), "yaml-syntax", f"the alias *{event.anchor} "
                              f"refers to no anchor (&{event.anchor}) defined before it")
             stack[-1][1] += anchored[event.anchor]
         if stack[-1][1] > limits.MAX_YAML_NODES or stack[0][1] > limits.MAX_YAML_NODES:
-            return error(path, _mark_span(event.start_mark), "yaml-too-large",
+            return error(path, _mark_span(event.start_mark, lines), "yaml-too-large",
                          f"the document expands to more than {limits.MAX_YAML_NODES:,} nodes "
                          "(aliases included) and is refused")
     return None
@@ -121,7 +130,7 @@ def _shallow_for_sure(text: str) -> bool:
     brackets = text.count("[") + text.count("{")
     if brackets >= _SAFE_COMPOSER_DEPTH:
         return False
-    longest = max(map(len, text.splitlines()), default=0)
+    longest = max(map(len, split_lines(text)), default=0)
     return brackets + 2 * longest + 2 < _SAFE_COMPOSER_DEPTH
 
 
@@ -133,8 +142,8 @@ class _Builder:
     """Turns a composed node tree into plain data, recording spans and duplicate keys. With `checking`, it
     also enforces the nesting and size limits itself (the tree was not scanned first)."""
 
-    def __init__(self, path: str, checking: bool = False) -> None:
-        self.path = path
+    def __init__(self, path: str, lines: LineMap, checking: bool = False) -> None:
+        self.path, self.lines = path, lines
         self.spans: dict[JsonPath, NodeSpans] = {}
         self.diagnostics: list[Diagnostic] = []
         self._constructor = yaml.constructor.SafeConstructor()
@@ -147,7 +156,7 @@ class _Builder:
             self._nodes_left -= 1
             if self._nodes_left < 0:
                 raise _Unchecked
-        self.spans[at] = NodeSpans(_span(node), key)
+        self.spans[at] = NodeSpans(_span(node, self.lines), key)
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, at, depth + 1)
         if isinstance(node, yaml.SequenceNode):
@@ -169,11 +178,11 @@ class _Builder:
             key = self._key(key_node)
             if key in seen:
                 self.diagnostics.append(error(
-                    self.path, _span(key_node), "duplicate-key",
+                    self.path, _span(key_node, self.lines), "duplicate-key",
                     f"duplicate key '{key}' (first at line {self.spans[(*at, key)].key.line})"))  # type: ignore[union-attr]
                 continue
             seen.add(key)
-            out[key] = self.build(value_node, (*at, key), _span(key_node), depth)
+            out[key] = self.build(value_node, (*at, key), _span(key_node, self.lines), depth)
         return out
 
     def _merged(self, node: yaml.MappingNode, at: JsonPath, depth: int) -> dict[str, Any]:
@@ -188,7 +197,7 @@ class _Builder:
                 if isinstance(source, yaml.MappingNode):
                     out.update(self._mapping(source, at, depth + 1))
                 else:
-                    self.diagnostics.append(error(self.path, _span(source), "yaml-syntax",
+                    self.diagnostics.append(error(self.path, _span(source, self.lines), "yaml-syntax",
                                                   "a merge key '<<' takes a mapping or a list of mappings"))
         return out
 
@@ -200,6 +209,7 @@ class _Builder:
 
 def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Diagnostic]]:
     """Parse one YAML document with every safety limit; problems come back as diagnostics."""
+    text = text.removeprefix("\ufeff")  # libyaml's marks do not count a byte order mark; PyYAML's do
     if len(text) > limits.MAX_YAML_BYTES:
         return None, [error(path, FILE_START, "file-too-large",
                             f"file is {len(text):,} characters; the limit is {limits.MAX_YAML_BYTES:,}")]
@@ -216,61 +226,105 @@ def _parse_fast(text: str, path: str) -> tuple[YamlDocument | None, list[Diagnos
     root = yaml.compose(text, Loader=_Loader)
     if root is None:
         return YamlDocument(path, text, None), []
-    builder = _Builder(path, checking=True)
+    builder = _Builder(path, LineMap(text), checking=True)
     data = builder.build(root, ())
     return YamlDocument(path, text, data, builder.spans), builder.diagnostics
 
 
 def _parse_careful(text: str, path: str) -> tuple[YamlDocument | None, list[Diagnostic]]:
     """Scan the limits, then compose and build; every problem becomes a diagnostic."""
+    lines = LineMap(text)
     try:
-        refused = _scan_limits(text, path)
+        refused = _scan_limits(text, path, lines)
         if refused is not None:
             return None, [refused]
         root = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
-        return None, [_syntax_error(exc, path, text)]
+        return None, [_syntax_error(exc, path, text, lines)]
     except yaml.reader.ReaderError as exc:
-        return None, [_reader_error(exc, path, text)]
+        return None, [_reader_error(exc, path, text, lines)]
     except yaml.YAMLError as exc:
         return None, [error(path, FILE_START, "yaml-syntax", str(exc).replace("\n", " "))]
     if root is None:
         return YamlDocument(path, text, None), []
-    builder = _Builder(path)
+    builder = _Builder(path, lines)
     try:
         data = builder.build(root, ())
     except yaml.MarkedYAMLError as exc:
-        return None, [_syntax_error(exc, path, text)]
+        return None, [_syntax_error(exc, path, text, lines)]
     return YamlDocument(path, text, data, builder.spans), builder.diagnostics
 
 
-def _reader_error(exc: yaml.reader.ReaderError, path: str, text: str) -> Diagnostic:
-    """A character YAML refuses (a control character such as NUL), at its line and column."""
-    at = exc.position
-    line = text.count("\n", 0, at) + 1
-    column = at - (text.rfind("\n", 0, at) + 1) + 1
+def _reader_error(exc: yaml.reader.ReaderError, path: str, text: str, lines: LineMap) -> Diagnostic:
+    """A character YAML refuses (a control character such as NUL), at its line and column. libyaml gives
+    its position in bytes, PyYAML in characters; the reader stops at the first such character, which
+    is therefore the first of its kind in the text."""
     character = exc.character if isinstance(exc.character, int) else ord(exc.character)
-    return error(path, Span.point(line, column), "yaml-syntax",
+    at = text.find(chr(character))
+    return error(path, Span.point(*lines.position(max(at, 0))), "yaml-syntax",
                  f"the character U+{character:04X} is not allowed in YAML ({exc.reason})")
 
 
-def _syntax_error(exc: yaml.MarkedYAMLError, path: str, text: str) -> Diagnostic:
-    """At the parser's position; the context (what was being parsed) says where that began."""
+def _syntax_error(exc: yaml.MarkedYAMLError, path: str, text: str, lines: LineMap) -> Diagnostic:
+    """At the parser's position; the context (what was being parsed) says where that began. A flow
+    collection left open (`[1,` being typed) is marked where it began, up to what was typed in it."""
     mark = exc.problem_mark or exc.context_mark
     if "maximum nesting depth" in (exc.problem or ""):
         # PyYAML 6.0.4's scanner has a nesting limit of its own (1,000), met while it looks ahead of the events
-        return _too_deep(path, mark)
+        return _too_deep(path, mark, lines)
     problem = exc.problem or "invalid YAML"
+    if mark is not None and "flow" in (exc.context or ""):
+        unclosed = _unclosed_flow(text, mark)
+        if unclosed is not None:
+            opening, typed_end = unclosed
+            kind = "sequence '['" if isinstance(opening, yaml.FlowSequenceStartToken) else "mapping '{'"
+            where = "line {}:{}".format(*lines.mark(mark))
+            return error(path, Span(*lines.mark(opening.start_mark), *lines.position(typed_end)), "yaml-syntax",
+                         f"the flow {kind} is not closed ({problem} at {where})")
     began = exc.context_mark
     if exc.context and exc.context not in problem:
-        same_place = began is None or mark is None or (began.line, began.column) == (mark.line, mark.column)
-        where = "" if same_place else f" that began at line {began.line + 1}:{began.column + 1}"
+        same_place = began is None or mark is None or began.index == mark.index
+        where = "" if same_place else " that began at line {}:{}".format(*lines.mark(began))
         problem = f"{problem} ({exc.context}{where})"
-    if mark is not None and _char_at(text, mark.line, mark.column) == "\t":
+    if mark is not None and text[mark.index:mark.index + 1] == "\t":
         problem += "; YAML cannot indent with tabs: use spaces"
-    return error(path, _mark_span(mark), "yaml-syntax", problem)
+    return error(path, _mark_span(mark, lines), "yaml-syntax", problem)
 
 
-def _char_at(text: str, line: int, column: int) -> str:
-    lines = text.splitlines()
-    return lines[line][column:column + 1] if line < len(lines) else ""
+class _OpenFlow:
+    """A flow collection still open, and the end (an offset) of what was typed in it: its tokens before
+    the first later line indented no further than the line it opened on, where it should have closed."""
+
+    def __init__(self, opening: yaml.Token, text: str, until: int) -> None:
+        start = opening.start_mark
+        indent = len(text[start.index - start.column:start.index]) - len(
+            text[start.index - start.column:start.index].lstrip(" "))
+        dedent = re.compile(f"(?:\r\n?|\n)(?= {{0,{indent}}}[^ \r\n#])").search(text, start.index, until)
+        self.opening, self.typed_end = opening, opening.end_mark.index
+        self.cut = dedent.start() if dedent is not None else until
+
+    def add(self, token: yaml.Token, text: str) -> None:
+        if token.start_mark.index < self.cut:  # a plain scalar may run on past the cut: it ends there
+            self.typed_end = min(token.end_mark.index, len(text[:self.cut].rstrip()))
+
+
+def _unclosed_flow(text: str, problem: Any) -> tuple[yaml.Token, int] | None:
+    """The opening token of the innermost flow collection still open where the parser stopped, and the
+    end (an offset) of what was typed in it, when the parser stopped on a later line than that (it
+    swallowed the lines below looking for the closing bracket); None otherwise."""
+    opened: list[_OpenFlow] = []
+    try:
+        for token in yaml.scan(text, Loader=_Loader):
+            if token.start_mark.index >= problem.index or isinstance(token, yaml.StreamEndToken):
+                break
+            if isinstance(token, (yaml.FlowSequenceEndToken, yaml.FlowMappingEndToken)) and opened:
+                opened.pop()
+            if opened:
+                opened[-1].add(token, text)
+            if isinstance(token, (yaml.FlowSequenceStartToken, yaml.FlowMappingStartToken)):
+                opened.append(_OpenFlow(token, text, problem.index))
+    except yaml.YAMLError:
+        pass  # a scanner error further on: what was read so far says where the collection began
+    if not opened or not _LINE_END.search(text, opened[-1].typed_end, problem.index):
+        return None
+    return opened[-1].opening, opened[-1].typed_end

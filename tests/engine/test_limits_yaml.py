@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 import yaml
 
 from hypothesis import event, given, settings
@@ -92,10 +93,32 @@ def test_a_tab_used_for_indentation_says_so() -> None:
 
 
 def test_a_syntax_error_names_where_the_unclosed_construct_began() -> None:
-    document, (problem,) = parse_yaml("a: [1, 2\nb: 3\n", "f.yaml")
-    assert (problem.line, problem.column) == (2, 2)
-    assert problem.message == ("did not find expected ',' or ']' (while parsing a flow sequence that began at "
-                               "line 1:4)")
+    _, (problem,) = parse_yaml("a: 'b\nc\n", "f.yaml")
+    assert (problem.line, problem.column) == (3, 1)
+    assert problem.message == "found unexpected end of stream (while scanning a quoted scalar that began at line 1:4)"
+
+
+@pytest.mark.parametrize(("text", "span", "stopped_at"), [
+    ("a: [1, 2\nb: 3\n", (1, 4, 1, 9), "2:2"),  # the next line's scalar runs on into the collection
+    ("rules: [\n", (1, 8, 1, 9), "2:1"),
+    ("a: [1,\n\n\n", (1, 4, 1, 7), "4:1"),
+    ("a:\n  b: {x: [1, 2,\n      3,  # typing here\n  # a comment\n  c: 4\n", (2, 10, 3, 9), "6:1"),
+    ("a:\n  - {x: 1,\n  - y: 2\n", (2, 5, 2, 11), "3:3"),
+    ("s: 'x\u2028y\x85'\nt: [1,\nu: 2\n", (2, 4, 2, 7), "4:1"),  # lines as the protocol counts them
+])
+def test_a_flow_collection_being_typed_is_marked_where_it_began_up_to_what_was_typed(
+    text: str, span: tuple[int, int, int, int], stopped_at: str
+) -> None:
+    # the parser reads on past `[1,` to the lines below and fails there, far from where the author types
+    _, (problem,) = parse_yaml(text, "f.yaml")
+    assert (problem.code, (problem.span.line, problem.span.column, problem.span.end_line, problem.span.end_column)) \
+        == ("yaml-syntax", span)
+    assert problem.message.startswith("the flow ") and problem.message.endswith(f" at line {stopped_at})")
+
+
+def test_an_error_inside_a_flow_collection_on_its_own_line_stays_where_the_parser_stopped() -> None:
+    _, (problem,) = parse_yaml("a: [1, : ]\nb: 2\n", "f.yaml")
+    assert (problem.line, problem.column) == (1, 8)
 
 
 @settings(max_examples=300, deadline=None)
