@@ -1,0 +1,107 @@
+"""Positions after a U+2028, U+0085 or U+2029 in a YAML string, through the real server: the protocol ends
+lines at LF, CRLF and CR only, while PyYAML's marks and `str.splitlines` also end them at these. Every
+feature must answer for the line the editor means; a quick fix must edit the line it names.
+The outline and the marking of a flow collection being typed are here too."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from lsprotocol import types
+
+from evalkit import schemas
+
+if TYPE_CHECKING:
+    from conftest import Editor
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+DESCRIPTION = "description: A perfect accuracy rating needs a rewrite with an example."
+SEPARATED = 'description: "A perfect\u2028accuracy\u0085rating\u2029needs a rewrite with an example."'
+
+
+def span(r: types.Range) -> tuple[int, int, int, int]:
+    return r.start.line, r.start.character, r.end.line, r.end.character
+
+
+async def open_separated(editor: Editor) -> str:
+    """rules.yaml with the three separators in the description on line 15 (0-based), and no problem."""
+    text = editor.text("rules.yaml").replace(DESCRIPTION, SEPARATED)
+    assert await editor.open("rules.yaml", text) == []
+    return text
+
+
+async def test_a_diagnostic_after_the_separators_is_on_its_own_line(editor: Editor) -> None:
+    await open_separated(editor)
+    found = await editor.replace("rules.yaml", "      set_flag: too_short", "      set_flg: too_short")
+    assert [(span(d.range), d.code) for d in found] == [((44, 6, 44, 13), "unknown-key")]
+
+
+async def test_the_quick_fix_after_the_separators_gives_the_intended_file(editor: Editor) -> None:
+    intended = await open_separated(editor)
+    await editor.replace("rules.yaml", "      set_flag: too_short", "      set_flg: too_short")
+    actions = await editor.client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier(editor.uri("rules.yaml")),
+            types.Range(types.Position(44, 8), types.Position(44, 8)),
+            types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    assert actions and isinstance(actions[0], types.CodeAction) and actions[0].edit and actions[0].edit.changes
+    (edit,) = actions[0].edit.changes[editor.uri("rules.yaml")]
+    assert await editor.change("rules.yaml", edit.range, edit.new_text) == []
+    assert editor.texts["rules.yaml"] == intended
+
+
+async def test_hover_after_the_separators_describes_the_key_under_the_cursor(editor: Editor) -> None:
+    await open_separated(editor)
+    found = await editor.hover("rules.yaml", 41, 10)
+    assert found is not None and found.range is not None and isinstance(found.contents, types.MarkupContent)
+    assert found.contents.value.startswith("**`max_total_length`** · integer")
+    assert span(found.range) == (41, 6, 41, 22)
+
+
+async def test_completion_after_the_separators_offers_the_keys_of_that_line(editor: Editor) -> None:
+    await open_separated(editor)
+    await editor.replace("rules.yaml", "{ accuracy: 4.5 }\n", "{ accuracy: 4.5 }\n      \n")
+    items = await editor.completion("rules.yaml", 19, 6)
+    conditions = schemas.load("rules")["$defs"]["conditions"]["properties"]
+    used = {"preferred_rewrite_missing_substring", "dimension_gt"}
+    assert sorted(item.label for item in items) == sorted(name for name in conditions if name not in used)
+
+
+async def outline(editor: Editor) -> list[tuple[str, tuple[int, int, int, int]]]:
+    symbols = await editor.client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(types.TextDocumentIdentifier(editor.uri("rules.yaml")))
+    )
+    flat = []
+    for symbol in symbols or []:
+        assert isinstance(symbol, types.DocumentSymbol)
+        flat += [(s.name, span(s.selection_range)) for s in [symbol, *(symbol.children or [])]]
+    return flat
+
+
+RULES_OUTLINE = [
+    ("lower_accuracy_if_no_example", (14, 8, 14, 36)),
+    ("efficient_structure", (23, 8, 23, 27)),
+    ("negative_weights_without_alternative", (31, 8, 31, 44)),
+    ("very_short_answers", (39, 8, 39, 26)),
+    ("rewrite_rules", (47, 0, 47, 13)),
+    ("close_rewrite_with_period", (48, 8, 48, 33)),
+]
+
+
+async def test_the_outline_after_the_separators_names_the_lines_of_the_rules(editor: Editor) -> None:
+    await open_separated(editor)
+    assert (await outline(editor))[-6:] == RULES_OUTLINE
+
+
+async def test_a_flow_collection_being_typed_is_marked_where_typing_is_and_the_outline_stays(
+    editor: Editor,
+) -> None:
+    await open_separated(editor)
+    found = await editor.replace("rules.yaml", '["ejemplo", "example"]', '["ejemplo",')
+    assert [(span(d.range), d.code) for d in found] == [((17, 43, 17, 54), "yaml-syntax")]
+    assert found[0].message == "the flow sequence '[' is not closed (did not find expected ',' or ']' at line 20:5)"
+    assert (await outline(editor))[-6:] == RULES_OUTLINE  # the last outline of the file that parsed
