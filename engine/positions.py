@@ -20,8 +20,6 @@ from typing import Any
 _LINE_END = re.compile(r"\r\n?|\n")
 _OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 """What `str.splitlines` ends a line at besides the protocol's line ends."""
-_YAML_ONLY_BREAKS = re.compile("[\x85\u2028\u2029]")
-"""What PyYAML's marks end a line at besides the protocol's line ends."""
 
 
 def split_lines(text: str) -> list[str]:
@@ -49,22 +47,16 @@ def lines_with_ends(text: str) -> list[str]:
 class LineMap:
     """Character offsets in one text -> (line, column), both from 1."""
 
-    __slots__ = ("_starts", "_marks_agree")
+    __slots__ = ("_starts",)
 
     def __init__(self, text: str) -> None:
         self._starts = [0, *(match.end() for match in _LINE_END.finditer(text))]
-        self._marks_agree = _YAML_ONLY_BREAKS.search(text) is None
 
     def position(self, offset: int) -> tuple[int, int]:
         line = bisect_right(self._starts, offset) - 1
         return line + 1, offset - self._starts[line] + 1
 
     def mark(self, mark: Any) -> tuple[int, int]:
-        """The position of a PyYAML mark. Where the text has no break that only YAML counts, the mark's
-        own line and column are the same numbers, and cost no search."""
-        if self._marks_agree:
-            return mark.line + 1, mark.column + 1
+        """The position of a PyYAML mark, from its offset: its own line and column count YAML's line
+        breaks, and at the end of a text without a final line end libyaml puts them on a line after it."""
         return self.position(mark.index)
-
-    def line_count(self) -> int:
-        return len(self._starts)

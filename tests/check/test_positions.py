@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalkit.engine.config import analyze
+from evalkit.engine.yamlsource import parse_yaml
 
 EVALKIT = Path(sys.executable).parent / "evalkit"
 REPO = Path(__file__).parents[2]
@@ -92,6 +93,12 @@ def test_a_character_yaml_refuses_is_found_after_wide_characters_and_cr_line_end
     assert done.stdout.startswith("rules.yaml:3:18: error[yaml-syntax] the character U+0000 is not allowed")
 
 
+def test_an_error_at_the_end_of_a_file_without_a_final_line_end_is_on_its_last_line(tmp_path: Path) -> None:
+    # libyaml puts the end of the stream on a line after the last one, where an editor has none
+    (tmp_path / "rules.yaml").write_text("version: 2\noptions", encoding="utf-8")
+    assert check(tmp_path).stdout.startswith("rules.yaml:2:8: error[yaml-syntax] could not find expected ':'")
+
+
 def test_bytes_that_are_not_utf8_are_found_on_cr_lines(tmp_path: Path) -> None:
     (tmp_path / "rules.yaml").write_bytes(b"version: 2\r# \xc3\xa9\rrating_rules: [\xff]\r")
     done = check(tmp_path)
@@ -132,3 +139,18 @@ def test_every_position_points_into_the_text_as_the_protocol_splits_it(
         assert 1 <= span.end_column <= len(lines[span.end_line - 1]) + 1
     [unknown] = [d for d in config.diagnostics if d.code == "unknown-key"]
     assert lines[unknown.line - 1][unknown.column - 1:unknown.span.end_column - 1] == "descripton"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from([*"ab:-[]{}&*!|>'\"#\n\t ,?", "\r", "\r\n", "\n  ", "&x ", "*x", "é😀",
+                                 *SEPARATORS]), max_size=50))
+def test_every_yaml_diagnostic_is_a_range_inside_the_text_as_the_protocol_splits_it(tokens: list[str]) -> None:
+    text = "".join(tokens)
+    _, diagnostics = parse_yaml(text, "f.yaml")
+    lines = protocol_lines(text)
+    for found in diagnostics:
+        span = found.span
+        assert (1, 1) <= (span.line, span.column) <= (span.end_line, span.end_column)
+        assert span.end_line <= len(lines)
+        assert span.column <= len(lines[span.line - 1]) + 1
+        assert span.end_column <= len(lines[span.end_line - 1]) + 1
