@@ -105,6 +105,15 @@ def test_bytes_that_are_not_utf8_are_found_on_cr_lines(tmp_path: Path) -> None:
     assert done.stdout.startswith("rules.yaml:3:16: error[not-utf8] the file is not UTF-8 text (byte 31: 0xff)")
 
 
+@pytest.mark.parametrize("line_end", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])
+def test_a_submission_that_is_not_json_is_placed_on_the_editor_s_line(tmp_path: Path, line_end: str) -> None:
+    # json counts lines at "\n" only: a file with CR line ends was one long line to it
+    (tmp_path / "sub.json").write_bytes(line_end.join(['{', '  "prompt": "x",', '  "responses": [1,]', '}', '']).encode())
+    done = subprocess.run([str(EVALKIT), "eval", "sub.json"], capture_output=True, text=True, timeout=60,
+                          cwd=tmp_path, check=False)
+    assert json.loads(done.stdout)["error"]["message"] == "invalid JSON at line 3:19: Expecting value"
+
+
 QUOTED = re.compile(r'"[^"\n]*"')
 SAMPLE = (REPO / "config_samples" / "rules.yaml").read_text(encoding="utf-8")
 INSIDE_QUOTES = [m.start() + 1 + i for m in QUOTED.finditer(SAMPLE) for i in range(len(m.group()) - 1)
