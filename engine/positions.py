@@ -33,6 +33,12 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
+def line_end(text: str) -> str:
+    """The line end `text` uses (its first), for text inserted into it: "\\n" when it has none."""
+    found = _LINE_END.search(text)
+    return found.group() if found is not None else "\n"
+
+
 def lines_with_ends(text: str) -> list[str]:
     """The lines of `text`, each with its line end (the last one may have none)."""
     if _OTHER_BREAKS.search(text) is None:

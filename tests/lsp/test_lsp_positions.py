@@ -105,3 +105,21 @@ async def test_a_flow_collection_being_typed_is_marked_where_typing_is_and_the_o
     assert [(span(d.range), d.code) for d in found] == [((17, 43, 17, 54), "yaml-syntax")]
     assert found[0].message == "the flow sequence '[' is not closed (did not find expected ',' or ']' at line 20:5)"
     assert (await outline(editor))[-6:] == RULES_OUTLINE  # the last outline of the file that parsed
+
+
+async def test_a_key_inserted_into_a_crlf_file_keeps_its_line_ends(editor: Editor) -> None:
+    text = editor.text("rules.yaml").replace("\n", "\r\n")
+    assert await editor.open("rules.yaml", text) == []
+    await editor.replace("rules.yaml", "  - id: very_short_answers\r\n    when:", "  - when:")
+    actions = await editor.client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier(editor.uri("rules.yaml")),
+            types.Range(types.Position(39, 5), types.Position(39, 5)),
+            types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    assert actions and isinstance(actions[0], types.CodeAction) and actions[0].edit and actions[0].edit.changes
+    (edit,) = actions[0].edit.changes[editor.uri("rules.yaml")]
+    assert (span(edit.range), edit.new_text) == ((39, 4, 39, 4), "id: new_rule\r\n    ")
+    assert await editor.change("rules.yaml", edit.range, edit.new_text) == []
+    assert "\n" not in editor.texts["rules.yaml"].replace("\r\n", "")
