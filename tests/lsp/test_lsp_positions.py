@@ -123,3 +123,12 @@ async def test_a_key_inserted_into_a_crlf_file_keeps_its_line_ends(editor: Edito
     assert (span(edit.range), edit.new_text) == ((39, 4, 39, 4), "id: new_rule\r\n    ")
     assert await editor.change("rules.yaml", edit.range, edit.new_text) == []
     assert "\n" not in editor.texts["rules.yaml"].replace("\r\n", "")
+
+
+async def test_columns_after_a_separator_on_the_same_line_are_in_the_client_s_units(editor: Editor) -> None:
+    await editor.open("rules.yaml")
+    found = await editor.replace("rules.yaml", "{ accuracy: 4.5 }", '{ accuracy: "😀\u2028x", é: 1 }')
+    # 😀 takes two UTF-16 units; YAML's own column restarts after the U+2028
+    assert [(span(d.range), d.code) for d in found] == [
+        ((18, 32, 18, 38), "wrong-type"), ((18, 40, 18, 41), "unknown-dimension")
+    ]
