@@ -6,7 +6,9 @@ each reported line:col is where the problem is, in every output format of `evalk
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -103,6 +105,18 @@ def test_bytes_that_are_not_utf8_are_found_on_cr_lines(tmp_path: Path) -> None:
     (tmp_path / "rules.yaml").write_bytes(b"version: 2\r# \xc3\xa9\rrating_rules: [\xff]\r")
     done = check(tmp_path)
     assert done.stdout.startswith("rules.yaml:3:16: error[not-utf8] the file is not UTF-8 text (byte 31: 0xff)")
+
+
+def test_rule_test_files_are_checked_at_the_editor_s_lines(tmp_path: Path) -> None:
+    shutil.copytree(REPO / "tests" / "ruletests" / "fixtures" / "broken_tests", tmp_path / "suite")
+    test_file = tmp_path / "suite" / "tests" / "unknown_ids.yaml"
+    text = test_file.read_text(encoding="utf-8")
+    test_file.write_text(text.replace("name: misspelt rule ids", f'name: "misspelt{SEPARATORS}rule ids"'),
+                         encoding="utf-8")
+    done = subprocess.run([str(EVALKIT), "test", "suite"], capture_output=True, text=True, timeout=60,
+                          cwd=tmp_path, check=False, env={**os.environ, "NO_COLOR": "1"})
+    assert ("suite/tests/unknown_ids.yaml:5:19: error[unknown-rule] unknown rule id 'mentions_heep'; "
+            "did you mean 'mentions_heap'?") in done.stdout
 
 
 @pytest.mark.parametrize("line_end", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])
