@@ -20,6 +20,8 @@ from typing import Any
 _LINE_END = re.compile(r"\r\n?|\n")
 _OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 """What `str.splitlines` ends a line at besides the protocol's line ends."""
+_YAML_ONLY_BREAKS = re.compile("[\x85\u2028\u2029]")
+"""What PyYAML's marks end a line at besides the protocol's line ends."""
 
 
 def split_lines(text: str) -> list[str]:
@@ -53,16 +55,22 @@ def lines_with_ends(text: str) -> list[str]:
 class LineMap:
     """Character offsets in one text -> (line, column), both from 1."""
 
-    __slots__ = ("_starts",)
+    __slots__ = ("_starts", "marks_exact_below")
 
     def __init__(self, text: str) -> None:
         self._starts = [0, *(match.end() for match in _LINE_END.finditer(text))]
+        self.marks_exact_below = 0 if _YAML_ONLY_BREAKS.search(text) else len(text)
+        """A PyYAML mark at an offset below this has the right line and column of its own (they cost
+        nothing to read): unless the text has a break that only YAML counts (then none has), or the mark
+        is at the end of the text (libyaml puts the end of a text without a final line end on a line
+        after it)."""
 
     def position(self, offset: int) -> tuple[int, int]:
         line = bisect_right(self._starts, offset) - 1
         return line + 1, offset - self._starts[line] + 1
 
     def mark(self, mark: Any) -> tuple[int, int]:
-        """The position of a PyYAML mark, from its offset: its own line and column count YAML's line
-        breaks, and at the end of a text without a final line end libyaml puts them on a line after it."""
+        """The position of a PyYAML mark."""
+        if mark.index < self.marks_exact_below:
+            return mark.line + 1, mark.column + 1
         return self.position(mark.index)

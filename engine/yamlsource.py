@@ -72,7 +72,10 @@ class YamlDocument:
 
 
 def _span(node: yaml.Node, lines: LineMap) -> Span:
-    return Span(*lines.mark(node.start_mark), *lines.mark(node.end_mark))
+    start, end = node.start_mark, node.end_mark
+    if end.index < lines.marks_exact_below:  # the common case, as cheap as reading the marks
+        return Span(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+    return Span(*lines.mark(start), *lines.mark(end))
 
 
 def _mark_span(mark: Any, lines: LineMap) -> Span:
