@@ -14,7 +14,6 @@ returns what the careful path would.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +22,7 @@ import yaml
 from evalkit.engine import limits
 from evalkit.engine.diagnostics import Diagnostic, FILE_START, Span, error
 from evalkit.engine.positions import LineMap, split_lines
+from evalkit.engine.unclosed import find_unclosed
 
 try:
     _Loader: type = yaml.CSafeLoader
@@ -31,7 +31,6 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
 
 JsonPath = tuple[str | int, ...]
 _MERGE_TAG = "tag:yaml.org,2002:merge"
-_LINE_END = re.compile(r"[\r\n]")
 
 
 @dataclass(slots=True)
@@ -269,21 +268,18 @@ def _reader_error(exc: yaml.reader.ReaderError, path: str, text: str, lines: Lin
 
 
 def _syntax_error(exc: yaml.MarkedYAMLError, path: str, text: str, lines: LineMap) -> Diagnostic:
-    """At the parser's position; the context (what was being parsed) says where that began. A flow
-    collection left open (`[1,` being typed) is marked where it began, up to what was typed in it."""
+    """At the parser's position; the context (what was being parsed) says where that began. A `[`, `{` or
+    quote left open (`[1,` being typed) is marked where it began, up to what was typed in it."""
     mark = exc.problem_mark or exc.context_mark
     if "maximum nesting depth" in (exc.problem or ""):
         # PyYAML 6.0.4's scanner has a nesting limit of its own (1,000), met while it looks ahead of the events
         return _too_deep(path, mark, lines)
     problem = exc.problem or "invalid YAML"
-    if mark is not None and "flow" in (exc.context or ""):
-        unclosed = _unclosed_flow(text, mark)
-        if unclosed is not None:
-            opening, typed_end = unclosed
-            kind = "sequence '['" if isinstance(opening, yaml.FlowSequenceStartToken) else "mapping '{'"
-            where = "line {}:{}".format(*lines.mark(mark))
-            return error(path, Span(*lines.mark(opening.start_mark), *lines.position(typed_end)), "yaml-syntax",
-                         f"the flow {kind} is not closed ({problem} at {where})")
+    unclosed = find_unclosed(text, exc, _Loader)
+    if unclosed is not None:
+        where = "line {}:{}".format(*lines.mark(mark))
+        return error(path, Span(*lines.position(unclosed.start), *lines.position(unclosed.typed_end)),
+                     "yaml-syntax", f"the {unclosed.what} is not closed ({problem} at {where})")
     began = exc.context_mark
     if exc.context and exc.context not in problem:
         same_place = began is None or mark is None or began.index == mark.index
@@ -292,42 +288,3 @@ def _syntax_error(exc: yaml.MarkedYAMLError, path: str, text: str, lines: LineMa
     if mark is not None and text[mark.index:mark.index + 1] == "\t":
         problem += "; YAML cannot indent with tabs: use spaces"
     return error(path, _mark_span(mark, lines), "yaml-syntax", problem)
-
-
-class _OpenFlow:
-    """A flow collection still open, and the end (an offset) of what was typed in it: its tokens before
-    the first later line indented no further than the line it opened on, where it should have closed."""
-
-    def __init__(self, opening: yaml.Token, text: str, until: int) -> None:
-        start = opening.start_mark
-        indent = len(text[start.index - start.column:start.index]) - len(
-            text[start.index - start.column:start.index].lstrip(" "))
-        dedent = re.compile(f"(?:\r\n?|\n)(?= {{0,{indent}}}[^ \r\n#])").search(text, start.index, until)
-        self.opening, self.typed_end = opening, opening.end_mark.index
-        self.cut = dedent.start() if dedent is not None else until
-
-    def add(self, token: yaml.Token, text: str) -> None:
-        if token.start_mark.index < self.cut:  # a plain scalar may run on past the cut: it ends there
-            self.typed_end = min(token.end_mark.index, len(text[:self.cut].rstrip()))
-
-
-def _unclosed_flow(text: str, problem: Any) -> tuple[yaml.Token, int] | None:
-    """The opening token of the innermost flow collection still open where the parser stopped, and the
-    end (an offset) of what was typed in it, when the parser stopped on a later line than that (it
-    swallowed the lines below looking for the closing bracket); None otherwise."""
-    opened: list[_OpenFlow] = []
-    try:
-        for token in yaml.scan(text, Loader=_Loader):
-            if token.start_mark.index >= problem.index or isinstance(token, yaml.StreamEndToken):
-                break
-            if isinstance(token, (yaml.FlowSequenceEndToken, yaml.FlowMappingEndToken)) and opened:
-                opened.pop()
-            if opened:
-                opened[-1].add(token, text)
-            if isinstance(token, (yaml.FlowSequenceStartToken, yaml.FlowMappingStartToken)):
-                opened.append(_OpenFlow(token, text, problem.index))
-    except yaml.YAMLError:
-        pass  # a scanner error further on: what was read so far says where the collection began
-    if not opened or not _LINE_END.search(text, opened[-1].typed_end, problem.index):
-        return None
-    return opened[-1].opening, opened[-1].typed_end

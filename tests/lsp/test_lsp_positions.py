@@ -132,3 +132,11 @@ async def test_columns_after_a_separator_on_the_same_line_are_in_the_client_s_un
     assert [(span(d.range), d.code) for d in found] == [
         ((18, 32, 18, 38), "wrong-type"), ((18, 40, 18, 41), "unknown-dimension")
     ]
+
+
+async def test_a_string_being_typed_is_marked_where_its_quote_opens(editor: Editor) -> None:
+    await open_separated(editor)
+    found = await editor.replace("rules.yaml", '"Efficient structure mentioned."', '"Efficient str')
+    # the quote runs on to the next string's opening quote, lines below, where the parser fails
+    assert [(span(d.range), d.code) for d in found] == [((29, 19, 29, 33), "yaml-syntax")]
+    assert found[0].message.startswith("the quoted string is not closed (")
