@@ -4,8 +4,9 @@ A line ends at "\\n", "\\r\\n" or "\\r", and nowhere else: so the Language Serve
 do editors. PyYAML's marks also end a line at U+0085, U+2028 and U+2029, and `str.splitlines` at those
 and at \\x0b, \\x0c and \\x1c-\\x1e; all of them may stand in a YAML string, where a position taken from
 either would put everything after them a line too low (and a quick fix would edit the wrong line).
-Positions are therefore computed from character offsets (a PyYAML mark's `index`) with `LineMap`, and
-texts are split into lines with `split_lines`.
+Positions are therefore computed from character offsets (a PyYAML mark's `index`) with `LineMap`, which
+reads a mark's own line and column only where they are the same numbers, and texts are split into lines
+with `split_lines`.
 
 Lines and columns count from 1, columns in code points (the language server converts them to the
 client's units).

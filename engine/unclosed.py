@@ -22,7 +22,10 @@ import yaml
 SCAN_WINDOW = 64_000
 _LINE_BREAK = re.compile(r"[\r\n]")
 _TOP_LEVEL_LINE = re.compile(r"(?:\r\n?|\n)(?=[^\s#])")
-_FLOW_KINDS = {yaml.FlowSequenceStartToken: "flow sequence '['", yaml.FlowMappingStartToken: "flow mapping '{'"}
+_FLOW_KINDS = {
+    yaml.FlowSequenceStartToken: "flow sequence '['",
+    yaml.FlowMappingStartToken: "flow mapping '{'",
+}
 _FLOW_ENDS = (yaml.FlowSequenceEndToken, yaml.FlowMappingEndToken)
 
 
@@ -51,8 +54,8 @@ def find_unclosed(text: str, exc: yaml.MarkedYAMLError, loader: type) -> Unclose
     if "quoted scalar" in (exc.context or "") and began is not None:  # never closed
         return _swallowing(text, "quoted string", began.index, began.column, problem.index)
     tokens = _tokens_before(text, problem.index, loader)
-    found = [unclosed for unclosed in (_open_flow(text, tokens, problem.index),
-                                       _quoted_past_its_block(text, tokens, problem.index)) if unclosed is not None]
+    candidates = (_open_flow(text, tokens, problem.index), _quoted_past_its_block(text, tokens, problem.index))
+    found = [unclosed for unclosed in candidates if unclosed is not None]
     return max(found, key=lambda u: u.start) if found else None  # the later one is where typing is
 
 

@@ -110,8 +110,8 @@ def _scan_limits(text: str, path: str, lines: LineMap) -> Diagnostic | None:
                 return error(path, _mark_span(event.start_mark, lines), "recursive-alias",
                              f"the alias *{event.anchor} refers to a node that contains it")
             if event.anchor not in anchored:
-                return error(path, _mark_span(event.start_mark, lines), "yaml-syntax", f"the alias *{event.anchor} "
-                             f"refers to no anchor (&{event.anchor}) defined before it")
+                return error(path, _mark_span(event.start_mark, lines), "yaml-syntax", f"the alias "
+                             f"*{event.anchor} refers to no anchor (&{event.anchor}) defined before it")
             stack[-1][1] += anchored[event.anchor]
         if stack[-1][1] > limits.MAX_YAML_NODES or stack[0][1] > limits.MAX_YAML_NODES:
             return error(path, _mark_span(event.start_mark, lines), "yaml-too-large",
