@@ -5,10 +5,15 @@ The outline and the marking of a flow collection being typed are here too."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
 import pytest
+import pytest_lsp
 from lsprotocol import types
+from pygls.uris import from_fs_path
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from evalkit import schemas
 
@@ -140,3 +145,39 @@ async def test_a_string_being_typed_is_marked_where_its_quote_opens(editor: Edit
     # the quote runs on to the next string's opening quote, lines below, where the parser fails
     assert [(span(d.range), d.code) for d in found] == [((29, 19, 29, 33), "yaml-syntax")]
     assert found[0].message.startswith("the quoted string is not closed (")
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "evalkit", "lsp"]),
+                    scope="session")
+async def utf8_client(lsp_client: LanguageClient, workspace_root: Path) -> Any:
+    """VS Code's capabilities, with positions in UTF-8 bytes preferred (the server accepts it)."""
+    capabilities = client_capabilities("visual-studio-code")
+    capabilities.general = types.GeneralClientCapabilities(position_encodings=[types.PositionEncodingKind.Utf8])
+
+    @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def lenses_refreshed(params: None) -> None:
+        pass
+
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def registered(params: types.RegistrationParams) -> None:
+        pass
+
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=capabilities, root_uri=from_fs_path(str(workspace_root)),
+        initialization_options={"diagnosticsDelayMs": 0, "dryRunDelayMs": 0},
+    ))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_columns_are_in_utf8_bytes_when_the_client_negotiates_them(
+    utf8_client: LanguageClient, make_editor: Callable[..., Editor]
+) -> None:
+    editor = make_editor(utf8_client)
+    assert await editor.open("rules.yaml") == []
+    where = types.Range(types.Position(18, 20), types.Position(18, 37))  # `{ accuracy: 4.5 }`: ASCII alike
+    found = await editor.change("rules.yaml", where, '{ accuracy: "😀\u2028x", é: 1 }')
+    # 😀 takes four bytes, U+2028 three, é two
+    assert [(span(d.range), d.code) for d in found] == [
+        ((18, 32, 18, 42), "wrong-type"), ((18, 44, 18, 46), "unknown-dimension")
+    ]
