@@ -76,6 +76,12 @@ async def test_completion_after_the_separators_offers_the_keys_of_that_line(edit
     assert sorted(item.label for item in items) == sorted(name for name in conditions if name not in used)
 
 
+async def test_the_lenses_after_the_separators_stand_above_their_rules(editor: Editor) -> None:
+    await open_separated(editor)
+    lenses = await editor.lenses_when(lambda lenses: any("fires on" in title for _, title in lenses))
+    assert [line for line, _ in lenses] == [0, 14, 23, 31, 39, 48]
+
+
 async def outline(editor: Editor) -> list[tuple[str, tuple[int, int, int, int]]]:
     symbols = await editor.client.text_document_document_symbol_async(
         types.DocumentSymbolParams(types.TextDocumentIdentifier(editor.uri("rules.yaml")))
