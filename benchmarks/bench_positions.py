@@ -16,11 +16,12 @@ import argparse
 import random
 import statistics
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import yaml
-
 from bench_lsp import rules_text
+
 from evalkit.engine.positions import LineMap, split_lines
 from evalkit.engine.yamlsource import _Loader, parse_yaml
 
@@ -59,12 +60,18 @@ def as_parse_yaml_does(text: str, every: list[Any]) -> list[tuple[int, int]]:
 def measure(name: str, text: str, runs: int) -> None:
     every = marks(yaml.compose(text, Loader=_Loader))
     print(f"{name}: {len(split_lines(text)):,} lines, {len(every):,} marks")
-    print(f"  parse_yaml                                {median_ms(lambda: parse_yaml(text, 'r'), runs):7.2f} ms")
-    print(f"  marks -> (line, column) from their own    "
-          f"{median_ms(lambda: [(m.line + 1, m.column + 1) for m in every], runs):7.2f} ms")
-    print(f"  marks -> (line, column) from offsets      {median_ms(lambda: from_offsets(text, every), runs):7.2f} ms")
-    print(f"  marks -> (line, column) as parse_yaml     "
-          f"{median_ms(lambda: as_parse_yaml_does(text, every), runs):7.2f} ms")
+    parse = median_ms(lambda: parse_yaml(text, "r"), runs)
+    print(f"  parse_yaml                                {parse:7.2f} ms")
+    print(
+        f"  marks -> (line, column) from their own    "
+        f"{median_ms(lambda: [(m.line + 1, m.column + 1) for m in every], runs):7.2f} ms"
+    )
+    offsets = median_ms(lambda: from_offsets(text, every), runs)
+    print(f"  marks -> (line, column) from offsets      {offsets:7.2f} ms")
+    print(
+        f"  marks -> (line, column) as parse_yaml     "
+        f"{median_ms(lambda: as_parse_yaml_does(text, every), runs):7.2f} ms"
+    )
     print(f"  split_lines                               {median_ms(lambda: split_lines(text), runs):7.2f} ms")
     print(f"  str.splitlines                            {median_ms(lambda: text.splitlines(), runs):7.2f} ms")
 
@@ -75,8 +82,11 @@ def main() -> None:
     args = parser.parse_args()
     text = rules_text(random.Random(7))
     measure("rules.yaml", text, args.runs)
-    measure("with a U+2028 in every add_comment", text.replace('add_comment: "Rule', 'add_comment: "\u2028Rule'),
-            args.runs)
+    measure(
+        "with a U+2028 in every add_comment",
+        text.replace('add_comment: "Rule', 'add_comment: "\u2028Rule'),
+        args.runs,
+    )
 
 
 if __name__ == "__main__":

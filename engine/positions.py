@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from itertools import pairwise
 from typing import Any
 
 _LINE_END = re.compile(r"\r\n?|\n")
@@ -46,11 +47,12 @@ def lines_with_ends(text: str) -> list[str]:
     """The lines of `text`, each with its line end (the last one may have none)."""
     if _OTHER_BREAKS.search(text) is None:
         return text.splitlines(keepends=True)
+    if not text:
+        return []
     ends = [match.end() for match in _LINE_END.finditer(text)]
-    starts = [0, *ends]
-    if starts[-1] == len(text):
-        starts.pop()
-    return [text[start:end] for start, end in zip(starts, [*ends, len(text)])]
+    if not ends or ends[-1] < len(text):
+        ends.append(len(text))
+    return [text[start:end] for start, end in pairwise([0, *ends])]
 
 
 class LineMap:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import yaml
 
@@ -37,7 +37,7 @@ class Unclosed:
 
 
 class _Token(NamedTuple):
-    kind: type
+    kind: type[yaml.Token]
     quoted: bool
     start: int  # offsets in the whole text
     end: int
@@ -54,7 +54,10 @@ def find_unclosed(text: str, exc: yaml.MarkedYAMLError, loader: type) -> Unclose
     if "quoted scalar" in (exc.context or "") and began is not None:  # never closed
         return _swallowing(text, "quoted string", began.index, began.column, problem.index)
     tokens = _tokens_before(text, problem.index, loader)
-    candidates = (_open_flow(text, tokens, problem.index), _quoted_past_its_block(text, tokens, problem.index))
+    candidates = (
+        _open_flow(text, tokens, problem.index),
+        _quoted_past_its_block(text, tokens, problem.index),
+    )
     found = [unclosed for unclosed in candidates if unclosed is not None]
     return max(found, key=lambda u: u.start) if found else None  # the later one is where typing is
 
@@ -71,8 +74,15 @@ def _tokens_before(text: str, end: int, loader: type) -> list[_Token]:
             if isinstance(token, yaml.StreamEndToken) or start + token.start_mark.index >= end:
                 break
             mark = token.start_mark
-            tokens.append(_Token(type(token), getattr(token, "style", None) in ("'", '"'), start + mark.index,
-                                 start + token.end_mark.index, mark.column))
+            tokens.append(
+                _Token(
+                    type(token),
+                    getattr(token, "style", None) in ("'", '"'),
+                    start + mark.index,
+                    start + token.end_mark.index,
+                    mark.column,
+                )
+            )
     except yaml.YAMLError:
         pass  # a scanner error further on: the tokens so far say what is open
     return tokens
@@ -89,7 +99,7 @@ def _open_flow(text: str, tokens: list[_Token], until: int) -> Unclosed | None:
     if not opened:
         return None
     opening = tokens[opened[-1]]
-    inside = [(t.start, t.end) for t in tokens[opened[-1]:]]
+    inside = [(t.start, t.end) for t in tokens[opened[-1] :]]
     return _swallowing(text, _FLOW_KINDS[opening.kind], opening.start, opening.column, until, inside)
 
 
@@ -103,11 +113,12 @@ def _quoted_past_its_block(text: str, tokens: list[_Token], until: int) -> Unclo
     return found if found is not None and found.typed_end < token.end else None
 
 
-def _swallowing(text: str, what: str, index: int, column: int, until: int,
-                inside: list[tuple[int, int]] | None = None) -> Unclosed | None:
+def _swallowing(
+    text: str, what: str, index: int, column: int, until: int, inside: list[tuple[int, int]] | None = None
+) -> Unclosed | None:
     """`what`, opened at offset `index` (at `column` of its line), as typed up to the first later line
     indented no further than its own, when the parser went on to a later line (`until`)."""
-    indent = len(text[index - column:index]) - len(text[index - column:index].lstrip(" "))
+    indent = len(text[index - column : index]) - len(text[index - column : index].lstrip(" "))
     dedent = re.compile(f"(?:\r\n?|\n)(?= {{0,{indent}}}[^ \r\n#])").search(text, index, until)
     cut = cut_end = dedent.start() if dedent is not None else until
     while cut_end > index and text[cut_end - 1].isspace():

@@ -11,8 +11,12 @@ from hypothesis import strategies as st
 
 from evalkit.engine.positions import LineMap, lines_with_ends, split_lines
 
-TEXT = st.lists(st.sampled_from(["a", "é", "😀", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1e", "\x85",
-                                 "\u2028", "\u2029"]), max_size=30).map("".join)
+TEXT = st.lists(
+    st.sampled_from(
+        ["a", "é", "😀", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1e", "\x85", "\u2028", "\u2029"]
+    ),
+    max_size=30,
+).map("".join)
 
 
 @given(TEXT)
@@ -29,8 +33,8 @@ def test_an_offset_is_at_its_line_and_column(text: str, data: st.DataObject) -> 
     offset = data.draw(st.integers(0, len(text)))
     line, column = LineMap(text).position(offset)
     before = re.split(r"\r\n|\r|\n", text[:offset])
-    if text[offset - 1:offset + 1] == "\r\n":  # between the two characters of one line end
-        before = re.split(r"\r\n|\r|\n", text[:offset - 1])
+    if text[offset - 1 : offset + 1] == "\r\n":  # between the two characters of one line end
+        before = re.split(r"\r\n|\r|\n", text[: offset - 1])
         before[-1] += "\r"
     assert (line, column) == (len(before), len(before[-1]) + 1)
 
@@ -56,8 +60,11 @@ def _marks(text: str) -> list[Any]:
 
 
 @settings(max_examples=500)
-@given(st.lists(st.sampled_from([*"ab:-[]{}|>'\"#\t ,?", "\n", "\r", "\r\n", "\n  ", "é😀", "\u2028"]),
-                max_size=40).map("".join))
+@given(
+    st.lists(
+        st.sampled_from([*"ab:-[]{}|>'\"#\t ,?", "\n", "\r", "\r\n", "\n  ", "é😀", "\u2028"]), max_size=40
+    ).map("".join)
+)
 def test_a_mark_read_where_its_own_line_and_column_are_exact_is_at_its_offset(text: str) -> None:
     # LineMap reads a mark's own line and column where no break only YAML counts precedes the end
     lines = LineMap(text)

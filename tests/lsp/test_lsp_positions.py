@@ -6,8 +6,9 @@ The outline and the marking of a flow collection being typed are here too."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import pytest_lsp
@@ -53,7 +54,9 @@ async def test_the_quick_fix_after_the_separators_gives_the_intended_file(editor
             types.CodeActionContext(diagnostics=[]),
         )
     )
-    assert actions and isinstance(actions[0], types.CodeAction) and actions[0].edit and actions[0].edit.changes
+    assert (
+        actions and isinstance(actions[0], types.CodeAction) and actions[0].edit and actions[0].edit.changes
+    )
     (edit,) = actions[0].edit.changes[editor.uri("rules.yaml")]
     assert await editor.change("rules.yaml", edit.range, edit.new_text) == []
     assert editor.texts["rules.yaml"] == intended
@@ -114,7 +117,10 @@ async def test_a_flow_collection_being_typed_is_marked_where_typing_is_and_the_o
     await open_separated(editor)
     found = await editor.replace("rules.yaml", '["ejemplo", "example"]', '["ejemplo",')
     assert [(span(d.range), d.code) for d in found] == [((17, 43, 17, 54), "yaml-syntax")]
-    assert found[0].message == "the flow sequence '[' is not closed (did not find expected ',' or ']' at line 20:5)"
+    assert (
+        found[0].message
+        == "the flow sequence '[' is not closed (did not find expected ',' or ']' at line 20:5)"
+    )
     assert (await outline(editor))[-6:] == RULES_OUTLINE  # the last outline of the file that parsed
 
 
@@ -129,7 +135,9 @@ async def test_a_key_inserted_into_a_crlf_file_keeps_its_line_ends(editor: Edito
             types.CodeActionContext(diagnostics=[]),
         )
     )
-    assert actions and isinstance(actions[0], types.CodeAction) and actions[0].edit and actions[0].edit.changes
+    assert (
+        actions and isinstance(actions[0], types.CodeAction) and actions[0].edit and actions[0].edit.changes
+    )
     (edit,) = actions[0].edit.changes[editor.uri("rules.yaml")]
     assert (span(edit.range), edit.new_text) == ((39, 4, 39, 4), "id: new_rule\r\n    ")
     assert await editor.change("rules.yaml", edit.range, edit.new_text) == []
@@ -141,7 +149,8 @@ async def test_columns_after_a_separator_on_the_same_line_are_in_the_client_s_un
     found = await editor.replace("rules.yaml", "{ accuracy: 4.5 }", '{ accuracy: "😀\u2028x", é: 1 }')
     # 😀 takes two UTF-16 units; YAML's own column restarts after the U+2028
     assert [(span(d.range), d.code) for d in found] == [
-        ((18, 32, 18, 38), "wrong-type"), ((18, 40, 18, 41), "unknown-dimension")
+        ((18, 32, 18, 38), "wrong-type"),
+        ((18, 40, 18, 41), "unknown-dimension"),
     ]
 
 
@@ -153,12 +162,15 @@ async def test_a_string_being_typed_is_marked_where_its_quote_opens(editor: Edit
     assert found[0].message.startswith("the quoted string is not closed (")
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "evalkit", "lsp"]),
-                    scope="session")
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "evalkit", "lsp"]), scope="session"
+)
 async def utf8_client(lsp_client: LanguageClient, workspace_root: Path) -> Any:
     """VS Code's capabilities, with positions in UTF-8 bytes preferred (the server accepts it)."""
     capabilities = client_capabilities("visual-studio-code")
-    capabilities.general = types.GeneralClientCapabilities(position_encodings=[types.PositionEncodingKind.Utf8])
+    capabilities.general = types.GeneralClientCapabilities(
+        position_encodings=[types.PositionEncodingKind.Utf8]
+    )
 
     @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
     def lenses_refreshed(params: None) -> None:
@@ -168,10 +180,13 @@ async def utf8_client(lsp_client: LanguageClient, workspace_root: Path) -> Any:
     def registered(params: types.RegistrationParams) -> None:
         pass
 
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=capabilities, root_uri=from_fs_path(str(workspace_root)),
-        initialization_options={"diagnosticsDelayMs": 0, "dryRunDelayMs": 0},
-    ))
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities,
+            root_uri=from_fs_path(str(workspace_root)),
+            initialization_options={"diagnosticsDelayMs": 0, "dryRunDelayMs": 0},
+        )
+    )
     yield
     await lsp_client.shutdown_session()
 
@@ -185,5 +200,6 @@ async def test_columns_are_in_utf8_bytes_when_the_client_negotiates_them(
     found = await editor.change("rules.yaml", where, '{ accuracy: "😀\u2028x", é: 1 }')
     # 😀 takes four bytes, U+2028 three, é two
     assert [(span(d.range), d.code) for d in found] == [
-        ((18, 32, 18, 42), "wrong-type"), ((18, 44, 18, 46), "unknown-dimension")
+        ((18, 32, 18, 42), "wrong-type"),
+        ((18, 44, 18, 46), "unknown-dimension"),
     ]
