@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from evalkit.engine import limits
+from evalkit.engine.positions import LineMap, split_lines
 from evalkit.engine.submission import Submission, SubmissionError, parse_submission
 from evalkit.engine.text import NotText, capped_lines, check_not_other_encoding, decode_utf8, read_capped
 
@@ -98,9 +99,10 @@ def parse_text(text: str, source: str, suffix: str) -> LoadedSubmission:
         return LoadedSubmission(source, error="the input is empty: no submission in it")
     try:
         data = _load_yaml(text, source) if suffix in (".yaml", ".yml") else parse_json(text)
-    except json.JSONDecodeError as exc:
-        one_line = exc.lineno == 1 and "\n" not in text.rstrip("\n")
-        where = f"column {exc.colno}" if one_line else f"line {exc.lineno}:{exc.colno}"
+    except json.JSONDecodeError as exc:  # its line and column count "\n" only; an editor also counts "\r"
+        line, column = LineMap(text).position(exc.pos)
+        one_line = line == 1 and len(split_lines(text.rstrip("\r\n"))) <= 1
+        where = f"column {column}" if one_line else f"line {line}:{column}"
         return LoadedSubmission(source, error=f"invalid JSON at {where}: {exc.msg}")
     except ValueError as exc:
         return LoadedSubmission(source, error=str(exc))

@@ -10,6 +10,8 @@ import stat
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
+from evalkit.engine.positions import LineMap
+
 _OTHER_ENCODINGS = (  # UTF-32's little-endian mark begins with UTF-16's: it is looked for first
     (codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
     (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"),
@@ -37,10 +39,9 @@ def decode_utf8(raw: bytes) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line_start = raw.rfind(b"\n", 0, exc.start) + 1
-        column = len(raw[line_start:exc.start].decode("utf-8", "replace")) + 1
+        before = raw[:exc.start].decode("utf-8-sig", "replace")
         raise NotText(f"the file is not UTF-8 text (byte {exc.start}: 0x{raw[exc.start]:02x})",
-                      raw.count(b"\n", 0, exc.start) + 1, column) from None
+                      *LineMap(before).position(len(before))) from None
 
 
 class TooLarge(ValueError):

@@ -235,7 +235,7 @@ async def document_symbols(
     if document is None:
         return []
     state = await ls.session.current(document.folder)
-    parsed = state.latest.documents.get(document.name) if state.latest is not None else None
+    parsed = state.parsed.get(document.name)  # while the file does not parse, its last outline
     return symbols.document_symbols(parsed, ls.workspace.position_codec) if parsed is not None else []
 
 

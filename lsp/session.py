@@ -28,6 +28,7 @@ from evalkit.engine import Evaluator
 from evalkit.engine.config import Config, analyze, config_name
 from evalkit.engine.diagnostics import Diagnostic
 from evalkit.engine.inputs import LoadedSubmission
+from evalkit.engine.positions import split_lines
 from evalkit.lsp import dryrun, ruletests
 from evalkit.lsp.convert import Problem, to_problem
 from evalkit.lsp.debounce import Debouncer
@@ -121,7 +122,7 @@ class Session:
         source = _source(text)
         cached = self._indexes.get(uri)
         if cached is None or cached[0] is not source:
-            cached = (source, StructureIndex(source.splitlines(), cached[1] if cached else None))
+            cached = (source, StructureIndex(split_lines(source), cached[1] if cached else None))
             self._indexes[uri] = cached
         index = cached[1]
         state = self.state(found.folder)
@@ -319,7 +320,7 @@ def _lines_of(path: str, state: FolderState, config: Config) -> list[str]:
     """The text the diagnostics of `path` were computed on, for converting their columns."""
     buffer = state.analysed.get(path)
     if buffer is not None:
-        return buffer.text.splitlines()
+        return split_lines(buffer.text)
     name = config_name(Path(path))
     document = config.documents.get(name) if name else None
-    return document.text.splitlines() if document is not None else []
+    return document.lines() if document is not None else []

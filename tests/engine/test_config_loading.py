@@ -151,7 +151,7 @@ def test_every_problem_in_every_file_is_reported(write_config: Writer) -> None:
      "duplicate-rule-id"),
     ("rating_rules:\n  - actions: {set_flag: x}\n", 2, "missing-key"),
     ("version: 1\nversion: 2\n", 2, "duplicate-key"),
-    ("rating_rules: [\n", 2, "yaml-syntax"),
+    ("rating_rules: [\n", 1, "yaml-syntax"),  # where the flow sequence that is never closed began
     ("options:\n  dedupe_comments: 3\n", 2, "wrong-type"),
     ("rating_rules:\n  - id: r\n    when: {min_total_length: 9, max_total_length: 3}\n"
      "    actions: {set_flag: x}\n", 3,

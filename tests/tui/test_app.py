@@ -455,7 +455,21 @@ async def test_config_diagnostics_read_as_check_prints_them(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         text = shown_text(app, "#config-text")
-        assert f"{config_copy}/rules.yaml:4:1: error[yaml-syntax] " in text
+        assert f"{config_copy}/rules.yaml:3:11: error[yaml-syntax] the flow mapping '{{' is not closed" in text
+
+
+async def test_config_diagnostics_after_a_line_separator_in_a_string_name_the_editor_s_line(
+    make_app: Callable[..., App], settle: Settle, config_copy: Path
+) -> None:
+    # U+2028, U+0085 and U+2029 end no line in an editor: the misspelt key is on line 4
+    (config_copy / "rules.yaml").write_text(
+        'rating_rules:\n  - id: x\n    description: "a\u2028b\u0085c\u2029d"\n    actoins: {set_flag: y}\n',
+        encoding="utf-8",
+    )
+    app = make_app([SAMPLE], config_dir=config_copy)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert f"{config_copy}/rules.yaml:4:5: error[unknown-key] " in shown_text(app, "#config-text")
 
 
 def proposal_columns_fit(app: App) -> bool:
