@@ -6,8 +6,8 @@ folder name that cannot exist on disk (`HEAD:configs/main`, git's own notation, 
 Only `git` itself is run: `rev-parse` to find the repository and the commit, `ls-tree` to list the
 folder, one `cat-file --batch` for every file's content.
 
-Exceptions: `RevisionError` (not in a git repository, no such revision, git missing), with a one-line
-message.
+Exceptions: `RevisionError` (git missing or failing, no config files at the revision) and its subclass
+`NoRevision` (not in a git repository, no such revision), each with a one-line message.
 """
 
 from __future__ import annotations
@@ -22,6 +22,10 @@ from evalkit.engine.text import NotText, decode_utf8
 
 class RevisionError(Exception):
     """The revision cannot be read; the message says why in one line."""
+
+
+class NoRevision(RevisionError):
+    """No such revision: the folder is not in a git repository, or the repository lacks the revision."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +56,7 @@ def _repository(folder: Path) -> tuple[Path, str]:
     try:
         top = Path(_git(probe, "rev-parse", "--show-toplevel").decode().strip())
     except RevisionError:
-        raise RevisionError(f"{folder} is not inside a git repository") from None
+        raise NoRevision(f"{folder} is not inside a git repository") from None
     inside = folder.resolve().relative_to(top.resolve()).as_posix()
     return top, "" if inside == "." else inside
 
@@ -61,7 +65,7 @@ def _commit(top: Path, revision: str) -> str:
     try:
         return _git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}").decode().strip()
     except RevisionError:
-        raise RevisionError(f"{revision!r} is not a revision of the git repository at {top}") from None
+        raise NoRevision(f"{revision!r} is not a revision of the git repository at {top}") from None
 
 
 def _yaml_blobs(top: Path, commit: str, inside: str) -> dict[str, str]:
@@ -102,7 +106,9 @@ def config_at(revision: str, folder: Path) -> ConfigSource:
     top, inside = _repository(folder)
     commit = _commit(top, revision)
     blobs = _yaml_blobs(top, commit, inside)
+    if not blobs:
+        raise RevisionError(f"{revision} has no YAML files in {inside or 'the top folder'} of the repository at {top}")
     virtual = f"{revision}:{inside}" if inside else f"{revision}:"
-    contents = _contents(top, list(blobs.values())) if blobs else []
+    contents = _contents(top, list(blobs.values()))
     paths = [str(Path(virtual) / name) for name in blobs]
     return ConfigSource(virtual, {path: _decoded(path, raw) for path, raw in zip(paths, contents)})

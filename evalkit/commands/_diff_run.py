@@ -13,7 +13,7 @@ from evalkit.engine.batch import raw_items
 from evalkit.engine.config import Config
 from evalkit.engine.diff import DiffRecipe, DiffReport, ItemDiff, diff_items
 from evalkit.engine.diffrender import markdown, text
-from evalkit.engine.gitrev import ConfigSource, RevisionError, config_at
+from evalkit.engine.gitrev import ConfigSource, NoRevision, RevisionError, config_at
 
 
 class UsageProblem(Exception):
@@ -75,8 +75,10 @@ class DiffRun:
             return ConfigSource(base)
         try:
             return config_at(base, head)
-        except RevisionError as exc:
+        except NoRevision as exc:
             raise UsageProblem(f"--base {base}: not a config folder, and {exc}") from None
+        except RevisionError as exc:
+            raise UsageProblem(f"--base {base}: {exc}") from None
 
     @staticmethod
     def _config(source: ConfigSource, side: str) -> Config | None:
