@@ -112,7 +112,7 @@ class DiffRunner:
         return self.compare(item.source, loaded.submission)
 
     def compare(self, source: str, submission: Submission) -> ItemDiff:
-        base, head = _side(self._base, submission), _side(self._head, submission)
+        base, head = side_of(self._base, submission), side_of(self._head, submission)
         return ItemDiff(source, base, base if head == base else head)  # one object pickles once
 
 
@@ -120,7 +120,7 @@ def unreadable(source: str, error: str) -> ItemDiff:
     return ItemDiff(source, error, error)
 
 
-def _side(evaluator: Evaluator, submission: Submission) -> Side:
+def side_of(evaluator: Evaluator, submission: Submission) -> Side:
     try:
         return Snapshot.of(evaluator.evaluate(submission))
     except Exception as exc:  # one side's failure is a difference to report, not the end of the run

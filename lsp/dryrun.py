@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 from evalkit.engine import Evaluator
 from evalkit.engine.config import Config
+from evalkit.engine.diff import Snapshot
 from evalkit.engine.inputs import LoadedSubmission, expand_inputs, read_inputs
 from evalkit.engine.result import Result, SkippedRule
 
@@ -36,6 +37,7 @@ class SampleOutcome:
     fired: dict[RuleKey, list[dict[str, Any]]] = field(default_factory=dict)  # rule -> its actions
     not_fired: dict[RuleKey, SkippedRule] = field(default_factory=dict)  # explained only when asked
     error: str | None = None
+    snapshot: Snapshot | None = None  # what the live impact compares with the base
 
     def to_json(self) -> dict[str, Any]:
         if self.error is not None:
@@ -192,7 +194,8 @@ def _evaluate(evaluator: Evaluator, sample: LoadedSubmission, source: str) -> Sa
 def _outcome(source: str, result: Result) -> SampleOutcome:
     fired = {(rule.type, rule.id): rule.actions for rule in result.fired_rules}
     not_fired = {(rule.type, rule.id): rule for rule in result.skipped_rules}
-    return SampleOutcome(source, result.label, result.score, dict(result.flags), fired, not_fired)
+    return SampleOutcome(source, result.label, result.score, dict(result.flags), fired, not_fired,
+                         snapshot=Snapshot.of(result))
 
 
 def _display_name(source: str, samples_dir: Path) -> str:

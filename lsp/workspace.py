@@ -19,6 +19,7 @@ from evalkit.engine.diagnostics import Diagnostic
 from evalkit.lsp import ruletests
 from evalkit.lsp.convert import Problem
 from evalkit.lsp.dryrun import DryRunReport
+from evalkit.lsp.impact import BaseRun, Impact
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +96,9 @@ class FolderState:
     report: DryRunReport | None = None
     report_key: tuple[Any, ...] = ()  # (config hash, samples signature) the report was made from
     lens_state: tuple[Any, ...] = ()  # what the code lenses showed at the last refresh
+    impact: Impact | None = None  # the dry run's results against the base config's
+    impact_key: tuple[Any, ...] = ()  # (base key, report key) the impact was made from
+    base_run: BaseRun | None = None  # the base config's results on the samples, kept between edits
 
     def accept(self, config: Config, buffers: dict[str, Buffer], tests: dict[str, list[Diagnostic]]) -> None:
         self.latest, self.analysed, self.tests = config, buffers, tests
