@@ -35,7 +35,7 @@ def test_a_bad_option_keeps_its_default_and_says_why() -> None:
         "initialization option 'dryRun' = 'yes' is not valid; using True",
         "initialization option 'impactBase' = 'head' is not valid; using 'saved'",
         "unknown initialization option 'colour'; known: "
-        "samples, dryRun, diagnosticsDelayMs, dryRunDelayMs, maxSamples",
+        "samples, dryRun, diagnosticsDelayMs, dryRunDelayMs, maxSamples, impactBase",
     ]
     assert parse_options([1]) == (
         InitOptions(),
