@@ -34,7 +34,9 @@ ADDED_RULE = """
 def make_repository(folder: Path) -> Path:
     """A git repository holding the shipped config at HEAD, edited in the working tree."""
     config = folder / "config"
-    shutil.copytree(ROOT / "config_samples", config, ignore=shutil.ignore_patterns("__init__.py", "tests", "__pycache__"))
+    shutil.copytree(
+        ROOT / "config_samples", config, ignore=shutil.ignore_patterns("__init__.py", "tests", "__pycache__")
+    )
     git = ["git", "-C", str(folder), "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
     subprocess.run([*git, "init", "-q"], check=True)
     subprocess.run([*git, "add", "."], check=True)
@@ -47,20 +49,36 @@ def make_repository(folder: Path) -> Path:
 
 def corpus(path: Path, size: int) -> None:
     samples = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((ROOT / "samples").glob("*.json"))]
-    path.write_text("\n".join(json.dumps(samples[i % len(samples)]) for i in range(size)) + "\n", encoding="utf-8")
+    path.write_text(
+        "\n".join(json.dumps(samples[i % len(samples)]) for i in range(size)) + "\n", encoding="utf-8"
+    )
 
 
 def end_to_end(config: Path, source: Path, jobs: int, runs: int) -> None:
-    command = [*EVALKIT, "diff", "--base", "HEAD", "--config-dir", str(config), str(source), "--format", "json",
-               "--jobs", str(jobs)]
+    command = [
+        *EVALKIT,
+        "diff",
+        "--base",
+        "HEAD",
+        "--config-dir",
+        str(config),
+        str(source),
+        "--format",
+        "json",
+        "--jobs",
+        str(jobs),
+    ]
     times, report = [], {}
     for _ in range(runs):
         start = time.perf_counter()
         done = subprocess.run(command, check=True, capture_output=True, text=True)
         times.append(time.perf_counter() - start)
         report = json.loads(done.stdout)
-    print(f"diff {report['submissions']:,} JSONL submissions against HEAD, --jobs {jobs}: best {min(times):.2f} s, "
-          f"median {statistics.median(times):.2f} s end to end ({report['changed']:,} changed)")
+    print(
+        f"diff {report['submissions']:,} JSONL submissions against HEAD, --jobs {jobs}: "
+        f"best {min(times):.2f} s, "
+        f"median {statistics.median(times):.2f} s end to end ({report['changed']:,} changed)"
+    )
 
 
 def in_process(config: Path, size: int, runs: int) -> None:
@@ -81,8 +99,10 @@ def in_process(config: Path, size: int, runs: int) -> None:
         report.add_all(runner.compare(s.source, s.submission) for s in loaded if s.submission is not None)
         report.to_dict()
         times.append(time.perf_counter() - start)
-    print(f"diff {size:,} parsed submissions in process: best {min(times) * 1000:.0f} ms, "
-          f"median {statistics.median(times) * 1000:.0f} ms")
+    print(
+        f"diff {size:,} parsed submissions in process: best {min(times) * 1000:.0f} ms, "
+        f"median {statistics.median(times) * 1000:.0f} ms"
+    )
 
 
 def main() -> None:

@@ -7,7 +7,10 @@ temporary directory, starts `python -m evalkit lsp`, and measures what a rule au
 - completion: requests at key and value positions, on a settled document and right after an edit
   (while the folder is being re-checked in the background);
 - dry-run lenses: an edit that changes what a rule fires on, until the client has been asked to
-  refresh its lenses and the lenses it fetches show the new count (with 4 and with 100 samples).
+  refresh its lenses and the lenses it fetches show the new count (with 4 and with 100 samples);
+- live impact: the same with 1,000 samples, until the lenses show the count with its change against the
+  saved config (`fires on 1000/1000 samples (+K)`) and the first line's `vs saved: ...` (the pause
+  before the re-check and the dry run, `dryRunDelayMs`, is the default 50 ms and is counted).
 
 Run: `.venv/bin/python benchmarks/bench_lsp.py [--edits N] [--completions N] [--lens-edits N]`.
 The figures are printed as min / median / p95 / max in milliseconds; `--server-log FILE` also has the
@@ -145,7 +148,7 @@ class BenchClient:
             self.refreshes.append(time.perf_counter())
             self.arrived.set()
 
-    async def start(self, root: Path) -> None:
+    async def start(self, root: Path, options: dict[str, Any] | None = None) -> None:
         await self.client.start_io(sys.executable, "-m", "evalkit", "lsp", *self.server_args)
         capabilities = types.ClientCapabilities(
             workspace=types.WorkspaceClientCapabilities(
@@ -160,7 +163,9 @@ class BenchClient:
             ),
         )
         await self.client.initialize_async(
-            types.InitializeParams(capabilities=capabilities, root_uri=from_fs_path(str(root)))
+            types.InitializeParams(
+                capabilities=capabilities, root_uri=from_fs_path(str(root)), initialization_options=options
+            )
         )
         self.client.initialized(types.InitializedParams())
 
@@ -284,12 +289,21 @@ async def lens_latency(document: Document, edits: int, samples: int) -> list[flo
         sent = document.replace_line(line, f"      {condition}")
         await document.bench.wait_for(lambda: len(document.bench.refreshes) > before)
         titles = await lens_titles(document)
-        expected = f"fires on {samples if edit % 2 == 0 else 0}/{samples} samples"
-        if titles.get(id_line) != expected:
+        expected = f"fires on {samples if edit % 2 == 0 else 0}/{samples} samples"  # then the change, if any
+        if not titles.get(id_line, "").startswith(expected):
             raise RuntimeError(f"lens after the edit: {titles.get(id_line)!r}, expected {expected!r}")
+        if not any(title.startswith("vs saved: ") for title in await first_line_titles(document)):
+            raise RuntimeError("no live impact lens on the first line")
         timings.append(time.perf_counter() - sent)
         await asyncio.sleep(0.3)
     return timings
+
+
+async def first_line_titles(document: Document) -> list[str]:
+    lenses = await document.bench.client.text_document_code_lens_async(
+        types.CodeLensParams(types.TextDocumentIdentifier(document.uri))
+    )
+    return [lens.command.title for lens in lenses or [] if lens.command and lens.range.start.line == 0]
 
 
 def figures(name: str, seconds: list[float]) -> str:
@@ -302,12 +316,12 @@ def figures(name: str, seconds: list[float]) -> str:
 
 
 async def run_session(samples: int, measure: Callable[[Document], Awaitable[list[str]]],
-                      server_log: str | None) -> list[str]:
+                      server_log: str | None, options: dict[str, Any] | None = None) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="evalkit-bench-") as temp:
         root = Path(temp)
         rules = make_workspace(root, samples)
         bench = BenchClient(server_log)
-        await bench.start(root)
+        await bench.start(root, options)
         try:
             document = Document(bench, rules)
             await document.open()
@@ -339,9 +353,17 @@ async def main(args: argparse.Namespace) -> None:
             )
         ]
 
+    async def thousand_samples(document: Document) -> list[str]:
+        return [
+            figures(
+                "live impact lenses (1,000 samples)", await lens_latency(document, args.lens_edits, 1000)
+            )
+        ]
+
     load_before = os.getloadavg()[0]
     lines = await run_session(4, four_samples, args.server_log)
     lines += await run_session(100, hundred_samples, args.server_log)
+    lines += await run_session(1000, thousand_samples, args.server_log, {"maxSamples": 1000})
     print(
         f"evalkit lsp benchmark: {RULE_LINES:,}-line rules.yaml, Python {sys.version.split()[0]}, "
         f"{os.cpu_count()} CPUs, load average {load_before:.1f} -> {os.getloadavg()[0]:.1f}"

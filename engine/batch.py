@@ -187,7 +187,8 @@ def run_items(items: Iterable[RawItem | Outcome], runner: ItemRunner, recipe: Ca
     yield from _parallel(items, recipe, jobs)
 
 
-def _parallel(items: Iterable[RawItem | Outcome], recipe: Callable[[], ItemRunner], jobs: int) -> Iterator[Any]:
+def _parallel(items: Iterable[RawItem | Outcome], recipe: Callable[[], ItemRunner],
+              jobs: int) -> Iterator[Any]:
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(recipe,)) as pool:

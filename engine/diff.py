@@ -52,9 +52,13 @@ class Snapshot:
     def value(self, name: str) -> Any:
         """A field's value as the result object shows it (FIELDS names)."""
         values: dict[str, Any] = {
-            "label": self.label, "score": self.score, "flags": list(self.flags),
-            "corrected_ratings": dict(self.ratings), "corrected_ranking": list(self.ranking),
-            "rewrite_final": self.rewrite, "fired_rules": list(self.fired),
+            "label": self.label,
+            "score": self.score,
+            "flags": list(self.flags),
+            "corrected_ratings": dict(self.ratings),
+            "corrected_ranking": list(self.ranking),
+            "rewrite_final": self.rewrite,
+            "fired_rules": list(self.fired),
         }
         return values[name]
 
@@ -83,8 +87,11 @@ class ItemDiff:
         for name in FIELDS:
             before, after = base.value(name), head.value(name)
             if name == "corrected_ratings":
-                moved = {dim: [before.get(dim), after.get(dim)] for dim in {**before, **after}
-                         if before.get(dim) != after.get(dim)}
+                moved = {
+                    dim: [before.get(dim), after.get(dim)]
+                    for dim in {**before, **after}
+                    if before.get(dim) != after.get(dim)
+                }
                 if moved:
                     changed[name] = moved
             elif before != after:
@@ -138,8 +145,9 @@ class DiffRecipe:
         return DiffRunner(self.base.analyze(), self.head.analyze())
 
 
-def diff_items(items: Iterable[RawItem | Outcome], base: Config, head: Config, recipe: DiffRecipe,
-               jobs: int = 1) -> Iterator[ItemDiff]:
+def diff_items(
+    items: Iterable[RawItem | Outcome], base: Config, head: Config, recipe: DiffRecipe, jobs: int = 1
+) -> Iterator[ItemDiff]:
     """Every item's ItemDiff, in input order; an unreadable input is one on both sides."""
     for done in run_items(items, DiffRunner(base, head), recipe, jobs):
         yield unreadable(done.source, done.error or "unreadable") if isinstance(done, Outcome) else done
@@ -181,8 +189,12 @@ class DiffReport:
 
     @classmethod
     def between(cls, base: Config, head: Config, base_ref: str, head_ref: str) -> DiffReport:
-        return cls(SideInfo(base_ref, base.config_hash), SideInfo(head_ref, head.config_hash),
-                   rule_ids(base), rule_ids(head))
+        return cls(
+            SideInfo(base_ref, base.config_hash),
+            SideInfo(head_ref, head.config_hash),
+            rule_ids(base),
+            rule_ids(head),
+        )
 
     def add_all(self, items: Iterable[ItemDiff]) -> DiffReport:
         for item in items:
@@ -228,11 +240,13 @@ class DiffReport:
         """Every rule of either side: fire counts (None on the side that lacks the rule), head's order
         first, then the rules the head removed."""
         counts: dict[str, dict[str, Any]] = {}
-        base_rules = set(self.base_rules)
-        for rule in [*self.head_rules, *(r for r in self.base_rules if r not in set(self.head_rules))]:
-            in_base, in_head = rule in base_rules, rule in self.head_rules
-            entry: dict[str, Any] = {"base": self.fired[0][rule] if in_base else None,
-                                     "head": self.fired[1][rule] if in_head else None}
+        base_rules, head_rules = set(self.base_rules), set(self.head_rules)
+        for rule in [*self.head_rules, *(r for r in self.base_rules if r not in head_rules)]:
+            in_base, in_head = rule in base_rules, rule in head_rules
+            entry: dict[str, Any] = {
+                "base": self.fired[0][rule] if in_base else None,
+                "head": self.fired[1][rule] if in_head else None,
+            }
             if in_base != in_head:
                 entry["status"] = "added" if in_head else "removed"
             counts[rule] = entry
@@ -248,8 +262,10 @@ class DiffReport:
             "scores": {signed(delta): n for delta, n in sorted(self.score_deltas.items())},
             "flags": {flag: {"gained": g, "lost": lost} for flag, (g, lost) in sorted(self.flags.items())},
             "rules": self.rule_counts(),
-            "dimensions": {dim: {"changed": int(n), "mean_change": round(total / n, 6)}
-                           for dim, (n, total) in sorted(self.dimensions.items())},
+            "dimensions": {
+                dim: {"changed": int(n), "mean_change": round(total / n, 6)}
+                for dim, (n, total) in sorted(self.dimensions.items())
+            },
             "changes": [item.to_dict() for item in self.changes],
         }
 

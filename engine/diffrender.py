@@ -17,8 +17,10 @@ LONG_TEXT = 60
 def headline(report: DiffReport) -> str:
     errors = report.errors
     tail = f"; errors: base {errors[0]}, head {errors[1]}" if any(errors) else ""
-    return (f"{report.changed} of {report.submissions} submission{'s' if report.submissions != 1 else ''} "
-            f"changed{tail}")
+    return (
+        f"{report.changed} of {report.submissions} submission{'s' if report.submissions != 1 else ''} "
+        f"changed{tail}"
+    )
 
 
 def rule_change(entry: dict[str, Any]) -> str:
@@ -52,7 +54,9 @@ def field_lines(item: ItemDiff, arrow: str = "->") -> list[tuple[str, str]]:
     rows = []
     for name, values in item.fields().items():
         if name == "corrected_ratings":
-            rows += [(f"rating {dim}", f"{shown(a)} {arrow} {shown(b)}") for dim, (a, b) in sorted(values.items())]
+            rows += [
+                (f"rating {dim}", f"{shown(a)} {arrow} {shown(b)}") for dim, (a, b) in sorted(values.items())
+            ]
         elif name in ("flags", "fired_rules"):
             rows.append((name, _set_change(values[0], values[1], arrow)))
         else:
@@ -86,21 +90,35 @@ def _table(header: Sequence[Any], rows: Sequence[Sequence[Any]], left_last: bool
 
 def text(report: DiffReport) -> str:
     data = report.to_dict()
-    lines = [f"base {report.base.ref} ({report.base.config_hash[:SHORT_HASH]})",
-             f"head {report.head.ref} ({report.head.config_hash[:SHORT_HASH]})",
-             headline(report)]
+    lines = [
+        f"base {report.base.ref} ({report.base.config_hash[:SHORT_HASH]})",
+        f"head {report.head.ref} ({report.head.config_hash[:SHORT_HASH]})",
+        headline(report),
+    ]
     if data["labels"]:
         lines += ["", *_table(["label", "submissions"], [[k, n] for k, n in data["labels"].items()])]
     if data["scores"]:
         lines += ["", *_table(["score change", "submissions"], [[k, n] for k, n in data["scores"].items()])]
     if data["flags"]:
-        lines += ["", *_table(["flag", "gained", "lost"], [[k, v["gained"], v["lost"]] for k, v in data["flags"].items()])]
-    rules = [[rule, _count(e["base"]), _count(e["head"]), rule_change(e)] for rule, e in data["rules"].items()]
+        lines += [
+            "",
+            *_table(
+                ["flag", "gained", "lost"], [[k, v["gained"], v["lost"]] for k, v in data["flags"].items()]
+            ),
+        ]
+    rules = [
+        [rule, _count(e["base"]), _count(e["head"]), rule_change(e)] for rule, e in data["rules"].items()
+    ]
     if rules:
         lines += ["", *_table(["rule", "base", "head", "change"], rules)]
     if data["dimensions"]:
-        lines += ["", *_table(["dimension", "changed", "mean change"],
-                              [[d, v["changed"], f"{v['mean_change']:+.2f}"] for d, v in data["dimensions"].items()])]
+        lines += [
+            "",
+            *_table(
+                ["dimension", "changed", "mean change"],
+                [[d, v["changed"], f"{v['mean_change']:+.2f}"] for d, v in data["dimensions"].items()],
+            ),
+        ]
     for item in report.changes:
         lines += ["", item.source, *_table(["field", "change"], field_lines(item), left_last=True)[1:]]
     return "\n".join(lines)
@@ -115,8 +133,11 @@ def _cell(value: Any) -> str:
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[Any]], right_from: int = 1) -> list[str]:
     align = ["---" if i < right_from else "---:" for i in range(len(header))]
-    return ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |",
-            *("| " + " | ".join(_cell(c) for c in row) + " |" for row in rows)]
+    return [
+        "| " + " | ".join(header) + " |",
+        "| " + " | ".join(align) + " |",
+        *("| " + " | ".join(_cell(c) for c in row) + " |" for row in rows),
+    ]
 
 
 def _folded(summary: str, body: list[str]) -> list[str]:
@@ -126,20 +147,44 @@ def _folded(summary: str, body: list[str]) -> list[str]:
 def markdown(report: DiffReport) -> str:
     data = report.to_dict()
     lines = [f"### evalkit diff: {headline(report)}", ""]
-    lines += _md_table(["", "base", "head"], [
-        ["config", f"`{report.base.ref}`", f"`{report.head.ref}`"],
-        ["config hash", f"`{report.base.config_hash[:SHORT_HASH]}`", f"`{report.head.config_hash[:SHORT_HASH]}`"],
-        ["errors", *report.errors]], right_from=3)
+    lines += _md_table(
+        ["", "base", "head"],
+        [
+            ["config", f"`{report.base.ref}`", f"`{report.head.ref}`"],
+            [
+                "config hash",
+                f"`{report.base.config_hash[:SHORT_HASH]}`",
+                f"`{report.head.config_hash[:SHORT_HASH]}`",
+            ],
+            ["errors", *report.errors],
+        ],
+        right_from=3,
+    )
     if data["labels"]:
-        lines += ["", *_md_table(["label change", "submissions"],
-                                 [[k.replace(" -> ", " → "), n] for k, n in data["labels"].items()])]
-    moved = [[f"`{r}`", _count(e["base"]), _count(e["head"]), rule_change(e)]
-             for r, e in data["rules"].items() if rule_change(e)]
+        lines += [
+            "",
+            *_md_table(
+                ["label change", "submissions"],
+                [[k.replace(" -> ", " → "), n] for k, n in data["labels"].items()],
+            ),
+        ]
+    moved = [
+        [f"`{r}`", _count(e["base"]), _count(e["head"]), rule_change(e)]
+        for r, e in data["rules"].items()
+        if rule_change(e)
+    ]
     if moved:
         lines += ["", *_md_table(["rule", "base", "head", "change"], moved)]
-    lines += _folded(f"All rules ({len(data['rules'])})", _md_table(
-        ["rule", "base", "head", "change"],
-        [[f"`{r}`", _count(e["base"]), _count(e["head"]), rule_change(e)] for r, e in data["rules"].items()]))
+    lines += _folded(
+        f"All rules ({len(data['rules'])})",
+        _md_table(
+            ["rule", "base", "head", "change"],
+            [
+                [f"`{r}`", _count(e["base"]), _count(e["head"]), rule_change(e)]
+                for r, e in data["rules"].items()
+            ],
+        ),
+    )
     lines += _details(data)
     lines += _changed_submissions(report)
     return "\n".join(lines) + "\n"
@@ -150,11 +195,18 @@ def _details(data: dict[str, Any]) -> list[str]:
     if data["scores"]:
         body += [*_md_table(["score change", "submissions"], list(data["scores"].items())), ""]
     if data["flags"]:
-        body += [*_md_table(["flag", "gained", "lost"],
-                            [[f"`{k}`", v["gained"], v["lost"]] for k, v in data["flags"].items()]), ""]
+        body += [
+            *_md_table(
+                ["flag", "gained", "lost"],
+                [[f"`{k}`", v["gained"], v["lost"]] for k, v in data["flags"].items()],
+            ),
+            "",
+        ]
     if data["dimensions"]:
-        body += _md_table(["dimension", "ratings changed", "mean change"],
-                          [[d, v["changed"], f"{v['mean_change']:+.2f}"] for d, v in data["dimensions"].items()])
+        body += _md_table(
+            ["dimension", "ratings changed", "mean change"],
+            [[d, v["changed"], f"{v['mean_change']:+.2f}"] for d, v in data["dimensions"].items()],
+        )
     return _folded("Scores, flags and ratings", body) if body else []
 
 
@@ -163,7 +215,12 @@ def _changed_submissions(report: DiffReport) -> list[str]:
         return []
     body: list[str] = []
     for item in report.changes[:MARKDOWN_CHANGES]:
-        body += [f"**{_cell(item.source)}**", "", *_md_table(["field", "change"], field_lines(item, "→"), 2), ""]
+        body += [
+            f"**{_cell(item.source)}**",
+            "",
+            *_md_table(["field", "change"], field_lines(item, "→"), 2),
+            "",
+        ]
     if report.changed > MARKDOWN_CHANGES:
         body.append(f"… and {report.changed - MARKDOWN_CHANGES} more (`--format json` lists them all)")
     return _folded(f"Changed submissions ({report.changed})", body)

@@ -63,7 +63,11 @@ def _repository(folder: Path) -> tuple[Path, str]:
 
 def _commit(top: Path, revision: str) -> str:
     try:
-        return _git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}").decode().strip()
+        return (
+            _git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}")
+            .decode()
+            .strip()
+        )
     except RevisionError:
         raise NoRevision(f"{revision!r} is not a revision of the git repository at {top}") from None
 
@@ -107,7 +111,9 @@ def config_at(revision: str, folder: Path) -> ConfigSource:
     commit = _commit(top, revision)
     blobs = _yaml_blobs(top, commit, inside)
     if not blobs:
-        raise RevisionError(f"{revision} has no YAML files in {inside or 'the top folder'} of the repository at {top}")
+        raise RevisionError(
+            f"{revision} has no YAML files in {inside or 'the top folder'} of the repository at {top}"
+        )
     virtual = f"{revision}:{inside}" if inside else f"{revision}:"
     contents = _contents(top, list(blobs.values()))
     paths = [str(Path(virtual) / name) for name in blobs]

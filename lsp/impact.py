@@ -9,7 +9,7 @@ evaluated (by the dry run, whose results are reused), so the comparison costs a 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -31,6 +31,7 @@ class Impact:
     base_name: str  # `saved` or `HEAD`
     report: DiffReport | None = None
     problem: str | None = None
+    rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # the report's rule counts, by id
 
     def summary_title(self) -> str:
         prefix = f"vs {self.base_name}"
@@ -43,13 +44,13 @@ class Impact:
             return f"{prefix}: no label changes; {report.changed}/{report.submissions} samples change"
         moves = [f"{a}→{b} {n}" for (a, b), n in report.labels.most_common(SHOWN_LABELS)]
         more = ", …" if len(report.labels) > SHOWN_LABELS else ""
-        return f"{prefix}: {report.label_changes}/{report.submissions} labels change ({', '.join(moves)}{more})"
+        return (
+            f"{prefix}: {report.label_changes}/{report.submissions} labels change ({', '.join(moves)}{more})"
+        )
 
     def rule_suffix(self, rule_id: str) -> str:
         """` (+3)`, ` (-1)`, ` (new)`, or `` when the rule fires as often as in the base."""
-        if self.report is None:
-            return ""
-        entry = self.report.rule_counts().get(rule_id)
+        entry = self.rules.get(rule_id)
         if entry is None or entry["head"] is None:
             return ""
         if entry["base"] is None:
@@ -65,7 +66,9 @@ class Impact:
             moved = "; ".join(f"{name} {change}" for name, change in field_lines(item, "→"))
             lines.append(f"- `{item.source}`: {moved}")
         if len(changes) > SHOWN_SAMPLES:
-            lines.append(f"- … and {len(changes) - SHOWN_SAMPLES} more (command `evalkit.diff` lists them all)")
+            lines.append(
+                f"- … and {len(changes) - SHOWN_SAMPLES} more (command `evalkit.diff` lists them all)"
+            )
         return "\n".join(lines)
 
 
@@ -101,8 +104,13 @@ def _saved_signature(folder: Path) -> tuple[tuple[str, int, int], ...]:
     return tuple(signature)
 
 
-def run_base(folder: Path, base_name: str, samples: Sequence[LoadedSubmission], samples_key: Any,
-             previous: BaseRun | None) -> BaseRun:
+def run_base(
+    folder: Path,
+    base_name: str,
+    samples: Sequence[LoadedSubmission],
+    samples_key: Any,
+    previous: BaseRun | None,
+) -> BaseRun:
     """The base's results on the samples, reused from `previous` when neither has changed."""
     key, source = base_source(folder, base_name)
     key = (*key, samples_key)
@@ -114,8 +122,10 @@ def run_base(folder: Path, base_name: str, samples: Sequence[LoadedSubmission], 
     if config.plan is None:
         return BaseRun(key, None, f"the {base_name} config has errors")
     evaluator = Evaluator(config)
-    sides = tuple(side_of(evaluator, s.submission) if s.submission is not None else s.error or "unreadable"
-                  for s in samples)
+    sides = tuple(
+        side_of(evaluator, s.submission) if s.submission is not None else s.error or "unreadable"
+        for s in samples
+    )
     return BaseRun(key, config, None, sides)
 
 
@@ -128,9 +138,11 @@ def impact_of(base_name: str, base: BaseRun, head: Config, report: DryRunReport)
     if base.config is None:
         return Impact(base_name, problem=base.problem)
     diff = DiffReport.between(base.config, head, base_name, str(head.folder))
-    diff.add_all(ItemDiff(outcome.source, before, _head_side(outcome))
-                 for before, outcome in zip(base.sides, report.outcomes))
-    return Impact(base_name, diff)
+    diff.add_all(
+        ItemDiff(outcome.source, before, _head_side(outcome))
+        for before, outcome in zip(base.sides, report.outcomes)
+    )
+    return Impact(base_name, diff, rules=diff.rule_counts())
 
 
 def _head_side(outcome: SampleOutcome) -> Side:

@@ -52,8 +52,17 @@ class DiffRun:
         if not first:
             raise UsageProblem("no submissions found in the inputs")
         report = DiffReport.between(base, head, self.args.base, head_source.folder)
-        report.add_all(_told(diff_items(itertools.chain(first, items), base, head,
-                                        DiffRecipe(base_source, head_source), self.args.jobs)))
+        report.add_all(
+            _told(
+                diff_items(
+                    itertools.chain(first, items),
+                    base,
+                    head,
+                    DiffRecipe(base_source, head_source),
+                    self.args.jobs,
+                )
+            )
+        )
         return self._finish(report)
 
     def _check_usage(self) -> None:
@@ -63,8 +72,9 @@ class DiffRun:
         try:
             label_limit(args.max_label_changes, 0)
         except ValueError:
-            raise UsageProblem(f"--max-label-changes {args.max_label_changes!r}: expected a count (3) or a "
-                               "percentage (5%)") from None
+            raise UsageProblem(
+                f"--max-label-changes {args.max_label_changes!r}: expected a count (3) or a percentage (5%)"
+            ) from None
         missing = [p for p in args.inputs if not Path(p).exists()]
         if missing:
             raise UsageProblem(f"{missing[0]}: no such file or folder")
@@ -88,15 +98,20 @@ class DiffRun:
             return config
         for diagnostic in config.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
-        print(f"{PROG}: the {side} config ({source.folder}) has errors; nothing was compared", file=sys.stderr)
+        print(
+            f"{PROG}: the {side} config ({source.folder}) has errors; nothing was compared", file=sys.stderr
+        )
         return None
 
     def _finish(self, report: DiffReport) -> int:
         import json
 
         fmt = self.args.format
-        output = json.dumps(report.to_dict(), ensure_ascii=False, indent=2) if fmt == "json" else (
-            markdown(report) if fmt == "markdown" else text(report))
+        output = (
+            json.dumps(report.to_dict(), ensure_ascii=False, indent=2)
+            if fmt == "json"
+            else (markdown(report) if fmt == "markdown" else text(report))
+        )
         sys.stdout.write(output if output.endswith("\n") else output + "\n")
         problems = gate_problems(report, self.args)
         for problem in problems:

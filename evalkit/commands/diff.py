@@ -20,18 +20,30 @@ PROG = "evalkit diff"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("inputs", nargs="+", metavar="SAMPLES",
-                        help="submission files (.json, .yaml, .yml), .jsonl files, or folders of them")
-    parser.add_argument("--base", required=True, metavar="REV_OR_DIR",
-                        help="the config to compare against: a config folder, or a git revision (HEAD, "
-                             "origin/main, a sha) whose version of the --config-dir folder is read from git")
-    parser.add_argument("--config-dir", metavar="DIR",
-                        help="the head config folder (default: the shipped config_samples)")
+    parser.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="SAMPLES",
+        help="submission files (.json, .yaml, .yml), .jsonl files, or folders of them",
+    )
+    parser.add_argument(
+        "--base",
+        required=True,
+        metavar="REV_OR_DIR",
+        help="the config to compare against: a config folder, or a git revision (HEAD, "
+        "origin/main, a sha) whose version of the --config-dir folder is read from git",
+    )
+    parser.add_argument(
+        "--config-dir", metavar="DIR", help="the head config folder (default: the shipped config_samples)"
+    )
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
     parser.add_argument("--fail-on-change", action="store_true", help="exit 1 when any submission changed")
-    parser.add_argument("--max-label-changes", metavar="N|P%",
-                        help="exit 1 when more than N submissions (or P percent of them) change label")
+    parser.add_argument(
+        "--max-label-changes",
+        metavar="N|P%",
+        help="exit 1 when more than N submissions (or P percent of them) change label",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,11 +71,15 @@ def gate_problems(report: Any, args: argparse.Namespace) -> list[str]:
     """Why a CI gate fails, one line each (none: it passes)."""
     problems = []
     if args.fail_on_change and report.changed:
-        problems.append(f"{report.changed} submission{'s' if report.changed != 1 else ''} changed (--fail-on-change)")
+        problems.append(
+            f"{report.changed} submission{'s' if report.changed != 1 else ''} changed (--fail-on-change)"
+        )
     limit = label_limit(args.max_label_changes, report.submissions)
     if limit is not None and report.label_changes > limit:
-        problems.append(f"{report.label_changes} label changes, more than --max-label-changes "
-                        f"{args.max_label_changes} allows")
+        problems.append(
+            f"{report.label_changes} label changes, more than --max-label-changes "
+            f"{args.max_label_changes} allows"
+        )
     return problems
 
 

@@ -26,8 +26,13 @@ def git(repo: Path, *args: str) -> str:
 
 
 def evalkit_diff(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-m", "evalkit", "diff", *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "evalkit", "diff", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "Traceback" not in done.stderr, done.stderr
     return done
 
@@ -40,7 +45,11 @@ def diff_json(*args: str | Path, cwd: Path) -> tuple[int, dict[str, Any]]:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     repo = tmp_path / "project"
-    shutil.copytree(REPO / "config_samples", repo / "config", ignore=shutil.ignore_patterns("*.py", "tests", "__pycache__"))
+    shutil.copytree(
+        REPO / "config_samples",
+        repo / "config",
+        ignore=shutil.ignore_patterns("*.py", "tests", "__pycache__"),
+    )
     shutil.copytree(SAMPLES, repo / "samples")
     git(repo, "init", "-q")
     git(repo, "config", "user.email", "test@example.com")
@@ -63,13 +72,29 @@ def lengthen_short_answers(repo: Path) -> None:
 
 
 def test_an_unchanged_config_changes_nothing_and_both_sides_hash_alike(repo: Path) -> None:
-    code, report = diff_json("--base", "HEAD", "--config-dir", "config", "samples", "--fail-on-change", cwd=repo)
+    code, report = diff_json(
+        "--base", "HEAD", "--config-dir", "config", "samples", "--fail-on-change", cwd=repo
+    )
     assert code == 0
     assert report["submissions"] == 31 and report["changed"] == 0 and report["changes"] == []
     assert report["base"]["config_hash"] == report["head"]["config_hash"]
-    eval_hash = json.loads(subprocess.run(
-        [sys.executable, "-m", "evalkit", "eval", "samples/sample_submission.json", "--config-dir", "config"],
-        cwd=repo, capture_output=True, text=True, check=True).stdout)["meta"]["config_hash"]
+    eval_hash = json.loads(
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "evalkit",
+                "eval",
+                "samples/sample_submission.json",
+                "--config-dir",
+                "config",
+            ],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )["meta"]["config_hash"]
     assert report["base"]["config_hash"] == eval_hash  # read from git, hashed as eval hashes the folder
 
 
@@ -91,7 +116,10 @@ def test_a_git_base_reports_labels_flags_rules_ratings_and_each_change(repo: Pat
         "label": ["neutral", "needs_review"],
         "flags": [["low_accuracy"], ["low_accuracy", "too_short"]],
         "corrected_ratings": {"presentation": [4.0, 3.5]},
-        "fired_rules": [["lower_accuracy_if_no_example"], ["lower_accuracy_if_no_example", "very_short_answers"]],
+        "fired_rules": [
+            ["lower_accuracy_if_no_example"],
+            ["lower_accuracy_if_no_example", "very_short_answers"],
+        ],
     }
 
 
@@ -99,15 +127,38 @@ def test_the_json_shape_has_every_documented_key(repo: Path) -> None:
     lengthen_short_answers(repo)
     edit_rules(repo, "increment_score: 2\n", "increment_score: 4\n")
     _, report = diff_json("--base", "HEAD", "--config-dir", "config", "samples", cwd=repo)
-    assert list(report) == ["base", "head", "submissions", "changed", "labels", "scores", "flags", "rules",
-                            "dimensions", "changes"]
+    assert list(report) == [
+        "base",
+        "head",
+        "submissions",
+        "changed",
+        "labels",
+        "scores",
+        "flags",
+        "rules",
+        "dimensions",
+        "changes",
+    ]
     assert set(report["base"]) == set(report["head"]) == {"ref", "config_hash", "errors"}
     assert report["scores"] == {"+2": 3}
     changed_fields = {key for change in report["changes"] for key in change}
-    assert changed_fields <= {"source", "label", "score", "flags", "corrected_ratings", "corrected_ranking",
-                              "rewrite_final", "fired_rules", "error"}
-    assert all(len(value) == 2 for change in report["changes"] for key, value in change.items()
-               if key not in ("source", "corrected_ratings"))
+    assert changed_fields <= {
+        "source",
+        "label",
+        "score",
+        "flags",
+        "corrected_ratings",
+        "corrected_ranking",
+        "rewrite_final",
+        "fired_rules",
+        "error",
+    }
+    assert all(
+        len(value) == 2
+        for change in report["changes"]
+        for key, value in change.items()
+        if key not in ("source", "corrected_ratings")
+    )
 
 
 def test_added_and_removed_rules_are_marked(repo: Path) -> None:
@@ -122,8 +173,10 @@ def test_added_and_removed_rules_are_marked(repo: Path) -> None:
     assert report["flags"]["heap"] == {"gained": 4, "lost": 0}
     text = evalkit_diff("--base", "HEAD", "--config-dir", "config", "samples", cwd=repo).stdout
     assert any(line.split() == ["mentions_heap", "-", "4", "added"] for line in text.splitlines())
-    assert any(line.split() == ["negative_weights_without_alternative", "1", "-", "removed"]
-               for line in text.splitlines())
+    assert any(
+        line.split() == ["negative_weights_without_alternative", "1", "-", "removed"]
+        for line in text.splitlines()
+    )
 
 
 def test_a_folder_as_the_base(repo: Path) -> None:
@@ -134,8 +187,12 @@ def test_a_folder_as_the_base(repo: Path) -> None:
 
 
 def test_an_older_commit_and_a_config_in_the_repository_root(tmp_path: Path) -> None:
-    shutil.copytree(REPO / "config_samples", tmp_path, ignore=shutil.ignore_patterns("*.py", "tests", "__pycache__"),
-                    dirs_exist_ok=True)
+    shutil.copytree(
+        REPO / "config_samples",
+        tmp_path,
+        ignore=shutil.ignore_patterns("*.py", "tests", "__pycache__"),
+        dirs_exist_ok=True,
+    )
     git(tmp_path, "init", "-q")
     git(tmp_path, "-c", "user.email=t@e.st", "-c", "user.name=t", "commit", "-qm", "empty", "--allow-empty")
     git(tmp_path, "add", "-A")
@@ -145,16 +202,20 @@ def test_an_older_commit_and_a_config_in_the_repository_root(tmp_path: Path) -> 
     assert code == 0 and report["changed"] == 0
     done = evalkit_diff("--base", first, "--config-dir", ".", SAMPLES, cwd=tmp_path)
     assert done.returncode == 2  # the first commit had no config at all
-    assert done.stderr == (f"evalkit diff: --base {first}: {first} has no YAML files in the top folder of the "
-                           f"repository at {tmp_path}\n")
+    assert done.stderr == (
+        f"evalkit diff: --base {first}: {first} has no YAML files in the top folder of the "
+        f"repository at {tmp_path}\n"
+    )
 
 
 def test_an_invalid_head_prints_its_diagnostics_and_exits_2(repo: Path) -> None:
     edit_rules(repo, "dedupe_comments", "dedupe_coments")
     done = evalkit_diff("--base", "HEAD", "--config-dir", "config", "samples", cwd=repo)
     assert done.returncode == 2 and done.stdout == ""
-    assert ("config/rules.yaml:5:3: error[unknown-key] unknown key 'dedupe_coments' in options; "
-            "did you mean 'dedupe_comments'?") in done.stderr
+    assert (
+        "config/rules.yaml:5:3: error[unknown-key] unknown key 'dedupe_coments' in options; "
+        "did you mean 'dedupe_comments'?"
+    ) in done.stderr
     assert "evalkit diff: the head config (config) has errors; nothing was compared" in done.stderr
 
 
@@ -179,8 +240,9 @@ def test_fail_on_change(repo: Path) -> None:
 @pytest.mark.parametrize(("limit", "code"), [("14", 0), ("13", 1), ("50%", 0), ("45%", 1), ("0", 1)])
 def test_max_label_changes_as_a_count_or_a_percentage(repo: Path, limit: str, code: int) -> None:
     lengthen_short_answers(repo)  # 14 of 31 labels change: 45.2%
-    done = evalkit_diff("--base", "HEAD", "--config-dir", "config", "samples", "--max-label-changes", limit,
-                        cwd=repo)
+    done = evalkit_diff(
+        "--base", "HEAD", "--config-dir", "config", "samples", "--max-label-changes", limit, cwd=repo
+    )
     assert done.returncode == code, done.stderr
     if code:
         assert f"14 label changes, more than --max-label-changes {limit} allows" in done.stderr
@@ -188,8 +250,9 @@ def test_max_label_changes_as_a_count_or_a_percentage(repo: Path, limit: str, co
 
 @pytest.mark.parametrize("limit", ["many", "-1", "101%", "5.5"])
 def test_a_bad_label_limit_is_a_usage_error(repo: Path, limit: str) -> None:
-    done = evalkit_diff("--base", "HEAD", "--config-dir", "config", "samples", "--max-label-changes", limit,
-                        cwd=repo)
+    done = evalkit_diff(
+        "--base", "HEAD", "--config-dir", "config", "samples", "--max-label-changes", limit, cwd=repo
+    )
     assert done.returncode == 2
     assert done.stderr.startswith(f"evalkit diff: --max-label-changes {limit!r}: expected a count")
 
@@ -197,12 +260,16 @@ def test_a_bad_label_limit_is_a_usage_error(repo: Path, limit: str) -> None:
 def test_a_revision_git_does_not_know(repo: Path) -> None:
     done = evalkit_diff("--base", "no-such-branch", "--config-dir", "config", "samples", cwd=repo)
     assert done.returncode == 2
-    assert done.stderr.strip() == ("evalkit diff: --base no-such-branch: not a config folder, and "
-                                   f"'no-such-branch' is not a revision of the git repository at {repo}")
+    assert done.stderr.strip() == (
+        "evalkit diff: --base no-such-branch: not a config folder, and "
+        f"'no-such-branch' is not a revision of the git repository at {repo}"
+    )
 
 
 def test_a_revision_outside_any_repository(tmp_path: Path) -> None:
-    shutil.copytree(REPO / "config_samples", tmp_path / "config", ignore=shutil.ignore_patterns("*.py", "tests"))
+    shutil.copytree(
+        REPO / "config_samples", tmp_path / "config", ignore=shutil.ignore_patterns("*.py", "tests")
+    )
     done = evalkit_diff("--base", "HEAD", "--config-dir", "config", SAMPLES, cwd=tmp_path)
     assert done.returncode == 2
     assert "not a config folder, and config is not inside a git repository" in done.stderr
@@ -229,7 +296,9 @@ def test_jobs_give_the_same_report(repo: Path) -> None:
 
 def test_markdown_is_a_short_table_with_the_details_folded(repo: Path) -> None:
     lengthen_short_answers(repo)
-    out = evalkit_diff("--base", "HEAD", "--config-dir", "config", "samples", "--format", "markdown", cwd=repo).stdout
+    out = evalkit_diff(
+        "--base", "HEAD", "--config-dir", "config", "samples", "--format", "markdown", cwd=repo
+    ).stdout
     head, _, folded = out.partition("<details>")
     assert head.startswith("### evalkit diff: 21 of 31 submissions changed\n")
     assert "| neutral → needs_review | 14 |" in head
@@ -247,7 +316,10 @@ def test_text_is_a_terminal_table(repo: Path) -> None:
     assert lines[0].startswith("base HEAD (") and lines[1].startswith("head config (")
     assert lines[2] == "21 of 31 submissions changed"
     assert ["very_short_answers", "2", "23", "+21"] in [line.split() for line in lines]
-    block = lines[lines.index("samples/01_algorithms_graphs_complete.json"):][:5]
+    block = lines[lines.index("samples/01_algorithms_graphs_complete.json") :][:5]
     assert [line.split(None, 1) for line in block[1:]] == [
-        ["label", "neutral -> needs_review"], ["flags", "+too_short"], ["rating", "presentation  4 -> 3.5"],
-        ["fired_rules", "+very_short_answers"]]
+        ["label", "neutral -> needs_review"],
+        ["flags", "+too_short"],
+        ["rating", "presentation  4 -> 3.5"],
+        ["fired_rules", "+very_short_answers"],
+    ]

@@ -36,7 +36,9 @@ def environment(**extra: str) -> dict[str, str]:
 def project(tmp_path: Path) -> Path:
     """A project with its config in configs/main and its samples, committed on main."""
     repo = tmp_path / "origin"
-    shutil.copytree(REPO / "config_samples", repo / "configs" / "main", ignore=shutil.ignore_patterns("*.py", "tests"))
+    shutil.copytree(
+        REPO / "config_samples", repo / "configs" / "main", ignore=shutil.ignore_patterns("*.py", "tests")
+    )
     shutil.copytree(REPO / "samples", repo / "samples")
     git(repo, "init", "-q", "-b", "main")
     git(repo, "config", "user.email", "test@example.com")
@@ -48,10 +50,14 @@ def project(tmp_path: Path) -> Path:
 
 def lengthen_short_answers(config: Path) -> None:
     rules = config / "rules.yaml"
-    rules.write_text(rules.read_text(encoding="utf-8").replace("max_total_length: 80", "max_total_length: 400"))
+    rules.write_text(
+        rules.read_text(encoding="utf-8").replace("max_total_length: 80", "max_total_length: 400")
+    )
 
 
-def test_the_github_actions_step_writes_the_summary_and_gates_the_pull_request(project: Path, tmp_path: Path) -> None:
+def test_the_github_actions_step_writes_the_summary_and_gates_the_pull_request(
+    project: Path, tmp_path: Path
+) -> None:
     workflow = yaml.safe_load(readme_block("GITHUB_STEP_SUMMARY"))
     steps = workflow["jobs"]["impact"]["steps"]
     assert steps[0] == {"uses": "actions/checkout@v4", "with": {"fetch-depth": 0}}
@@ -62,8 +68,13 @@ def test_the_github_actions_step_writes_the_summary_and_gates_the_pull_request(p
     summary = tmp_path / "summary.md"
 
     def run_step() -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["bash", "-e", "-c", command], cwd=clone, capture_output=True, text=True,
-                              env=environment(GITHUB_BASE_REF="main", GITHUB_STEP_SUMMARY=str(summary)))
+        return subprocess.run(
+            ["bash", "-e", "-c", command],
+            cwd=clone,
+            capture_output=True,
+            text=True,
+            env=environment(GITHUB_BASE_REF="main", GITHUB_STEP_SUMMARY=str(summary)),
+        )
 
     passed = run_step()
     assert passed.returncode == 0, passed.stderr
@@ -84,8 +95,14 @@ def test_the_pre_commit_hook_runs_in_the_manual_stage_on_what_is_staged(project:
 
     def pre_commit(*args: str) -> subprocess.CompletedProcess[str]:
         home = str(project.parent / "pre-commit-home")
-        return subprocess.run([str(BIN / "pre-commit"), "run", *args], cwd=project, capture_output=True,
-                              text=True, env=environment(PRE_COMMIT_HOME=home), timeout=300)
+        return subprocess.run(
+            [str(BIN / "pre-commit"), "run", *args],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            env=environment(PRE_COMMIT_HOME=home),
+            timeout=300,
+        )
 
     assert "evalkit diff" not in pre_commit("--all-files").stdout  # manual stage: not on every commit
     clean = pre_commit("evalkit-diff", "--hook-stage", "manual")

@@ -35,7 +35,9 @@ def has(expected: tuple[int, str]) -> Callable[[list[tuple[int, str]]], bool]:
 
 
 async def run_diff(client: LanguageClient, *arguments: Any) -> dict[str, Any]:
-    return await client.workspace_execute_command_async(types.ExecuteCommandParams("evalkit.diff", list(arguments)))
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams("evalkit.diff", list(arguments))
+    )
 
 
 async def test_an_edit_shows_its_impact_on_the_first_line_and_on_each_rule(editor: Editor) -> None:
@@ -52,9 +54,14 @@ async def test_an_edit_shows_its_impact_on_the_first_line_and_on_each_rule(edito
 async def test_a_new_rule_is_marked_new(editor: Editor) -> None:
     await editor.open("rules.yaml")
     await editor.lenses_when(has((0, "vs saved: no change on 3 samples")))
-    await editor.replace("rules.yaml", "\nrewrite_rules:", (
-        '\n  - id: mentions_dijkstra\n    when: {response_contains_any: ["Dijkstra"]}\n'
-        "    actions: {set_flag: dijkstra}\n\nrewrite_rules:"))
+    await editor.replace(
+        "rules.yaml",
+        "\nrewrite_rules:",
+        (
+            '\n  - id: mentions_dijkstra\n    when: {response_contains_any: ["Dijkstra"]}\n'
+            "    actions: {set_flag: dijkstra}\n\nrewrite_rules:"
+        ),
+    )
     lenses = await editor.lenses_when(has((47, "fires on 2/3 samples (new)")))
     assert (0, "vs saved: no label changes; 2/3 samples change") in lenses
 
@@ -84,9 +91,26 @@ async def test_the_diff_command_gives_evalkit_diffs_json(editor: Editor) -> None
     edited = editor.root / "edited"  # the same comparison from the command line, the edit saved elsewhere
     shutil.copytree(editor.config, edited)
     (edited / "rules.yaml").write_text(editor.texts["rules.yaml"], encoding="utf-8")
-    cli = json.loads(subprocess.run(
-        [sys.executable, "-m", "evalkit", "diff", "--base", str(editor.config), "--config-dir", str(edited),
-         str(editor.root / "samples"), "--format", "json"], capture_output=True, text=True, check=True).stdout)
+    cli = json.loads(
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "evalkit",
+                "diff",
+                "--base",
+                str(editor.config),
+                "--config-dir",
+                str(edited),
+                str(editor.root / "samples"),
+                "--format",
+                "json",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
     same = ("submissions", "changed", "labels", "scores", "flags", "rules", "dimensions")
     assert {key: cli[key] for key in same} == {key: report[key] for key in same}
     assert cli["head"]["config_hash"] == report["head"]["config_hash"]
@@ -115,7 +139,11 @@ async def test_a_broken_edit_hides_the_impact_until_the_config_is_valid(editor: 
 
 
 def commit_project(root: Path) -> None:
-    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.email=t@e.st", "-c", "user.name=t", "commit", "-qm", "c"]):
+    for args in (
+        ["init", "-q"],
+        ["add", "-A"],
+        ["-c", "user.email=t@e.st", "-c", "user.name=t", "commit", "-qm", "c"],
+    ):
         subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
 
 
@@ -125,7 +153,9 @@ async def test_impact_base_head_compares_with_the_last_commit(
     editor = make_editor(head_client)
     commit_project(editor.root)
     rules = editor.config / "rules.yaml"
-    rules.write_text(rules.read_text(encoding="utf-8").replace(*LOWER_GOOD), encoding="utf-8")  # not committed
+    rules.write_text(
+        rules.read_text(encoding="utf-8").replace(*LOWER_GOOD), encoding="utf-8"
+    )  # not committed
     await editor.open("rules.yaml")
     await editor.lenses_when(has((0, "vs HEAD: 2/3 labels change (weak→good 2)")))
     await editor.replace("rules.yaml", "good: 2", "good: 3")
