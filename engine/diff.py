@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, NamedTuple
 
 from evalkit.engine.batch import Outcome, RawItem, run_items
 from evalkit.engine.config import Config
@@ -21,13 +21,21 @@ from evalkit.engine.inputs import parse_text
 from evalkit.engine.result import Result
 from evalkit.engine.submission import Submission
 
-FIELDS = ("label", "score", "flags", "corrected_ratings", "corrected_ranking", "rewrite_final", "fired_rules")
-"""The fields a change lists, with the result object's names, in this order."""
+FIELDS = {
+    "label": "label",
+    "score": "score",
+    "flags": "flags",
+    "corrected_ratings": "ratings",
+    "corrected_ranking": "ranking",
+    "rewrite_final": "rewrite",
+    "fired_rules": "fired",
+}
+"""The fields a change lists, by the result object's names, in this order: the Snapshot attribute of each."""
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """What a diff compares of one result."""
+class Snapshot(NamedTuple):
+    """What a diff compares of one result. (Tuples, not dataclasses: worker processes send one or two per
+    submission, and a tuple pickles several times faster.)"""
 
     label: str | None
     score: float | None
@@ -50,25 +58,18 @@ class Snapshot:
         )
 
     def value(self, name: str) -> Any:
-        """A field's value as the result object shows it (FIELDS names)."""
-        values: dict[str, Any] = {
-            "label": self.label,
-            "score": self.score,
-            "flags": list(self.flags),
-            "corrected_ratings": dict(self.ratings),
-            "corrected_ranking": list(self.ranking),
-            "rewrite_final": self.rewrite,
-            "fired_rules": list(self.fired),
-        }
-        return values[name]
+        """A field's value as the result object shows it (a FIELDS name)."""
+        found = getattr(self, FIELDS[name])
+        if name == "corrected_ratings":
+            return dict(found)
+        return list(found) if isinstance(found, tuple) else found
 
 
 Side = Snapshot | str
 """One side's outcome: a snapshot, or why the submission could not be evaluated."""
 
 
-@dataclass(frozen=True, slots=True)
-class ItemDiff:
+class ItemDiff(NamedTuple):
     source: str
     base: Side
     head: Side
@@ -84,17 +85,17 @@ class ItemDiff:
         if not isinstance(base, Snapshot) or not isinstance(head, Snapshot):
             return {"error": [_error(base), _error(head)]} if base != head else {}
         changed: dict[str, Any] = {}
-        for name in FIELDS:
+        for name, attribute in FIELDS.items():
+            if getattr(base, attribute) == getattr(head, attribute):
+                continue
             before, after = base.value(name), head.value(name)
             if name == "corrected_ratings":
-                moved = {
+                changed[name] = {
                     dim: [before.get(dim), after.get(dim)]
                     for dim in {**before, **after}
                     if before.get(dim) != after.get(dim)
                 }
-                if moved:
-                    changed[name] = moved
-            elif before != after:
+            else:
                 changed[name] = [before, after]
         return changed
 
@@ -112,15 +113,26 @@ class DiffRunner:
     def __init__(self, base: Config, head: Config) -> None:
         self._base, self._head = Evaluator(base), Evaluator(head)
 
-    def run(self, item: RawItem) -> ItemDiff:
+    def run(self, item: RawItem) -> ItemDiff | Unchanged:
+        """For `run_items`: a submission evaluated alike by both configs comes back as its fired rules
+        alone, which is all the sums need (and most of a corpus, sent between processes)."""
         loaded = parse_text(item.text, item.source, item.suffix)
         if loaded.submission is None:
             return unreadable(item.source, loaded.error or "unreadable")
-        return self.compare(item.source, loaded.submission)
+        found = self.compare(item.source, loaded.submission)
+        return (
+            Unchanged(found.base.fired) if isinstance(found.base, Snapshot) and not found.changed else found
+        )
 
     def compare(self, source: str, submission: Submission) -> ItemDiff:
         base, head = side_of(self._base, submission), side_of(self._head, submission)
         return ItemDiff(source, base, base if head == base else head)  # one object pickles once
+
+
+class Unchanged(NamedTuple):
+    """A submission both configs evaluated alike: the rules that fired on it."""
+
+    fired: tuple[str, ...]
 
 
 def unreadable(source: str, error: str) -> ItemDiff:
@@ -147,8 +159,9 @@ class DiffRecipe:
 
 def diff_items(
     items: Iterable[RawItem | Outcome], base: Config, head: Config, recipe: DiffRecipe, jobs: int = 1
-) -> Iterator[ItemDiff]:
-    """Every item's ItemDiff, in input order; an unreadable input is one on both sides."""
+) -> Iterator[ItemDiff | Unchanged]:
+    """Every item's ItemDiff (or, evaluated alike on both sides, its Unchanged), in input order; an
+    unreadable input is an ItemDiff with the same error on both sides."""
     for done in run_items(items, DiffRunner(base, head), recipe, jobs):
         yield unreadable(done.source, done.error or "unreadable") if isinstance(done, Outcome) else done
 
@@ -196,13 +209,17 @@ class DiffReport:
             rule_ids(head),
         )
 
-    def add_all(self, items: Iterable[ItemDiff]) -> DiffReport:
+    def add_all(self, items: Iterable[ItemDiff | Unchanged]) -> DiffReport:
         for item in items:
             self.add(item)
         return self
 
-    def add(self, item: ItemDiff) -> None:
+    def add(self, item: ItemDiff | Unchanged) -> None:
         self.submissions += 1
+        if isinstance(item, Unchanged):
+            self.fired[0].update(item.fired)
+            self.fired[1].update(item.fired)
+            return
         for index, side in enumerate((item.base, item.head)):
             if isinstance(side, Snapshot):
                 self.fired[index].update(side.fired)

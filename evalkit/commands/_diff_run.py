@@ -11,8 +11,8 @@ from typing import Iterator
 from evalkit.commands.diff import PROG, gate_problems, head_folder, label_limit
 from evalkit.engine.batch import raw_items
 from evalkit.engine.config import Config
-from evalkit.engine.diff import DiffRecipe, DiffReport, ItemDiff, diff_items
-from evalkit.engine.diffrender import markdown, text
+from evalkit.engine.diff import DiffRecipe, DiffReport, ItemDiff, Unchanged, diff_items
+from evalkit.engine.diffrender import json_text, markdown, text
 from evalkit.engine.gitrev import ConfigSource, NoRevision, RevisionError, config_at
 
 
@@ -20,17 +20,18 @@ class UsageProblem(Exception):
     """Nothing can be compared; the message says why in one line."""
 
 
-def _told(items: Iterator[ItemDiff]) -> Iterator[ItemDiff]:
+def _told(items: Iterator[ItemDiff | Unchanged]) -> Iterator[ItemDiff | Unchanged]:
     """The items, with each one that could not be evaluated said on stderr as it passes (as eval does)."""
     for item in items:
-        if item.base == item.head and isinstance(item.base, str):
-            print(f"{item.source}: error: {item.base}", file=sys.stderr)
-        else:
-            _told_sides(item)
+        if isinstance(item, ItemDiff):
+            _tell(item)
         yield item
 
 
-def _told_sides(item: ItemDiff) -> None:
+def _tell(item: ItemDiff) -> None:
+    if item.base == item.head and isinstance(item.base, str):
+        print(f"{item.source}: error: {item.base}", file=sys.stderr)
+        return
     for side, problem in (("base", item.base), ("head", item.head)):
         if isinstance(problem, str):
             print(f"{item.source}: error in the {side}: {problem}", file=sys.stderr)
@@ -104,14 +105,8 @@ class DiffRun:
         return None
 
     def _finish(self, report: DiffReport) -> int:
-        import json
-
-        fmt = self.args.format
-        output = (
-            json.dumps(report.to_dict(), ensure_ascii=False, indent=2)
-            if fmt == "json"
-            else (markdown(report) if fmt == "markdown" else text(report))
-        )
+        renderers = {"json": json_text, "markdown": markdown, "text": text}
+        output = renderers[self.args.format](report)
         sys.stdout.write(output if output.endswith("\n") else output + "\n")
         problems = gate_problems(report, self.args)
         for problem in problems:
