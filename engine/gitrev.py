@@ -7,7 +7,8 @@ Only `git` itself is run: `rev-parse` to find the repository and the commit, `ls
 folder, one `cat-file --batch` for every file's content.
 
 Exceptions: `RevisionError` (git missing or failing, no config files at the revision) and its subclass
-`NoRevision` (not in a git repository, no such revision), each with a one-line message.
+`NoRevision` (no such revision; `NotInRepository` when there is no repository at all) and `NotUtf8` (a
+file that is not text, said as a diagnostic), each with a one-line message.
 """
 
 from __future__ import annotations
@@ -26,6 +27,18 @@ class RevisionError(Exception):
 
 class NoRevision(RevisionError):
     """No such revision: the folder is not in a git repository, or the repository lacks the revision."""
+
+
+class NotInRepository(NoRevision):
+    """The folder is not in a git repository."""
+
+
+class NotUtf8(RevisionError):
+    """A file at the revision is not UTF-8 text; the message is its diagnostic, as `check` prints it."""
+
+    def __init__(self, message: str, folder: str) -> None:
+        super().__init__(message)
+        self.folder = folder
 
 
 @dataclass(frozen=True)
@@ -56,7 +69,7 @@ def _repository(folder: Path) -> tuple[Path, str]:
     try:
         top = Path(_git(probe, "rev-parse", "--show-toplevel").decode().strip())
     except RevisionError:
-        raise NoRevision(f"{folder} is not inside a git repository") from None
+        raise NotInRepository(f"{folder} is not inside a git repository") from None
     inside = folder.resolve().relative_to(top.resolve()).as_posix()
     return top, "" if inside == "." else inside
 
@@ -102,7 +115,8 @@ def _decoded(path: str, raw: bytes) -> str:
     try:
         return decode_utf8(raw)
     except NotText as exc:
-        raise RevisionError(f"{path}:{exc.line}:{exc.column}: error[not-utf8] {exc.reason}") from None
+        where = f"{path}:{exc.line}:{exc.column}"
+        raise NotUtf8(f"{where}: error[not-utf8] {exc.reason}", str(Path(path).parent)) from None
 
 
 def config_at(revision: str, folder: Path) -> ConfigSource:

@@ -17,7 +17,7 @@ from evalkit.engine.config import Config, config_files
 from evalkit.engine.diff import DiffReport, ItemDiff, Side, side_of
 from evalkit.engine.diffrender import field_lines
 from evalkit.engine.evaluator import Evaluator
-from evalkit.engine.gitrev import ConfigSource, RevisionError, config_at
+from evalkit.engine.gitrev import ConfigSource, NotInRepository, RevisionError, config_at
 from evalkit.engine.inputs import LoadedSubmission
 from evalkit.lsp.dryrun import SHOWN_SAMPLES, DryRunReport, SampleOutcome
 
@@ -87,6 +87,8 @@ def base_source(folder: Path, base_name: str) -> tuple[tuple[Any, ...], ConfigSo
     if base_name == "HEAD":
         try:
             source = config_at("HEAD", folder)
+        except NotInRepository:
+            return ("HEAD", "no repository"), "not in a git repository"
         except RevisionError as exc:
             return ("HEAD", str(exc)), str(exc)
         return ("HEAD", tuple(sorted(source.texts.items()))), source
@@ -117,7 +119,7 @@ def run_base(
     if previous is not None and previous.key == key:
         return previous
     if isinstance(source, str):
-        return BaseRun(key, None, _short(source))
+        return BaseRun(key, None, source)
     config = source.analyze()
     if config.plan is None:
         return BaseRun(key, None, f"the {base_name} config has errors")
@@ -127,10 +129,6 @@ def run_base(
         for s in samples
     )
     return BaseRun(key, config, None, sides)
-
-
-def _short(problem: str) -> str:
-    return "not in a git repository" if "not inside a git repository" in problem else problem
 
 
 def impact_of(base_name: str, base: BaseRun, head: Config, report: DryRunReport) -> Impact:

@@ -13,7 +13,7 @@ from evalkit.engine.batch import raw_items
 from evalkit.engine.config import Config
 from evalkit.engine.diff import DiffRecipe, DiffReport, ItemDiff, Unchanged, diff_items
 from evalkit.engine.diffrender import json_text, markdown, text
-from evalkit.engine.gitrev import ConfigSource, NoRevision, RevisionError, config_at
+from evalkit.engine.gitrev import ConfigSource, NoRevision, NotUtf8, RevisionError, config_at
 
 
 class UsageProblem(Exception):
@@ -44,7 +44,12 @@ class DiffRun:
     def execute(self) -> int:
         self._check_usage()
         head_source = ConfigSource(str(head_folder(self.args)))
-        base_source = self._base_source(Path(head_source.folder))
+        try:
+            base_source = self._base_source(Path(head_source.folder))
+        except NotUtf8 as exc:
+            print(exc, file=sys.stderr)
+            print(f"{PROG}: the base config ({exc.folder}) has errors; nothing was compared", file=sys.stderr)
+            return 2
         base, head = self._config(base_source, "base"), self._config(head_source, "head")
         if base is None or head is None:
             return 2
@@ -88,6 +93,8 @@ class DiffRun:
             return config_at(base, head)
         except NoRevision as exc:
             raise UsageProblem(f"--base {base}: not a config folder, and {exc}") from None
+        except NotUtf8:
+            raise
         except RevisionError as exc:
             raise UsageProblem(f"--base {base}: {exc}") from None
 

@@ -229,6 +229,20 @@ def test_an_invalid_base_at_a_revision_is_named_by_revision_and_path(repo: Path)
     assert "the base config (HEAD:config) has errors" in done.stderr
 
 
+def test_a_base_file_that_is_not_utf8_is_a_diagnostic(repo: Path) -> None:
+    rules = repo / "config" / "rules.yaml"
+    saved = rules.read_bytes()
+    rules.write_bytes(b"# caf\xe9\n" + saved)
+    git(repo, "commit", "-qam", "latin-1")
+    rules.write_bytes(saved)
+    done = evalkit_diff("--base", "HEAD", "--config-dir", "config", "samples", cwd=repo)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "HEAD:config/rules.yaml:1:6: error[not-utf8] the file is not UTF-8 text (byte 5: 0xe9)",
+        "evalkit diff: the base config (HEAD:config) has errors; nothing was compared",
+    ]
+
+
 def test_fail_on_change(repo: Path) -> None:
     lengthen_short_answers(repo)
     done = evalkit_diff("--base", "HEAD", "--config-dir", "config", "samples", "--fail-on-change", cwd=repo)
