@@ -13,7 +13,7 @@ import asyncio
 import logging
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
@@ -292,10 +292,13 @@ class Session:
         """The live impact: the dry run's results against the base's (which are worked out again only
         when the base or the samples changed)."""
         base_name = self.options.impact_base
-        base = await _in_thread(
-            self._runner, impact.run_base, state.folder, base_name, samples, report_key[1], state.base_run
+        running = self._runner.submit(
+            impact.run_base, state.folder, base_name, samples, report_key[1], state.base_run
         )
-        state.base_run = base
+        # kept even when a newer edit cancels this run: the base's results outlive the edit (and with
+        # many samples, typing on would otherwise start them over at every pause)
+        running.add_done_callback(lambda done: _keep_base(state, done))
+        base = await asyncio.wrap_future(running)
         key = (base.key, report_key)
         if state.impact_key != key:
             state.impact = await _in_thread(self._runner, impact.impact_of, base_name, base, config, report)
@@ -318,6 +321,11 @@ class Session:
         state.lens_state = shown
         if get_capability(self.server.client_capabilities, "workspace.code_lens.refresh_support", False):
             self.server.workspace_code_lens_refresh(None)
+
+
+def _keep_base(state: FolderState, done: Future[impact.BaseRun]) -> None:
+    if not done.cancelled() and done.exception() is None:
+        state.base_run = done.result()
 
 
 def _analyse(
