@@ -44,14 +44,17 @@ class DiffRun:
     def execute(self) -> int:
         self._check_usage()
         head_source = ConfigSource(str(head_folder(self.args)))
+        head = self._config(head_source, "head")  # first: a mistyped --config-dir is said as such
+        if head is None:
+            return 2
         try:
             base_source = self._base_source(Path(head_source.folder))
         except NotUtf8 as exc:
             print(exc, file=sys.stderr)
             print(f"{PROG}: the base config ({exc.folder}) has errors; nothing was compared", file=sys.stderr)
             return 2
-        base, head = self._config(base_source, "base"), self._config(head_source, "head")
-        if base is None or head is None:
+        base = self._config(base_source, "base")
+        if base is None:
             return 2
         items = raw_items(self.args.inputs)
         first = list(itertools.islice(items, 1))

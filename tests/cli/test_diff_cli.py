@@ -219,6 +219,15 @@ def test_an_invalid_head_prints_its_diagnostics_and_exits_2(repo: Path) -> None:
     assert "evalkit diff: the head config (config) has errors; nothing was compared" in done.stderr
 
 
+def test_a_head_folder_that_does_not_exist_is_said_before_any_git_lookup(repo: Path) -> None:
+    done = evalkit_diff("--base", "HEAD", "--config-dir", "confg", "samples", cwd=repo)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "confg:1:1: error[no-config-dir] the config folder does not exist",
+        "evalkit diff: the head config (confg) has errors; nothing was compared",
+    ]
+
+
 def test_an_invalid_base_at_a_revision_is_named_by_revision_and_path(repo: Path) -> None:
     edit_rules(repo, "dedupe_comments", "dedupe_coments")
     git(repo, "commit", "-qam", "broken")
