@@ -6,6 +6,7 @@ JSON of `DiffReport.to_dict` laid out one change a line.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any, Sequence
 
 from evalkit.engine.diff import DiffReport, ItemDiff, signed
@@ -14,6 +15,8 @@ SHORT_HASH = 12
 MARKDOWN_CHANGES = 100
 """Changed submissions listed in Markdown (a GitHub comment holds 65,536 characters); the rest are counted."""
 LONG_TEXT = 60
+CONTEXT = 12
+"""Characters of a rewrite shown before the place where the base's and the head's start to differ."""
 
 
 def headline(report: DiffReport) -> str:
@@ -61,9 +64,20 @@ def field_lines(item: ItemDiff, arrow: str = "->") -> list[tuple[str, str]]:
             ]
         elif name in ("flags", "fired_rules"):
             rows.append((name, _set_change(values[0], values[1], arrow)))
+        elif name == "rewrite_final":
+            rows.append((name, _text_change(values[0], values[1], arrow)))
         else:
             rows.append((name, f"{shown(values[0])} {arrow} {shown(values[1])}"))
     return rows
+
+
+def _text_change(before: str, after: str, arrow: str) -> str:
+    """Two long texts from where they start to differ (a few characters before), so that a change at the
+    end of a rewrite shows."""
+    same = len(os.path.commonprefix([before, after]))
+    start = max(0, same - CONTEXT)
+    cut = "…" if start else ""
+    return f"{shown(cut + before[start:])} {arrow} {shown(cut + after[start:])}"
 
 
 def _set_change(before: list[str], after: list[str], arrow: str) -> str:

@@ -346,3 +346,14 @@ def test_text_is_a_terminal_table(repo: Path) -> None:
         ["rating", "presentation  4 -> 3.5"],
         ["fired_rules", "+very_short_answers"],
     ]
+
+
+def test_a_rewrite_change_shows_where_the_texts_differ(repo: Path) -> None:
+    edit_rules(repo, 'append_text: "."', 'append_text: " (fin)."')
+    out = evalkit_diff("--base", "HEAD", "--config-dir", "config", "samples", cwd=repo).stdout
+    lines = out.splitlines()
+    at = lines.index("samples/sample_submission.json")
+    assert lines[at + 1].split(None, 1) == ["rewrite_final", "…no negativos. -> …no negativos (fin)."]
+    _, report = diff_json("--base", "HEAD", "--config-dir", "config", "samples", cwd=repo)
+    whole = next(c for c in report["changes"] if c["source"] == "samples/sample_submission.json")
+    assert whole["rewrite_final"][1] == whole["rewrite_final"][0][:-1] + " (fin)."  # JSON: the whole texts
