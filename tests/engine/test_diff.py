@@ -118,3 +118,15 @@ def test_a_worker_sends_an_unchanged_submission_as_its_fired_rules_alone() -> No
     assert runner.run(RawItem("bad", "{", ".json")) == ItemDiff(
         "bad", *["invalid JSON at column 2: Expecting property name enclosed in double quotes"] * 2
     )
+
+
+def test_markdown_lists_the_first_hundred_changes_and_counts_the_rest() -> None:
+    from evalkit.engine.diffrender import markdown
+
+    short = next(data for data in SAMPLES if data["prompt"].startswith("Repeat exactly: [/INST]"))
+    found = report(BASE, head_with([EDITS[0]]), [short] * 130)
+    assert found.changed == 130
+    text = markdown(found)
+    assert text.count("| label | neutral → needs_review |") == 100
+    assert "… and 30 more (`--format json` lists them all)" in text
+    assert "<summary>Changed submissions (130)</summary>" in text
