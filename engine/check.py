@@ -160,7 +160,7 @@ def dry_run(config: Config, samples: list[LoadedSubmission], samples_dir: str,
     valid = [sample for sample in samples if sample.submission is not None]
     for sample in valid:
         try:
-            result = evaluator.evaluate(sample.submission)  # type: ignore[arg-type]
+            result = evaluator.evaluate(sample.submission)
         except Exception as exc:  # any failure is a finding about the config, never a crash of check
             path, span = sample_position(sample.source)
             out.append(error(path, span, "evaluation-error",

@@ -14,7 +14,7 @@ from typing import Any, Iterable, Iterator
 
 from evalkit.engine import limits
 from evalkit.engine.submission import Submission, SubmissionError, parse_submission
-from evalkit.engine.text import NotText, check_not_other_encoding, decode_utf8
+from evalkit.engine.text import NotText, capped_lines, check_not_other_encoding, decode_utf8, read_capped
 
 SUBMISSION_SUFFIXES = (".json", ".yaml", ".yml", ".jsonl")
 
@@ -64,9 +64,7 @@ def _parsed(source: str, data: Any) -> LoadedSubmission:
 
 def read_text(path: Path) -> str:
     """A submission file's text; raises OSError, or ValueError saying why evalkit does not read it."""
-    if path.stat().st_size > limits.MAX_SUBMISSION_BYTES:
-        raise ValueError(f"the file is larger than {limits.MAX_SUBMISSION_BYTES:,} bytes")
-    return decode_utf8(path.read_bytes())
+    return decode_utf8(read_capped(path, limits.MAX_SUBMISSION_BYTES))
 
 
 def read_problem(exc: OSError | ValueError) -> str:
@@ -123,7 +121,10 @@ def jsonl_lines(path: Path) -> Iterator[tuple[str, str | None, str | None]]:
     with handle:
         try:
             check_not_other_encoding(handle.peek(4)[:4])
-            for number, raw in enumerate(handle, start=1):
+            for number, (_, raw) in enumerate(capped_lines(handle, limits.MAX_SUBMISSION_BYTES), start=1):
+                if raw is None:
+                    yield f"{source}:{number}", None, _TOO_LONG.format(limits.MAX_SUBMISSION_BYTES)
+                    continue
                 if number == 1 and raw.startswith(codecs.BOM_UTF8):
                     raw = raw[len(codecs.BOM_UTF8):]
                 if raw.strip():
@@ -132,9 +133,10 @@ def jsonl_lines(path: Path) -> Iterator[tuple[str, str | None, str | None]]:
             yield source, None, read_problem(exc)
 
 
+_TOO_LONG = "the line is longer than {:,} bytes"
+
+
 def _line_text(raw: bytes) -> tuple[str | None, str | None]:
-    if len(raw) > limits.MAX_SUBMISSION_BYTES:
-        return None, f"the line is longer than {limits.MAX_SUBMISSION_BYTES:,} bytes"
     try:
         return raw.decode("utf-8"), None
     except UnicodeDecodeError as exc:

@@ -34,7 +34,7 @@ class Command(Protocol):
 
 def _command_module(name: str) -> Command:
     module_name = "eval_" if name == "eval" else name
-    return importlib.import_module(f"evalkit.commands.{module_name}")  # type: ignore[return-value]
+    return importlib.import_module(f"evalkit.commands.{module_name}")
 
 
 def build_parser(chosen: str | None, prog: str | None = None) -> argparse.ArgumentParser:

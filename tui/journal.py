@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from evalkit.engine.text import not_a_regular_file
+
 
 class JournalError(Exception):
     """The journal cannot be read or written; the message names the file and the reason."""
@@ -36,6 +38,7 @@ class Journal:
 
     def read(self) -> JournalContents:
         """Every entry in the file (an absent file is an empty journal)."""
+        self._refuse_non_regular()
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
@@ -46,6 +49,7 @@ class Journal:
 
     def check_writable(self) -> None:
         """Raise `JournalError` if an append would fail now; the file is neither created nor changed."""
+        self._refuse_non_regular()
         try:
             os.close(os.open(self.path, os.O_WRONLY | os.O_APPEND))  # no O_CREAT: an absent file stays so
         except FileNotFoundError:
@@ -56,6 +60,12 @@ class Journal:
                 ) from None
         except OSError as exc:
             raise JournalError(f"{self.path}: cannot write the journal: {exc.strerror or exc}") from None
+
+    def _refuse_non_regular(self) -> None:
+        """A named pipe would block on open, a device never end (`--decisions /dev/zero`)."""
+        kind = not_a_regular_file(self.path)
+        if kind is not None:
+            raise JournalError(f"{self.path}: cannot use it as the journal: it is {kind}")
 
     def append(self, entries: list[dict[str, Any]]) -> None:
         """Write the entries as one block and force them to disk before returning."""
@@ -75,6 +85,7 @@ class Journal:
 
     def _open(self) -> IO[bytes]:
         if self._file is None:
+            self._refuse_non_regular()
             handle = open(self.path, "ab")
             if handle.tell() > 0:
                 os.ftruncate(handle.fileno(), _complete_length(self.path))

@@ -6,9 +6,13 @@ import json
 import time
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+
+import pytest
 
 from rich.text import Text
+from textual.app import App as TextualApp
+from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 
 from evalkit.tui.journal import Journal
@@ -488,8 +492,24 @@ async def test_a_queue_taller_than_the_screen_scrolls_down_only(
         assert app.queue.scrollbars_enabled == (True, False)
 
 
-def journal_notices(app: App) -> list[str]:
-    return [n.message for n in app._notifications if "journal" in n.message]
+@pytest.fixture
+def notices() -> Iterator[list[str]]:
+    """Every message the app shows as a notification, recorded as it calls App.notify (the test's own
+    monkeypatch is left to the test: undoing it must not stop the recording)."""
+    shown: list[str] = []
+    notify = TextualApp.notify
+
+    def recorded(app: TextualApp, message: str, **options: Any) -> None:
+        shown.append(message)
+        notify(app, message, **options)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(TextualApp, "notify", recorded)
+        yield shown
+
+
+def journal_notices(notices: list[str]) -> list[str]:
+    return [message for message in notices if "journal" in message]
 
 
 async def test_the_strip_under_the_proposals_shows_the_one_under_the_cursor_in_full(
@@ -537,27 +557,27 @@ async def test_the_strip_shows_submission_text_literally_and_an_edited_value_in_
 
 
 async def test_moving_through_the_proposals_repaints_without_a_new_layout(
-    make_app: Callable[..., App], settle: Settle
+    make_app: Callable[..., App], settle: Settle, monkeypatch: Any
 ) -> None:
     app = make_app([SAMPLE.parent / "03_algorithms_dynamic_programming_duplicate.json"])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.proposals_table.focus()
         await pilot.pause(0.1)  # the footer lays itself out again for the table's keys
-        screen = app.screen
-        layouts: list[bool] = []
-        refresh_layout = screen._refresh_layout
+        layouts: list[str] = []  # the widgets that asked for a new layout (Widget.refresh(layout=True))
+        refresh = Widget.refresh
 
-        def counted(*args: Any, **kwargs: Any) -> None:
-            layouts.append(screen._layout_required)
-            refresh_layout(*args, **kwargs)
+        def counted(widget: Widget, *regions: Any, **options: Any) -> Widget:
+            if options.get("layout"):
+                layouts.append(repr(widget))
+            return refresh(widget, *regions, **options)
 
-        screen._refresh_layout = counted
+        monkeypatch.setattr(Widget, "refresh", counted)
         for _ in range(6):
             await pilot.press("down")
             await pilot.pause()
         assert shown_text(app, "#proposal-detail").startswith("flag.")
-        assert not any(layouts)
+        assert layouts == []
 
 
 async def test_a_journal_that_cannot_be_written_is_reported_at_once_and_the_app_stays_usable(
@@ -566,6 +586,7 @@ async def test_a_journal_that_cannot_be_written_is_reported_at_once_and_the_app_
     tmp_path: Path,
     monkeypatch: Any,
     read_only: Callable[[Path], None],
+    notices: list[str],
 ) -> None:
     journal = tmp_path / "locked.decisions.jsonl"
     entry = {"source": str(SAMPLE), "target": "label", "action": "accept", "value": "good", "note": None}
@@ -576,7 +597,7 @@ async def test_a_journal_that_cannot_be_written_is_reported_at_once_and_the_app_
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert "read-only: the journal cannot be written" in app.status_text().plain
-        assert journal_notices(app) == [
+        assert journal_notices(notices) == [
             f"Read-only: {journal}: cannot write the journal: Permission denied. You can look through the "
             "queue; decisions are not saved until the journal can be written."
         ]
@@ -585,7 +606,7 @@ async def test_a_journal_that_cannot_be_written_is_reported_at_once_and_the_app_
         await pilot.press("a")
         assert decisions_column(app)[0] == "pending"
         refused = f"Not saved: {journal}: cannot write the journal: Permission denied"
-        assert journal_notices(app)[-1] == refused
+        assert journal_notices(notices)[-1] == refused
         monkeypatch.undo()  # the reviewer makes the journal writable again: the next decision is saved
         await pilot.press("a")
         assert decisions_column(app)[0] == "accept"
@@ -594,11 +615,11 @@ async def test_a_journal_that_cannot_be_written_is_reported_at_once_and_the_app_
 
 
 async def test_an_absent_journal_in_a_writable_folder_is_neither_reported_nor_created(
-    make_app: Callable[..., App], settle: Settle, tmp_path: Path
+    make_app: Callable[..., App], settle: Settle, tmp_path: Path, notices: list[str]
 ) -> None:
     app = make_app([SAMPLE], journal=tmp_path / "new.decisions.jsonl")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert app.journal_problem is None and journal_notices(app) == []
+        assert app.journal_problem is None and journal_notices(notices) == []
         assert "read-only" not in app.status_text().plain
     assert not (tmp_path / "new.decisions.jsonl").exists()
