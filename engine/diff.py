@@ -10,8 +10,9 @@ rule. `diff_items` runs a corpus through the batch machinery (`run_items`), in w
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, NamedTuple
+from typing import Any, NamedTuple
 
 from evalkit.engine.batch import Outcome, RawItem, run_items
 from evalkit.engine.config import Config
@@ -78,7 +79,7 @@ class ItemDiff(NamedTuple):
     def changed(self) -> bool:
         return self.base != self.head
 
-    def fields(self) -> dict[str, list[Any]]:
+    def fields(self) -> dict[str, Any]:
         """The changed fields, each as [base, head]; corrected ratings by dimension; an evaluation that
         failed on either side as `error`."""
         base, head = self.base, self.head
@@ -171,7 +172,8 @@ def rule_ids(config: Config) -> list[str]:
     plan = config.plan
     if plan is None:
         return []
-    return list(dict.fromkeys(r.id for r in [*plan.rating_rules, *plan.ranking_rules, *plan.rewrite_rules]))
+    rules = [rule.id for rule in [*plan.rating_rules, *plan.ranking_rules]]
+    return list(dict.fromkeys([*rules, *(rule.id for rule in plan.rewrite_rules)]))
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,8 +6,8 @@ JSON of `DiffReport.to_dict` laid out one change a line.
 from __future__ import annotations
 
 import json
-import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from evalkit.engine.diff import DiffReport, ItemDiff, signed
 
@@ -74,7 +74,10 @@ def field_lines(item: ItemDiff, arrow: str = "->") -> list[tuple[str, str]]:
 def _text_change(before: str, after: str, arrow: str) -> str:
     """Two long texts from where they start to differ (a few characters before), so that a change at the
     end of a rewrite shows."""
-    same = len(os.path.commonprefix([before, after]))
+    same = next(
+        (i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b),
+        min(len(before), len(after)),
+    )
     start = max(0, same - CONTEXT)
     cut = "…" if start else ""
     return f"{shown(cut + before[start:])} {arrow} {shown(cut + after[start:])}"
@@ -107,7 +110,10 @@ def _table(header: Sequence[Any], rows: Sequence[Sequence[Any]], left_last: bool
     widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
     out = []
     for row in [header, *rows]:
-        cells = [str(row[0]).ljust(widths[0]), *(str(c).rjust(w) for c, w in zip(row[1:], widths[1:]))]
+        cells = [
+            str(row[0]).ljust(widths[0]),
+            *(str(c).rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)),
+        ]
         if left_last:
             cells[-1] = str(row[-1])
         out.append(("  " + "  ".join(cells)).rstrip())

@@ -131,4 +131,6 @@ def config_at(revision: str, folder: Path) -> ConfigSource:
     virtual = f"{revision}:{inside}" if inside else f"{revision}:"
     contents = _contents(top, list(blobs.values()))
     paths = [str(Path(virtual) / name) for name in blobs]
-    return ConfigSource(virtual, {path: _decoded(path, raw) for path, raw in zip(paths, contents)})
+    return ConfigSource(
+        virtual, {path: _decoded(path, raw) for path, raw in zip(paths, contents, strict=True)}
+    )

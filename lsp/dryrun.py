@@ -199,8 +199,9 @@ def _evaluate(evaluator: Evaluator, sample: LoadedSubmission, source: str) -> Sa
 
 def _outcome(source: str, result: Result) -> SampleOutcome:
     fired = {(rule.type, rule.id): rule.actions for rule in result.fired_rules}
-    return SampleOutcome(source, result.label, result.score, dict(result.flags), fired, result,
-                         snapshot=Snapshot.of(result))
+    return SampleOutcome(
+        source, result.label, result.score, dict(result.flags), fired, result, snapshot=Snapshot.of(result)
+    )
 
 
 def _display_name(source: str, samples_dir: Path) -> str:

@@ -9,9 +9,10 @@ evaluated (by the dry run, whose results are reused), so the comparison costs a 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from evalkit.engine.config import Config, config_files
 from evalkit.engine.diff import DiffReport, ItemDiff, Side, side_of
@@ -138,7 +139,7 @@ def impact_of(base_name: str, base: BaseRun, head: Config, report: DryRunReport)
     diff = DiffReport.between(base.config, head, base_name, str(head.folder))
     diff.add_all(
         ItemDiff(outcome.source, before, _head_side(outcome))
-        for before, outcome in zip(base.sides, report.outcomes)
+        for before, outcome in zip(base.sides, report.outcomes, strict=False)
     )
     return Impact(base_name, diff, rules=diff.rule_counts())
 

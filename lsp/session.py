@@ -316,7 +316,7 @@ class Session:
     def _refresh_lenses(self, state: FolderState) -> None:
         """Ask the client to fetch the lenses again when what they show has changed."""
         shown = (state.report, state.latest is not None and state.latest.ok, state.impact)
-        if state.lens_state and all(a is b for a, b in zip(state.lens_state, shown)):
+        if state.lens_state and all(a is b for a, b in zip(state.lens_state, shown, strict=True)):
             return
         state.lens_state = shown
         if get_capability(self.server.client_capabilities, "workspace.code_lens.refresh_support", False):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import itertools
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from evalkit.commands.diff import PROG, gate_problems, head_folder, label_limit
 from evalkit.engine.batch import raw_items

@@ -75,7 +75,7 @@ def test_swapping_the_sides_mirrors_the_report(corpus: list[dict[str, Any]], edi
             counts["head"],
             counts["base"],
         )
-    for one, other in zip(forward["changes"], backward["changes"]):
+    for one, other in zip(forward["changes"], backward["changes"], strict=True):
         assert one["source"] == other["source"]
         assert {k: v[::-1] for k, v in one.items() if k not in ("source", "corrected_ratings")} == {
             k: v for k, v in other.items() if k not in ("source", "corrected_ratings")

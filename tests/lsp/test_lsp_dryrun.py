@@ -53,7 +53,8 @@ async def test_lenses_stay_in_place_while_the_document_is_half_typed(editor: Edi
         "rules.yaml", "\nrewrite_rules:", "\n  - id: brand_new\n    when: [\nrewrite_rules:"
     )
     assert [d.code for d in broken] == ["yaml-syntax"]
-    assert await editor.lenses() == [  # no impact: the half-typed config has no outcome to compare
+    # no impact lens: the half-typed config has no outcome to compare
+    assert await editor.lenses() == [
         BEFORE[0],
         *BEFORE[2:6],
         (47, "dry run waits for a valid config"),

@@ -8,7 +8,11 @@ from evalkit.lsp.options import InitOptions, parse_options
 def test_no_options_means_the_defaults() -> None:
     assert parse_options(None) == (InitOptions(), [])
     assert InitOptions() == InitOptions(
-        samples=None, dry_run=True, diagnostics_delay_ms=0, dry_run_delay_ms=50, max_samples=500,
+        samples=None,
+        dry_run=True,
+        diagnostics_delay_ms=0,
+        dry_run_delay_ms=50,
+        max_samples=500,
         impact_base="saved",
     )
 
