@@ -150,13 +150,16 @@ def _load_document(name: str, path: Path, raw: bytes) -> tuple[YamlDocument | No
 
 def _yaml_bytes(folder: Path, files: dict[str, Path],
                 overrides: Mapping[str, str]) -> tuple[dict[str, bytes], list[Diagnostic]]:
-    """The raw bytes of every YAML file in the folder (the config hash covers them all), and a problem
-    for each config file that cannot be read (or is a folder, a named pipe or a device where a config file
-    is looked for): never taken for an empty file, nor skipped."""
+    """The raw bytes of every YAML file in the folder (the config hash covers them all, also those that
+    exist only in `overrides`: a folder read from git), and a problem for each config file that cannot be
+    read (or is a folder, a named pipe or a device where a config file is looked for): never taken for an
+    empty file, nor skipped."""
     texts: dict[str, bytes] = {}
     problems: list[Diagnostic] = []
     config_paths = set(files.values())
-    for path in sorted({*(folder.glob("*.y*ml") if folder.is_dir() else ()), *config_paths}):
+    given = (Path(path) for path in overrides)
+    for path in sorted({*(folder.glob("*.y*ml") if folder.is_dir() else ()), *config_paths,
+                        *(path for path in given if path.parent == folder)}):
         if path.suffix not in (".yaml", ".yml"):
             continue
         raw, problem = _read(path, overrides)

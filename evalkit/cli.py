@@ -17,6 +17,7 @@ from typing import Protocol, Sequence
 COMMANDS: dict[str, str] = {
     "eval": "evaluate submissions against a rule config",
     "check": "validate config folders (for CI and pre-commit)",
+    "diff": "compare two configs' outcomes on a corpus (a folder or a git revision as the base)",
     "test": "run the rule tests in a config folder's tests/",
     "review": "triage submissions in the reviewer TUI",
     "stats": "what reviewers did with the engine's proposals, from review journals",

@@ -94,6 +94,13 @@ def did_change(ls: EvalkitServer, params: types.DidChangeTextDocumentParams) -> 
     ls.session.document_changed(params.text_document.uri)
 
 
+@SERVER.feature(types.TEXT_DOCUMENT_DID_SAVE)
+@fail_soft(None)
+def did_save(ls: EvalkitServer, params: types.DidSaveTextDocumentParams) -> None:
+    """A save moves the live impact's base (the saved config), also for clients without file watchers."""
+    ls.session.document_changed(params.text_document.uri)
+
+
 @SERVER.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 @fail_soft(None)
 def did_close(ls: EvalkitServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -165,17 +172,18 @@ def hover_text(ls: EvalkitServer, params: types.HoverParams) -> types.Hover | No
     if document is None:
         return None
     codec = ls.workspace.position_codec
-    target = target_at(document.index, *from_position(params.position, document.lines, codec))
-    if target is None:
-        return None
-    markdown = hover.hover_markdown(document.name, document.index, target, _hover_facts(ls, document))
+    line, column = from_position(params.position, document.lines, codec)
+    target = target_at(document.index, line, column)
+    facts = _hover_facts(ls, document)
+    markdown = hover.hover_markdown(document.name, document.index, target, facts) if target else None
+    impact = hover.impact_markdown(document.name, line, facts)
+    if impact is not None:  # the first line, under the impact lens
+        markdown = f"{impact}\n\n---\n\n{markdown}" if markdown else impact
     if markdown is None:
         return None
+    where = (target.line, target.start, target.end) if target else (line, 0, len(document.index.text(line)))
     kind = _markup_kind(ls.client_capabilities)
-    return types.Hover(
-        types.MarkupContent(kind, markdown),
-        text_range(target.line, target.start, target.end, document.lines, codec),
-    )
+    return types.Hover(types.MarkupContent(kind, markdown), text_range(*where, document.lines, codec))
 
 
 def _hover_facts(ls: EvalkitServer, document: OpenDocument) -> hover.HoverFacts:
@@ -186,6 +194,7 @@ def _hover_facts(ls: EvalkitServer, document: OpenDocument) -> hover.HoverFacts:
         state.latest is not None and state.latest.ok,
         ls.session.samples_dir(document.folder) is not None,
         _verdicts(ls, state.last_good),
+        state.impact if ls.session.options.dry_run else None,
     )
 
 
@@ -274,6 +283,7 @@ def code_lens(ls: EvalkitServer, params: types.CodeLensParams) -> list[types.Cod
         document.uri,
         document.lines,
         ls.workspace.position_codec,
+        state.impact,
     )
 
 
@@ -291,3 +301,23 @@ async def dry_run(ls: EvalkitServer, *arguments: Any) -> dict[str, Any]:
     if state.report is None:
         return {"config": str(folder), "error": lenses.NO_SAMPLES}
     return state.report.to_json(folder)
+
+
+@SERVER.command(lenses.DIFF_COMMAND)
+@fail_soft({"error": "the comparison failed; see the server log"})
+async def diff(ls: EvalkitServer, *arguments: Any) -> dict[str, Any]:
+    """`evalkit.diff [uri]`: the live impact as `evalkit diff --format json` gives it: the samples' results
+    under the buffers' config against the base (`impactBase`: the saved files, or git HEAD)."""
+    folder = ls.session.command_folder(arguments)
+    if folder is None:
+        return {"error": "no evalkit config file is open; pass the URI of one"}
+    state = await ls.session.dry_run_now(folder)
+    if state.latest is None or not state.latest.ok:
+        return {"config": str(folder), "error": "the config has errors; fix them to compare it"}
+    if state.report is None:
+        return {"config": str(folder), "error": lenses.NO_SAMPLES}
+    found = state.impact
+    if found is None or found.report is None:
+        problem = found.problem if found is not None else "no comparison yet"
+        return {"config": str(folder), "error": f"vs {ls.session.options.impact_base}: {problem}"}
+    return found.report.to_dict()
