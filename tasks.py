@@ -2,7 +2,7 @@
 """Project tasks that need nothing but Python 3.11+ and pip.
 
     python3 tasks.py demo   # make .venv, install evalkit, evaluate the shipped samples
-    python3 tasks.py test   # make .venv, install evalkit with its test tools, run the whole test suite
+    python3 tasks.py test   # make .venv, install evalkit with its test tools and Ray, run the whole test suite
 
 The venv is reinstalled only when what the build reads changes: pyproject.toml, setup.py, or the engine,
 whose hot modules mypyc compiles in place (a stamp file records their hash). `test` runs the suite against
@@ -46,7 +46,7 @@ def ensure_venv() -> None:
     if not (BIN / "python").exists():
         venv.create(VENV, with_pip=True)
     _run(BIN / "python", "-m", "pip", "install", "--quiet", "--upgrade", "pip")
-    _run(BIN / "python", "-m", "pip", "install", "--quiet", "-e", ".[test]")
+    _run(BIN / "python", "-m", "pip", "install", "--quiet", "-e", ".[test,ray]")
     STAMP.write_text(wanted)
 
 
@@ -66,8 +66,10 @@ def demo() -> None:
 def test() -> None:
     ensure_venv()
     extra = sys.argv[2:]
-    # one worker per core (pytest-xdist); `-n 0` in the arguments runs everything in this process
-    parallel = [] if any(a.startswith(("-n", "--numprocesses")) for a in extra) else ["-n", "auto"]
+    # one worker per core (pytest-xdist); `-n 0` in the arguments runs everything in this process. Tests
+    # marked xdist_group (the Ray tests: one Ray at a time) run on one worker, one after another.
+    parallel = [] if any(a.startswith(("-n", "--numprocesses")) for a in extra) else ["-n", "auto", "--dist",
+                                                                                      "loadgroup"]
     _run(BIN / "python", "-m", "pytest", "-q", *parallel, *extra)
     if not extra:
         os.environ["EVALKIT_PURE"] = "1"

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     import ray.data
 
 LOCAL = "local"
-"""`--ray` without an address: start a Ray instance on this machine for the run."""
+"""`--ray` without an address: a new Ray instance on this machine, for the run (`ray.init`'s "local")."""
 
 NOT_WITH_RAY = ("explain_json", "report_md", "log_file")
 
@@ -62,13 +62,13 @@ def _eval(args: argparse.Namespace) -> int:
     if config is None:
         return 2
     _require_ray()
-    from evalkit.ray import evaluate
-    from evalkit.ray._files import EVAL_SUFFIXES, SUBMISSION_SCHEMA, submission_rows
+    from evalkit.ray import evaluate, read_submissions
+    from evalkit.ray._files import EVAL_SUFFIXES
     from evalkit.ray._workers import EVALUATED_SCHEMA
 
     files = _files(args.inputs, EVAL_SUFFIXES)
     _connect(args.ray)
-    results = evaluate(_read(files, submission_rows, SUBMISSION_SCHEMA), args.config_dir)
+    results = evaluate(read_submissions(args.inputs), args.config_dir)
     progress = _progress(files)
     errors = 0
     with _writer(args.out, EVALUATED_SCHEMA) as write:
@@ -90,13 +90,13 @@ def _score(args: argparse.Namespace) -> int:
     _require_ray()
     from evalkit.commands.score import _render_summary, _show_error
     from evalkit.qydomain.summary import ScoreSummary
-    from evalkit.ray import score
-    from evalkit.ray._files import DATASET_SCHEMA, SCORE_SUFFIXES, dataset_rows
+    from evalkit.ray import read_rows, score
+    from evalkit.ray._files import SCORE_SUFFIXES
     from evalkit.ray._workers import SCORED_SCHEMA
 
     files = _files([args.input], SCORE_SUFFIXES)
     _connect(args.ray)
-    scored = score(_read(files, dataset_rows, DATASET_SCHEMA))
+    scored = score(read_rows([args.input]))
     summary, bad = ScoreSummary(), 0
     progress = _progress(files)
     with _writer(args.out, SCORED_SCHEMA) as write:
@@ -155,7 +155,7 @@ def _connect(address: str) -> None:
     from ray.data import DataContext
 
     try:
-        ray.init(address=None if address == LOCAL else address, include_dashboard=False,
+        ray.init(address=address, include_dashboard=False,
                  logging_level=logging.ERROR, log_to_driver=False)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise _Unusable(f"cannot connect to the Ray cluster at {address}: {exc}") from None
@@ -166,16 +166,16 @@ def _connect(address: str) -> None:
     context.print_on_execution_start = False
 
 
-def _read(files: list[Path], rows: Any, schema: pa.Schema) -> ray.data.Dataset:
-    import ray.data
-
-    from evalkit.ray._files import InputFiles
-
-    return ray.data.read_datasource(InputFiles(files, rows, schema))
-
-
 def _batches(dataset: ray.data.Dataset) -> Iterator[pa.Table]:
-    return dataset.iter_batches(batch_format="pyarrow", batch_size=None)
+    """The results as they come, in input order; a run Ray could not finish (an actor that died beyond its
+    retries, a lost cluster) stops with exit 2, and --out is left as it was."""
+    from ray.exceptions import RayError
+
+    try:
+        yield from dataset.iter_batches(batch_format="pyarrow", batch_size=None)
+    except RayError as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise _Unusable(f"the run on Ray failed: {reason}") from None
 
 
 def _progress(files: list[Path]) -> Any:

@@ -25,6 +25,7 @@ from evalkit.engine.inputs import SUBMISSION_SUFFIXES, TOOL_OUTPUTS
 PARQUET = ".parquet"
 EVAL_SUFFIXES = (*SUBMISSION_SUFFIXES, PARQUET)
 SCORE_SUFFIXES = (".jsonl", PARQUET)
+READ_TASKS = 2  # at most: reading costs little next to evaluating, and a folder of small files needs no more
 BLOCK_ROWS = 4096  # rows per block a read task yields: small enough to stream, large enough to amortise
 
 
@@ -133,7 +134,7 @@ class InputFiles(Datasource):
 
     def get_read_tasks(self, parallelism: int, per_task_row_limit: int | None = None,
                        data_context: Any = None) -> list[ReadTask]:
-        groups = max(1, min(parallelism, len(self._files)))
+        groups = max(1, min(parallelism, len(self._files), READ_TASKS))
         size = -(-len(self._files) // groups)
         tasks = []
         for start in range(0, len(self._files), size):
