@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 LOCAL = "local"
 """`--ray` without an address: a new Ray instance on this machine, for the run (`ray.init`'s "local")."""
 
+CONNECT_TIMEOUT_S = 10
 NOT_WITH_RAY = ("explain_json", "report_md", "log_file")
 
 
@@ -154,6 +155,7 @@ def _connect(address: str) -> None:
     import ray
     from ray.data import DataContext
 
+    _check_reachable(address)
     try:
         ray.init(address=address, include_dashboard=False,
                  logging_level=logging.ERROR, log_to_driver=False)
@@ -164,6 +166,19 @@ def _connect(address: str) -> None:
     context.execution_options.preserve_order = True  # the output is in input order, as the local run's
     context.enable_progress_bars = False
     context.print_on_execution_start = False
+
+
+def _check_reachable(address: str) -> None:
+    """Refuse a `host:port` nobody answers at: Ray would retry it for minutes, printing warnings."""
+    import socket
+
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or "://" in address:
+        return  # local, auto, ray://...: Ray says itself, at once, when there is no cluster
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        raise _Unusable(f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}") from None
 
 
 def _batches(dataset: ray.data.Dataset) -> Iterator[pa.Table]:
