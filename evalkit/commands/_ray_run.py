@@ -195,15 +195,14 @@ def _batches(dataset: ray.data.Dataset) -> Iterator[pa.Table]:
 
 def _progress(files: list[Path]) -> Any:
     """Eval's progress bar, counted ahead only when it will be drawn (a terminal)."""
-    from evalkit.commands._eval_run import Progress
+    import pyarrow.parquet as pq
 
-    if not sys.stderr.isatty():
-        return Progress(0)
+    from evalkit.commands._eval_run import Progress
     from evalkit.engine.batch import count_items
     from evalkit.ray._files import PARQUET
 
-    import pyarrow.parquet as pq
-
+    if not sys.stderr.isatty():
+        return Progress(0)
     rows = sum(pq.ParquetFile(path).metadata.num_rows for path in files if path.suffix == PARQUET)
     return Progress(rows + count_items(str(path) for path in files if path.suffix != PARQUET))
 

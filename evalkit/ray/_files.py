@@ -52,6 +52,14 @@ def without_nulls(value: Any) -> Any:
     return value
 
 
+def row_text(row: dict[str, Any]) -> tuple[str | None, str | None]:
+    """A row of columns as the JSON text of one object, or (None, why) for a row JSON cannot hold."""
+    try:
+        return json.dumps(without_nulls(row), ensure_ascii=False), None
+    except (TypeError, ValueError) as exc:
+        return None, f"the row has a value JSON cannot hold: {exc}"
+
+
 def parquet_rows(path: Path) -> Iterator[tuple[str, str | None, str | None]]:
     """(`path:row`, the row as JSON text, None), or (where, None, why) for a row JSON cannot hold."""
     import pyarrow.parquet as pq
@@ -60,10 +68,7 @@ def parquet_rows(path: Path) -> Iterator[tuple[str, str | None, str | None]]:
     for batch in pq.ParquetFile(path).iter_batches(batch_size=BLOCK_ROWS):
         for row in batch.to_pylist():
             number += 1
-            try:
-                yield f"{path}:{number}", json.dumps(without_nulls(row), ensure_ascii=False), None
-            except (TypeError, ValueError) as exc:
-                yield f"{path}:{number}", None, f"the row has a value JSON cannot hold: {exc}"
+            yield (f"{path}:{number}", *row_text(row))
 
 
 def submission_rows(path: Path) -> Iterator[dict[str, Any]]:

@@ -15,7 +15,9 @@ from typing import Any, Iterator, Mapping
 
 import pyarrow as pa
 
-from evalkit.ray._files import without_nulls
+from evalkit.engine.batch import Outcome, RawItem
+from evalkit.qydomain.records import RowError, score_json_line
+from evalkit.ray._files import row_text
 
 EVALUATED_SCHEMA = pa.schema([("source", pa.string()), ("label", pa.string()), ("error", pa.string()),
                               ("record", pa.large_string())])
@@ -33,24 +35,38 @@ def config_files(folder: str | None) -> dict[str, bytes]:
 
 
 def _texts(batch: pa.Table) -> Iterator[tuple[Any, Any, str | None, str | None]]:
-    """(source, text, suffix, error) for each row of a batch, whichever form its rows take."""
+    """(source, text, suffix, error) for each row of a batch, whichever form its rows take. The text is as
+    the column holds it (str or bytes); a row of columns JSON cannot hold comes with an error instead."""
     columns = batch.column_names
-    sources = batch.column("source").to_pylist() if "source" in columns else [None] * batch.num_rows
+    count = batch.num_rows
+    sources = batch.column("source").to_pylist() if "source" in columns else [None] * count
     if "text" not in columns:
-        objects = batch.drop_columns([c for c in ("source",) if c in columns]).to_pylist()
-        texts = [json.dumps(without_nulls(row), ensure_ascii=False) for row in objects]
-        yield from ((source, text, None, None) for source, text in zip(sources, texts))
+        for source, row in zip(sources, batch.drop_columns([c for c in ("source",) if c in columns]).to_pylist()):
+            text, error = row_text(row)
+            yield source, text, None, error
         return
-    texts = batch.column("text").to_pylist()
-    suffixes = batch.column("suffix").to_pylist() if "suffix" in columns else [None] * batch.num_rows
-    errors = batch.column("error").to_pylist() if "error" in columns else [None] * batch.num_rows
-    yield from zip(sources, texts, suffixes, errors)
+    suffixes = batch.column("suffix").to_pylist() if "suffix" in columns else [None] * count
+    errors = batch.column("error").to_pylist() if "error" in columns else [None] * count
+    yield from zip(sources, batch.column("text").to_pylist(), suffixes, errors)
+
+
+def _as_text(value: object) -> tuple[str | None, str | None]:
+    """A submission's text from a text column, or (None, why)."""
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8"), None
+        except UnicodeDecodeError as exc:
+            return None, f"the text is not UTF-8 (byte {exc.start + 1})"
+    if isinstance(value, str):
+        return value, None
+    return None, f"the text column holds {type(value).__name__}, not text"
 
 
 class EvaluateBatch:
     """Evaluates submissions with one Evaluator, compiled when the actor starts."""
 
     def __init__(self, files: Mapping[str, bytes]) -> None:
+        from evalkit.commands._eval_run import _rendered
         from evalkit.engine.batch import BatchEvaluator, Want
         from evalkit.engine.config import analyze
 
@@ -62,34 +78,35 @@ class EvaluateBatch:
             problems = "; ".join(d.format() for d in config.diagnostics)
             raise ValueError(f"the config has errors: {problems}")
         self._batch = BatchEvaluator(config, Want(result=True))
+        self._render = _rendered  # the local run's line: one function makes both
 
     def __call__(self, batch: pa.Table) -> pa.Table:
-        from evalkit.commands._eval_run import _rendered
-        from evalkit.engine.batch import Outcome, RawItem
-
         rows = []
-        for source, text, suffix, error in _texts(batch):
-            if error is None and isinstance(text, bytes):
-                text = text.decode("utf-8", "replace")
-            outcome = (Outcome(source, error=error) if error is not None or text is None
-                       else self._batch.run(RawItem(source, text, suffix or ".json")))
+        for source, value, suffix, error in _texts(batch):
+            outcome = self._outcome(source, value, suffix, error)
             rows.append({"source": source, "label": outcome.label, "error": outcome.error,
-                         "record": _rendered(outcome, "result", True)[:-1]})
+                         "record": self._render(outcome, "result", True)[:-1]})
         return pa.Table.from_pylist(rows, schema=EVALUATED_SCHEMA)
+
+    def _outcome(self, source: Any, value: Any, suffix: str | None, error: str | None) -> Outcome:
+        text = None
+        if error is None:
+            text, error = _as_text(value)
+        if text is None:
+            return Outcome(source, error=error)
+        return self._batch.run(RawItem(source, text, suffix or ".json"))
 
 
 class ScoreBatch:
     """Scores dataset rows with the qydomain scorers."""
 
     def __call__(self, batch: pa.Table) -> pa.Table:
-        from evalkit.qydomain.records import RowError, score_json_line
-
         rows = []
-        for source, text, _, error in _texts(batch):
-            raw = text.encode() if isinstance(text, str) else text
+        for source, value, _, error in _texts(batch):
+            raw = value.encode("utf-8", "surrogatepass") if isinstance(value, str) else value
             try:
-                if error is not None or raw is None:
-                    raise RowError("unreadable", error or "no text")
+                if error is not None or not isinstance(raw, bytes):
+                    raise RowError("unreadable", error or f"the text column holds {type(raw).__name__}")
                 row = score_json_line(raw)
             except RowError as problem:
                 entry = {"source": source, "error": {"code": problem.code, "message": str(problem)}}

@@ -41,7 +41,11 @@ def test_evaluate_gives_the_records_of_the_local_eval(workdir: Path) -> None:
 def test_evaluate_takes_submissions_as_columns_with_their_sources(workdir: Path) -> None:
     submissions = sample_submissions()
     rows = [{"source": f"row {number}", **submission} for number, submission in enumerate(submissions)]
-    results = evalkit.ray.evaluate(ray.data.from_items(rows), None).to_pandas()
+    unfit = {"source": "bytes", **submissions[0], "attachment": b"\xff"}  # a value JSON cannot hold
+    results = evalkit.ray.evaluate(ray.data.from_items([*rows, unfit]), None).to_pandas()
+    unfit_record = results["record"][results["source"] == "bytes"].item()
+    assert json.loads(unfit_record)["error"]["message"].startswith("the row has a value JSON cannot hold")
+    results = results[results["source"] != "bytes"]
     folder = workdir / "columns"
     folder.mkdir()
     (folder / "rows.jsonl").write_text("".join(json.dumps(s) + "\n" for s in submissions), encoding="utf-8")
