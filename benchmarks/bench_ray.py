@@ -84,10 +84,10 @@ def main() -> int:
         assert same, "--ray must write what --jobs 2 writes"
         running = on_running_ray(data, count, runs)
         cpus = os.cpu_count() or 1
-        print(f"--jobs 2              {spread(jobs)}  {count / statistics.median(jobs):7.0f} submissions/s")
-        print(f"--ray (a new Ray)     {spread(on_ray)}  {count / statistics.median(on_ray):7.0f} submissions/s")
-        print(f"evalkit.ray, running  {spread(running)}  {count / statistics.median(running):7.0f} submissions/s"
-              f" on {cpus} CPUs: {count / statistics.median(running) / cpus:.0f} per CPU")
+        runs_by_name = (("--jobs 2", jobs), ("--ray (a new Ray)", on_ray), ("evalkit.ray, running", running))
+        for name, walls in runs_by_name:
+            rate = count / statistics.median(walls)
+            print(f"{name:<22}{spread(walls)}  {rate:7.0f} submissions/s ({rate / cpus:.0f} per CPU)")
     return 0
 
 

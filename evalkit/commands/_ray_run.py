@@ -149,7 +149,7 @@ def _files(inputs: list[str], suffixes: tuple[str, ...]) -> list[Path]:
 
 
 def _connect(address: str) -> None:
-    """Join the cluster at `address`, or start Ray on this machine; quietly: the run draws its own progress."""
+    """Join the cluster at `address`, or start Ray on this machine; quietly, as the run shows progress."""
     import logging
 
     import ray

@@ -54,12 +54,11 @@ BATCH_ROWS = 1024
 """Rows per batch an actor is given: enough to amortise a task's overhead, small enough to stream."""
 
 
-
 def _actors(concurrency: int | tuple[int, int] | None) -> ray.data.ActorPoolStrategy:
     """The actor pool: `concurrency` actors, or a (min, max) range; by default one per CPU of the cluster
-    from the start, fewer when there is less work. Ray Data restarts an actor that dies (a node lost, a process killed) and runs its
-    batches again (max_restarts and max_task_retries are unbounded by default), so no row is lost or written
-    twice: a batch's output is kept only once it is complete."""
+    from the start, fewer when there is less work. Ray Data restarts an actor that dies (a node lost, a
+    process killed) and runs its batches again (max_restarts and max_task_retries are unbounded by default),
+    so no row is lost or written twice: a batch's output is kept only once it is complete."""
     if isinstance(concurrency, int):
         return ray.data.ActorPoolStrategy(size=concurrency)
     if concurrency is not None:
@@ -87,7 +86,8 @@ def _read(files: InputFiles) -> ray.data.Dataset:
 
 
 def evaluate(dataset: ray.data.Dataset, config_dir: str | None = None, *,
-             concurrency: int | tuple[int, int] | None = None, batch_size: int = BATCH_ROWS) -> ray.data.Dataset:
+             concurrency: int | tuple[int, int] | None = None,
+             batch_size: int = BATCH_ROWS) -> ray.data.Dataset:
     """Evaluate every submission in `dataset` against the config in `config_dir` (None: the shipped default).
 
     The config is read here, on the driver, and sent to the actors, so worker nodes need not have it. Raises

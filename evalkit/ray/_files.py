@@ -36,8 +36,8 @@ def input_files(paths: Iterable[str], suffixes: tuple[str, ...]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(sorted(p for p in path.iterdir()
-                                if p.suffix in suffixes and p.is_file() and not p.name.endswith(TOOL_OUTPUTS)))
+            files.extend(sorted(p for p in path.iterdir() if p.suffix in suffixes and p.is_file()
+                                and not p.name.endswith(TOOL_OUTPUTS)))
         else:
             files.append(path)
     return files

@@ -41,7 +41,8 @@ def _texts(batch: pa.Table) -> Iterator[tuple[Any, Any, str | None, str | None]]
     count = batch.num_rows
     sources = batch.column("source").to_pylist() if "source" in columns else [None] * count
     if "text" not in columns:
-        for source, row in zip(sources, batch.drop_columns([c for c in ("source",) if c in columns]).to_pylist()):
+        fields = batch.drop_columns([c for c in ("source",) if c in columns])
+        for source, row in zip(sources, fields.to_pylist()):
             text, error = row_text(row)
             yield source, text, None, error
         return

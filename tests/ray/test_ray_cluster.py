@@ -1,5 +1,6 @@
 """evalkit on a two-node Ray cluster on this machine (a head and a worker node, one CPU each): the CLI's
-outputs are the local run's, and an evaluator actor that dies mid-run is replaced with no row lost or doubled."""
+outputs are the local run's, and an evaluator actor that dies mid-run is replaced with no row lost or
+doubled."""
 
 from __future__ import annotations
 
@@ -51,14 +52,16 @@ def test_eval_on_two_nodes_writes_the_local_eval_in_input_order(workdir: Path, c
     assert shown == [line for line in lines_of(workdir / "local-eval.stderr") if ": error: " in line]
 
 
-def test_score_on_two_nodes_writes_parquet_with_the_local_rows_and_summary(workdir: Path, cluster: str) -> None:
-    run = run_evalkit("score", str(workdir / "rows.jsonl"), "--out", "cluster-score.parquet", "--ray", cluster,
-                  cwd=workdir)
+def test_score_on_two_nodes_writes_parquet_with_the_local_rows_and_summary(workdir: Path,
+                                                                          cluster: str) -> None:
+    run = run_evalkit("score", str(workdir / "rows.jsonl"), "--out", "cluster-score.parquet",
+                      "--ray", cluster, cwd=workdir)
     assert run.returncode == 1, run.stderr
     table = pq.read_table(workdir / "cluster-score.parquet")
     assert table.column_names == ["source", "data_source", "score", "error", "record"]
     assert table.column("record").to_pylist() == lines_of(workdir / "local-score.jsonl")
-    assert without_ray_log(run.stderr) + run.stdout == (workdir / "local-score.stderr").read_text(encoding="utf-8")
+    local = (workdir / "local-score.stderr").read_text(encoding="utf-8")
+    assert without_ray_log(run.stderr) + run.stdout == local
 
 
 class DiesOnce(EvaluateBatch):

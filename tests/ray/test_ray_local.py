@@ -21,7 +21,8 @@ pytestmark = pytest.mark.xdist_group("ray")
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray() -> Iterator[None]:
-    ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=OBJECT_STORE, logging_level="ERROR")
+    ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=OBJECT_STORE,
+             logging_level="ERROR")
     yield
     ray.shutdown()
 
@@ -65,8 +66,8 @@ def test_score_gives_the_rows_of_the_local_score(workdir: Path) -> None:
 def test_eval_ray_without_an_address_runs_locally_in_input_order_with_progress(
         workdir: Path, read_terminal: Callable[[int], str]) -> None:
     controller, terminal = pty.openpty()
-    process = subprocess.Popen([EVALKIT, "eval", str(workdir / "submissions.jsonl"), "--out", "ray.jsonl", "--ray"],
-                               cwd=workdir, stdout=subprocess.DEVNULL, stderr=terminal)
+    command = [EVALKIT, "eval", str(workdir / "submissions.jsonl"), "--out", "ray.jsonl", "--ray"]
+    process = subprocess.Popen(command, cwd=workdir, stdout=subprocess.DEVNULL, stderr=terminal)
     os.close(terminal)
     assert process.wait(timeout=300) == 1
     shown = read_terminal(controller)

@@ -34,7 +34,8 @@ def test_the_commands_without_ray_do_not_import_it(tmp_path: Path, command: list
 
 
 @pytest.mark.parametrize("command", [["eval", str(SAMPLES)], ["score", "rows.jsonl"]])
-def test_ray_without_ray_installed_exits_2_saying_how_to_install_it(tmp_path: Path, command: list[str]) -> None:
+def test_ray_without_ray_installed_exits_2_saying_how_to_install_it(tmp_path: Path,
+                                                                   command: list[str]) -> None:
     env = stand_in_ray(tmp_path, "raise ModuleNotFoundError(\"No module named 'ray'\", name='ray')\n")
     write_rows(tmp_path / "rows.jsonl", 10)
     result = run([*command, "--out", "out.jsonl", "--ray"], tmp_path, env)
