@@ -54,11 +54,9 @@ def test_ray_refuses_what_it_does_not_do_before_starting(tmp_path: Path, flag: l
     assert f"evalkit eval: {flag[0]} " in result.stderr
 
 
-@pytest.mark.parametrize("address", ["127.0.0.1:1", "auto"])
-def test_ray_with_no_cluster_at_the_address_exits_2_at_once(tmp_path: Path, address: str) -> None:
-    env = {key: value for key, value in os.environ.items() if key != "RAY_ADDRESS"}
-    result = run(["eval", str(SAMPLES), "--out", "out.jsonl", "--ray", address], tmp_path, env)
+def test_ray_with_no_cluster_at_the_address_exits_2_at_once(tmp_path: Path) -> None:
+    result = run(["eval", str(SAMPLES), "--out", "out.jsonl", "--ray", "127.0.0.1:1"], tmp_path, dict(os.environ))
     assert result.returncode == 2
-    assert result.stderr.startswith("evalkit eval: cannot "), result.stderr
-    assert f" the Ray cluster at {address}: " in result.stderr
+    assert result.stderr.startswith("evalkit eval: cannot reach the Ray cluster at 127.0.0.1:1: "), result.stderr
+    assert len(result.stderr.splitlines()) == 1
     assert not (tmp_path / "out.jsonl").exists()
