@@ -2,7 +2,7 @@
 """Project tasks that need nothing but Python 3.11+ and pip.
 
     python3 tasks.py demo   # make .venv, install evalkit, evaluate the shipped samples
-    python3 tasks.py test   # make .venv, install evalkit with its test tools, run the whole test suite
+    python3 tasks.py test   # make .venv, install evalkit with its test tools and Ray, run the whole test suite
     python3 tasks.py lint   # ruff (lint and format) over the tree, mypy over the package as installed
                             # (--types: mypy only)
 
@@ -49,7 +49,7 @@ def ensure_venv() -> None:
     if not (BIN / "python").exists():
         venv.create(VENV, with_pip=True)
     _run(BIN / "python", "-m", "pip", "install", "--quiet", "--upgrade", "pip")
-    _run(BIN / "python", "-m", "pip", "install", "--quiet", "-e", ".[test]")
+    _run(BIN / "python", "-m", "pip", "install", "--quiet", "-e", ".[test,ray]")
     STAMP.write_text(wanted)
 
 
@@ -87,8 +87,10 @@ def test() -> None:
     ensure_venv()
     ensure_system_tools()
     extra = sys.argv[2:]
-    # one worker per core (pytest-xdist); `-n 0` in the arguments runs everything in this process
-    parallel = [] if any(a.startswith(("-n", "--numprocesses")) for a in extra) else ["-n", "auto"]
+    # one worker per core (pytest-xdist); `-n 0` in the arguments runs everything in this process. Tests
+    # marked xdist_group (the Ray tests: one Ray at a time) run on one worker, one after another.
+    parallel = [] if any(a.startswith(("-n", "--numprocesses")) for a in extra) else ["-n", "auto", "--dist",
+                                                                                      "loadgroup"]
     _run(BIN / "python", "-m", "pytest", "-q", *parallel, *extra)
     if not extra:
         os.environ["EVALKIT_PURE"] = "1"

@@ -74,6 +74,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format", choices=("text", "json"), default="text", help="summary format (default: text)"
     )
+    from evalkit.commands._ray_run import add_option
+
+    add_option(parser)
 
 
 def _positive_int(text: str) -> int:
@@ -83,6 +86,10 @@ def _positive_int(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.ray is not None:
+        from evalkit.commands._ray_run import run_score
+
+        return run_score(args)
     from evalkit.qydomain.summary import ScoreSummary
 
     summary = ScoreSummary()
