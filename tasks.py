@@ -2,7 +2,9 @@
 """Project tasks that need nothing but Python 3.11+ and pip.
 
     python3 tasks.py demo   # make .venv, install evalkit, evaluate the shipped samples
-    python3 tasks.py test   # make .venv, install evalkit with its test tools, run the whole test suite
+    python3 tasks.py test   # make .venv, install evalkit with its test tools and Ray, run the whole test suite
+    python3 tasks.py lint   # ruff (lint and format) over the tree, mypy over the package as installed
+                            # (--types: mypy only)
 
 The venv is reinstalled only when what the build reads changes: pyproject.toml, setup.py, or the engine,
 whose hot modules mypyc compiles in place (a stamp file records their hash). `test` runs the suite against
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -46,8 +49,25 @@ def ensure_venv() -> None:
     if not (BIN / "python").exists():
         venv.create(VENV, with_pip=True)
     _run(BIN / "python", "-m", "pip", "install", "--quiet", "--upgrade", "pip")
-    _run(BIN / "python", "-m", "pip", "install", "--quiet", "-e", ".[test]")
+    _run(BIN / "python", "-m", "pip", "install", "--quiet", "-e", ".[test,ray]")
     STAMP.write_text(wanted)
+
+
+SYSTEM_TOOLS = {"tmux": "tmux", "chromium": "chromium"}
+"""Programs the tests drive for real (the review app in a terminal, the `evalkit stats` HTML page in a
+headless browser), by the Debian package that has them."""
+
+
+def ensure_system_tools() -> None:
+    missing = sorted({package for tool, package in SYSTEM_TOOLS.items() if shutil.which(tool) is None})
+    if not missing:
+        return
+    if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
+        _run("apt-get", "update", "-qq")
+        _run("apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing)
+    else:
+        print(f"tasks.py: {', '.join(missing)} missing and not installable here (root and apt-get needed); "
+              "the tests that drive them fail saying so", flush=True)
 
 
 def demo() -> None:
@@ -65,16 +85,49 @@ def demo() -> None:
 
 def test() -> None:
     ensure_venv()
+    ensure_system_tools()
     extra = sys.argv[2:]
-    # one worker per core (pytest-xdist); `-n 0` in the arguments runs everything in this process
-    parallel = [] if any(a.startswith(("-n", "--numprocesses")) for a in extra) else ["-n", "auto"]
+    # one worker per core (pytest-xdist); `-n 0` in the arguments runs everything in this process. Tests
+    # marked xdist_group (the Ray tests: one Ray at a time) run on one worker, one after another.
+    parallel = [] if any(a.startswith(("-n", "--numprocesses")) for a in extra) else ["-n", "auto", "--dist",
+                                                                                      "loadgroup"]
     _run(BIN / "python", "-m", "pytest", "-q", *parallel, *extra)
     if not extra:
         os.environ["EVALKIT_PURE"] = "1"
         _run(BIN / "python", "-m", "pytest", "-q", *parallel, "tests/engine")
 
 
-TASKS = {"demo": demo, "test": test}
+def _typecheck_tree() -> Path:
+    """The package as it installs (pyproject's package-dir), as links to the sources, for mypy: it cannot
+    follow setuptools' mapping of top-level folders into evalkit.*, nor an editable install's finder."""
+    import tomllib
+
+    mapping = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    tree = ROOT / "build" / "typecheck"
+    package = tree / "evalkit"
+    if tree.exists():
+        shutil.rmtree(tree)
+    package.mkdir(parents=True)
+    for source in (ROOT / "evalkit").glob("*.py"):
+        (package / source.name).symlink_to(source)
+    for name, folder in mapping.items():
+        if name != "evalkit":
+            (package / name.removeprefix("evalkit.").replace(".", "/")).symlink_to(ROOT / folder)
+    return tree
+
+
+def lint() -> None:
+    ensure_venv()
+    if "--types" not in sys.argv[2:]:
+        _run(BIN / "ruff", "check", ".")
+        _run(BIN / "ruff", "format", "--check", ".")
+    tree = _typecheck_tree()
+    print("+ mypy -p evalkit (in build/typecheck)", flush=True)
+    subprocess.run([str(BIN / "python"), "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
+                    "-p", "evalkit"], cwd=tree, check=True)
+
+
+TASKS = {"demo": demo, "test": test, "lint": lint}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in TASKS:

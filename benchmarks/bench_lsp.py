@@ -7,9 +7,14 @@ temporary directory, starts `python -m evalkit lsp`, and measures what a rule au
 - completion: requests at key and value positions, on a settled document and right after an edit
   (while the folder is being re-checked in the background);
 - dry-run lenses: an edit that changes what a rule fires on, until the client has been asked to
-  refresh its lenses and the lenses it fetches show the new count (with 4 and with 100 samples).
+  refresh its lenses and the lenses it fetches show the new count (with 4 and with 100 samples);
+- live impact: the same with 1,000 samples, until the lenses show the count with its change against the
+  saved config (`fires on 1000/1000 samples (+K)`) and the first line's `vs saved: ...` (the pause
+  before the re-check and the dry run, `dryRunDelayMs`, is the default 50 ms and is counted); with the
+  2,000-line rules.yaml (250 rules) and with ten rules, the shipped config's size.
 
-Run: `.venv/bin/python benchmarks/bench_lsp.py [--edits N] [--completions N] [--lens-edits N]`.
+Run: `.venv/bin/python benchmarks/bench_lsp.py [--edits N] [--completions N] [--lens-edits N]
+[--impact-only]`.
 The figures are printed as min / median / p95 / max in milliseconds; `--server-log FILE` also has the
 server log each re-check's analysis and publishing times.
 """
@@ -76,7 +81,7 @@ def rule_lines(number: int, rng: random.Random) -> list[str]:
     ]
 
 
-def rules_text(rng: random.Random) -> str:
+def rules_text(rng: random.Random, length: int = RULE_LINES) -> str:
     lines = [
         "version: 3",
         "options:",
@@ -87,7 +92,7 @@ def rules_text(rng: random.Random) -> str:
         "rating_rules:",
     ]
     number = 0
-    while len(lines) < RULE_LINES:
+    while len(lines) < length:
         lines += rule_lines(number, rng)
         number += 1
     return "\n".join(lines) + "\n"
@@ -107,13 +112,13 @@ def sample(number: int, rng: random.Random) -> dict[str, Any]:
     }
 
 
-def make_workspace(root: Path, samples: int) -> Path:
+def make_workspace(root: Path, samples: int, length: int = RULE_LINES) -> Path:
     rng = random.Random(2024)
     config = root / "config"
     config.mkdir(parents=True)
     for name in ("dimensions", "ranking", "prompt", "rewrite"):
         shutil.copy(ROOT / "config_samples" / f"{name}.yaml", config)
-    (config / "rules.yaml").write_text(rules_text(rng), encoding="utf-8")
+    (config / "rules.yaml").write_text(rules_text(rng, length), encoding="utf-8")
     folder = root / "samples"
     folder.mkdir()
     for number in range(samples):
@@ -145,7 +150,7 @@ class BenchClient:
             self.refreshes.append(time.perf_counter())
             self.arrived.set()
 
-    async def start(self, root: Path) -> None:
+    async def start(self, root: Path, options: dict[str, Any] | None = None) -> None:
         await self.client.start_io(sys.executable, "-m", "evalkit", "lsp", *self.server_args)
         capabilities = types.ClientCapabilities(
             workspace=types.WorkspaceClientCapabilities(
@@ -160,7 +165,9 @@ class BenchClient:
             ),
         )
         await self.client.initialize_async(
-            types.InitializeParams(capabilities=capabilities, root_uri=from_fs_path(str(root)))
+            types.InitializeParams(
+                capabilities=capabilities, root_uri=from_fs_path(str(root)), initialization_options=options
+            )
         )
         self.client.initialized(types.InitializedParams())
 
@@ -284,12 +291,21 @@ async def lens_latency(document: Document, edits: int, samples: int) -> list[flo
         sent = document.replace_line(line, f"      {condition}")
         await document.bench.wait_for(lambda: len(document.bench.refreshes) > before)
         titles = await lens_titles(document)
-        expected = f"fires on {samples if edit % 2 == 0 else 0}/{samples} samples"
-        if titles.get(id_line) != expected:
+        expected = f"fires on {samples if edit % 2 == 0 else 0}/{samples} samples"  # then the change, if any
+        if not titles.get(id_line, "").startswith(expected):
             raise RuntimeError(f"lens after the edit: {titles.get(id_line)!r}, expected {expected!r}")
+        if not any(title.startswith("vs saved: ") for title in await first_line_titles(document)):
+            raise RuntimeError("no live impact lens on the first line")
         timings.append(time.perf_counter() - sent)
         await asyncio.sleep(0.3)
     return timings
+
+
+async def first_line_titles(document: Document) -> list[str]:
+    lenses = await document.bench.client.text_document_code_lens_async(
+        types.CodeLensParams(types.TextDocumentIdentifier(document.uri))
+    )
+    return [lens.command.title for lens in lenses or [] if lens.command and lens.range.start.line == 0]
 
 
 def figures(name: str, seconds: list[float]) -> str:
@@ -302,12 +318,13 @@ def figures(name: str, seconds: list[float]) -> str:
 
 
 async def run_session(samples: int, measure: Callable[[Document], Awaitable[list[str]]],
-                      server_log: str | None) -> list[str]:
+                      server_log: str | None, options: dict[str, Any] | None = None,
+                      length: int = RULE_LINES) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="evalkit-bench-") as temp:
         root = Path(temp)
-        rules = make_workspace(root, samples)
+        rules = make_workspace(root, samples, length)
         bench = BenchClient(server_log)
-        await bench.start(root)
+        await bench.start(root, options)
         try:
             document = Document(bench, rules)
             await document.open()
@@ -339,9 +356,24 @@ async def main(args: argparse.Namespace) -> None:
             )
         ]
 
+    def thousand_samples(name: str) -> Callable[[Document], Awaitable[list[str]]]:
+        async def measure(document: Document) -> list[str]:
+            return [figures(name, await lens_latency(document, args.lens_edits, 1000))]
+
+        return measure
+
     load_before = os.getloadavg()[0]
-    lines = await run_session(4, four_samples, args.server_log)
-    lines += await run_session(100, hundred_samples, args.server_log)
+    lines = []
+    if not args.impact_only:
+        lines += await run_session(4, four_samples, args.server_log)
+        lines += await run_session(100, hundred_samples, args.server_log)
+    impact = {"maxSamples": 1000}
+    lines += await run_session(
+        1000, thousand_samples("live impact lenses (1,000 samples)"), args.server_log, impact
+    )
+    lines += await run_session(  # a config of the shipped one's size: ten rules
+        1000, thousand_samples("live impact lenses (1,000 samples, 10 rules)"), args.server_log, impact, 87
+    )
     print(
         f"evalkit lsp benchmark: {RULE_LINES:,}-line rules.yaml, Python {sys.version.split()[0]}, "
         f"{os.cpu_count()} CPUs, load average {load_before:.1f} -> {os.getloadavg()[0]:.1f}"
@@ -354,6 +386,7 @@ if __name__ == "__main__":
     parser.add_argument("--edits", type=int, default=60)
     parser.add_argument("--completions", type=int, default=120)
     parser.add_argument("--lens-edits", type=int, default=12)
+    parser.add_argument("--impact-only", action="store_true", help="only the live impact on 1,000 samples")
     parser.add_argument("--server-log", metavar="FILE",
                         help="the server logs every message and each re-check's analysis time to FILE")
     asyncio.run(main(parser.parse_args()))

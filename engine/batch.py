@@ -11,7 +11,7 @@ import json
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol
 
 from evalkit.engine.config import Config, analyze
 from evalkit.engine.evaluator import Evaluator
@@ -129,15 +129,32 @@ def _report_section(source: str, data: dict[str, Any]) -> str:
     return submission_section(source, data)
 
 
-_worker: BatchEvaluator | None = None
+class ItemRunner(Protocol):
+    """What runs each raw item: a BatchEvaluator, or the diff's pair of evaluators."""
+
+    def run(self, item: RawItem) -> Any: ...
 
 
-def _init_worker(folder: str, want: Want) -> None:
+@dataclass(frozen=True, slots=True)
+class EvalRecipe:
+    """How a worker process makes its BatchEvaluator: the config is loaded again there, from its folder."""
+
+    folder: str
+    want: Want
+
+    def __call__(self) -> BatchEvaluator:
+        return BatchEvaluator(analyze(Path(self.folder)), self.want)
+
+
+_worker: ItemRunner | None = None
+
+
+def _init_worker(recipe: Callable[[], ItemRunner]) -> None:
     global _worker
-    _worker = BatchEvaluator(analyze(Path(folder)), want)
+    _worker = recipe()
 
 
-def _run_chunk(items: list[RawItem]) -> list[Outcome]:
+def _run_chunk(items: list[RawItem]) -> list[Any]:
     assert _worker is not None
     return [_worker.run(item) for item in items]
 
@@ -155,19 +172,27 @@ def _chunks(items: Iterable[RawItem | Outcome], size: int) -> Iterator[list[RawI
 
 def evaluate_all(config: Config, items: Iterable[RawItem | Outcome], want: Want, jobs: int = 1) -> Iterator[Outcome]:
     """Outcomes in input order; with jobs > 1, chunks are evaluated in worker processes."""
+    return run_items(items, BatchEvaluator(config, want), EvalRecipe(str(config.folder), want), jobs)
+
+
+def run_items(items: Iterable[RawItem | Outcome], runner: ItemRunner, recipe: Callable[[], ItemRunner],
+              jobs: int) -> Iterator[Any]:
+    """What `runner.run` returns for each item, in input order, and the Outcomes (unreadable items) as
+    they are. With jobs > 1, chunks run in worker processes, each with the runner `recipe` makes (a
+    picklable callable: workers load the config themselves)."""
     if jobs <= 1:
-        batch = BatchEvaluator(config, want)
         for item in items:
-            yield item if isinstance(item, Outcome) else batch.run(item)
+            yield item if isinstance(item, Outcome) else runner.run(item)
         return
-    yield from _parallel(config, items, want, jobs)
+    yield from _parallel(items, recipe, jobs)
 
 
-def _parallel(config: Config, items: Iterable[RawItem | Outcome], want: Want, jobs: int) -> Iterator[Outcome]:
+def _parallel(items: Iterable[RawItem | Outcome], recipe: Callable[[], ItemRunner],
+              jobs: int) -> Iterator[Any]:
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(str(config.folder), want)) as pool:
-        pending: deque[tuple[list[RawItem | Outcome], Future[list[Outcome]]]] = deque()
+    with ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(recipe,)) as pool:
+        pending: deque[tuple[list[RawItem | Outcome], Future[list[Any]]]] = deque()
         for chunk in _chunks(items, CHUNK):
             raw = [item for item in chunk if isinstance(item, RawItem)]
             pending.append((chunk, pool.submit(_run_chunk, raw)))
@@ -177,7 +202,7 @@ def _parallel(config: Config, items: Iterable[RawItem | Outcome], want: Want, jo
             yield from _in_order(*pending.popleft())
 
 
-def _in_order(chunk: list[RawItem | Outcome], future: Future[list[Outcome]]) -> Iterator[Outcome]:
+def _in_order(chunk: list[RawItem | Outcome], future: Future[list[Any]]) -> Iterator[Any]:
     done = iter(future.result())
     for item in chunk:
         yield item if isinstance(item, Outcome) else next(done)

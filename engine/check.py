@@ -18,6 +18,7 @@ from evalkit.engine.diagnostics import (FILE_START, Diagnostic, Severity, Span, 
 
 if TYPE_CHECKING:
     from evalkit.engine.inputs import LoadedSubmission
+    from evalkit.engine.reviews import Reviews
 
 SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 """Never searched for configs (nor any folder whose name starts with a dot: .git, .venv, .tox)."""
@@ -52,6 +53,40 @@ class CheckReport:
         """Errors fail a check; warnings fail it too under --strict; infos never do."""
         return any(d.severity is Severity.ERROR or (strict and d.severity is Severity.WARNING)
                    for d in self.diagnostics)
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewVerdicts:
+    """`--journals GLOB`: warn on a rule whose proposals reviewers discarded in more than `max_discard_rate`
+    of at least `MIN_DECISIONS` decisions (`evalkit.engine.stats`)."""
+
+    pattern: str
+    max_discard_rate: float = 0.5
+
+    def read(self) -> Reviews:
+        """The journals the glob matches, with the submissions they name; raises UsageProblem."""
+        from glob import glob
+
+        from evalkit.engine.reviews import ReviewsError, read_reviews
+
+        paths = sorted(glob(self.pattern, recursive=True))
+        if not paths:
+            raise UsageProblem(f"--journals {self.pattern}: no journal matches")
+        try:
+            return read_reviews(paths)
+        except ReviewsError as exc:
+            raise UsageProblem(str(exc)) from None
+
+    def discarded_rules(self, config: Config, reviews: Reviews) -> list[Diagnostic]:
+        from evalkit.engine.evaluator import Evaluator
+        from evalkit.engine.stats import discarded_too_often, review_stats
+
+        if config.plan is None or has_errors(config.diagnostics):
+            return []
+        stats = review_stats(reviews, Evaluator(config).evaluate)
+        overruled = discarded_too_often(stats, self.max_discard_rate)
+        return [warning(str(path), span, "rule-discarded", overruled[rule_id])
+                for rule_id, path, span in rule_positions(config) if rule_id in overruled]
 
 
 def config_folders(tree: Path) -> Iterator[Path]:
@@ -96,10 +131,13 @@ def _merge(first: Target, second: Target) -> Target:
     return Target(first.folder, first.only | second.only)
 
 
-def check_paths(paths: Sequence[str], samples_dir: str | None = None, strict: bool = False) -> CheckReport:
-    """Check every config folder PATHs name; with `samples_dir`, also dry-run the rules on its submissions."""
+def check_paths(paths: Sequence[str], samples_dir: str | None = None, strict: bool = False,
+                verdicts: ReviewVerdicts | None = None) -> CheckReport:
+    """Check every config folder PATHs name; with `samples_dir`, also dry-run the rules on its submissions;
+    with `verdicts`, warn on the rules whose proposals reviewers discard too often."""
     targets = find_targets(paths)
     samples = read_samples(samples_dir) if samples_dir is not None else None
+    reviews = verdicts.read() if verdicts is not None else None
     report = CheckReport(samples=len(samples or []))
     if samples:
         report.diagnostics.extend(_sample_problems(samples))
@@ -110,6 +148,8 @@ def check_paths(paths: Sequence[str], samples_dir: str | None = None, strict: bo
         found = list(config.diagnostics)
         if samples is not None:
             found += dry_run(config, samples, samples_dir or "", strict)
+        if verdicts is not None and reviews is not None:
+            found += verdicts.discarded_rules(config, reviews)
         report.diagnostics.extend(d for d in found if target.reports(d) or not _inside(d, target.folder))
     report.diagnostics.sort(key=Diagnostic.sort_key)
     return report
@@ -160,7 +200,7 @@ def dry_run(config: Config, samples: list[LoadedSubmission], samples_dir: str,
     valid = [sample for sample in samples if sample.submission is not None]
     for sample in valid:
         try:
-            result = evaluator.evaluate(sample.submission)  # type: ignore[arg-type]
+            result = evaluator.evaluate(sample.submission)
         except Exception as exc:  # any failure is a finding about the config, never a crash of check
             path, span = sample_position(sample.source)
             out.append(error(path, span, "evaluation-error",

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+from evalkit.engine.limits import MAX_YAML_BYTES
 from evalkit.engine.plan import ConfigPlan, compile_plan
-from evalkit.engine.text import NotText, decode_utf8
+from evalkit.engine.text import NotText, TooLarge, decode_utf8, not_a_regular_file, read_capped
 
 if TYPE_CHECKING:
     from evalkit.engine.diagnostics import Diagnostic
@@ -104,16 +105,35 @@ def hash_config(texts: Mapping[str, bytes]) -> str:
     return digest.hexdigest()
 
 
+_MAX_CONFIG_FILE_BYTES = 4 * MAX_YAML_BYTES
+"""MAX_YAML_BYTES counts characters; UTF-8 spends at most four bytes on one."""
+
+
 def _read(path: Path, overrides: Mapping[str, str]) -> tuple[bytes | None, Diagnostic | None]:
     override = overrides.get(str(path))
     if override is not None:
         return override.encode("utf-8"), None
-    try:
-        return path.read_bytes(), None
-    except OSError as exc:
-        from evalkit.engine.diagnostics import FILE_START, error
+    return read_config_file(path)
 
-        return None, error(str(path), FILE_START, "unreadable", f"cannot read the file: {exc.strerror or exc}")
+
+def read_config_file(path: Path) -> tuple[bytes | None, Diagnostic | None]:
+    """The bytes of a config or rule test file, or the diagnostic saying why it cannot be read."""
+    kind = not_a_regular_file(path)
+    if kind is not None:  # never opened: a named pipe would block, a device never end
+        return None, _unreadable(path, "unreadable", f"cannot read the file: it is {kind}")
+    try:
+        return read_capped(path, _MAX_CONFIG_FILE_BYTES), None
+    except OSError as exc:
+        return None, _unreadable(path, "unreadable", f"cannot read the file: {exc.strerror or exc}")
+    except TooLarge:
+        return None, _unreadable(path, "file-too-large", f"the file is larger than {_MAX_CONFIG_FILE_BYTES:,} "
+                                 f"bytes; the limit is {MAX_YAML_BYTES:,} characters")
+
+
+def _unreadable(path: Path, code: str, message: str) -> Diagnostic:
+    from evalkit.engine.diagnostics import FILE_START, error
+
+    return error(str(path), FILE_START, code, message)
 
 
 def _decode(raw: bytes, path: str) -> tuple[str | None, Diagnostic | None]:
@@ -153,18 +173,22 @@ def _load_document(name: str, path: Path, raw: bytes) -> tuple[YamlDocument | No
 
 def _yaml_bytes(folder: Path, files: dict[str, Path],
                 overrides: Mapping[str, str]) -> tuple[dict[str, bytes], list[Diagnostic]]:
-    """The raw bytes of every YAML file in the folder (the config hash covers them all), and a problem
-    for each config file that cannot be read: never taken for an empty file."""
+    """The raw bytes of every YAML file in the folder (the config hash covers them all, also those that
+    exist only in `overrides`: a folder read from git), and a problem for each config file that cannot be
+    read (or is a folder, a named pipe or a device where a config file is looked for): never taken for an
+    empty file, nor skipped."""
     texts: dict[str, bytes] = {}
     problems: list[Diagnostic] = []
     config_paths = set(files.values())
-    for path in sorted({*(folder.glob("*.y*ml") if folder.is_dir() else ()), *config_paths}):
+    given = (Path(path) for path in overrides)
+    for path in sorted({*(folder.glob("*.y*ml") if folder.is_dir() else ()), *config_paths,
+                        *(path for path in given if path.parent == folder)}):
         if path.suffix not in (".yaml", ".yml"):
             continue
         raw, problem = _read(path, overrides)
         if raw is not None:
             texts[path.name] = raw
-        elif problem is not None and path in config_paths:
+        elif problem is not None and (path in config_paths or config_name(path) is not None):
             problems.append(problem)
     return texts, problems
 

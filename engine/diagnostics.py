@@ -99,7 +99,7 @@ CODES: dict[str, str] = {
     "recursive-alias": "A YAML alias inside the node it refers to.",
     "file-too-large": "The file is larger than the safety limit.",
     "not-utf8": "The file is not UTF-8 text.",
-    "unreadable": "The file cannot be read.",
+    "unreadable": "The file cannot be read (or is a folder, a named pipe or a device).",
     "no-config-dir": "The config folder does not exist.",
     "shadowed-file": "A .yml file is ignored because the .yaml file of the same name takes precedence.",
     "unknown-key": "A key the schema does not define (often a misspelling).",
@@ -118,8 +118,8 @@ CODES: dict[str, str] = {
     "number-too-large": "An integer beyond the range of a float (about ±1.8e308).",
     "duplicate-rule-id": "Two rules share an id.",
     "bad-regex": "A pattern RE2 cannot compile.",
-    "bad-template": "A comment template that does not parse, uses names its context lacks, or uses what "
-                    "the sandbox refuses.",
+    "bad-template": "A comment template that does not parse, uses names its context lacks, uses what "
+                    "the sandbox refuses (loops, macros, variables), or nests or runs longer than its limits.",
     "bad-placeholder": "A feedback text with a placeholder that cannot be filled.",
     "impossible-length": "min_total_length above max_total_length: the rule can never fire.",
     "bad-scale": "A rating scale whose minimum is not below its maximum.",
@@ -129,6 +129,7 @@ CODES: dict[str, str] = {
     "evaluation-error": "Evaluating a sample submission failed.",
     "invalid-sample": "A sample submission cannot be read or is invalid.",
     "rule-never-fires": "A rule fires on none of the sample submissions.",
+    "rule-discarded": "Reviewers discarded a rule's proposals more often than --max-discard-rate allows.",
     "unknown-rule": "A rule test names a rule id the config does not have.",
     "uncovered-rule": "A rule that no rule test fires.",
 }

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from evalkit.engine import limits
+from evalkit.engine.positions import LineMap, split_lines
 from evalkit.engine.submission import Submission, SubmissionError, parse_submission
-from evalkit.engine.text import NotText, check_not_other_encoding, decode_utf8
+from evalkit.engine.text import NotText, capped_lines, check_not_other_encoding, decode_utf8, read_capped
 
 SUBMISSION_SUFFIXES = (".json", ".yaml", ".yml", ".jsonl")
 
@@ -64,9 +65,7 @@ def _parsed(source: str, data: Any) -> LoadedSubmission:
 
 def read_text(path: Path) -> str:
     """A submission file's text; raises OSError, or ValueError saying why evalkit does not read it."""
-    if path.stat().st_size > limits.MAX_SUBMISSION_BYTES:
-        raise ValueError(f"the file is larger than {limits.MAX_SUBMISSION_BYTES:,} bytes")
-    return decode_utf8(path.read_bytes())
+    return decode_utf8(read_capped(path, limits.MAX_SUBMISSION_BYTES))
 
 
 def read_problem(exc: OSError | ValueError) -> str:
@@ -100,9 +99,10 @@ def parse_text(text: str, source: str, suffix: str) -> LoadedSubmission:
         return LoadedSubmission(source, error="the input is empty: no submission in it")
     try:
         data = _load_yaml(text, source) if suffix in (".yaml", ".yml") else parse_json(text)
-    except json.JSONDecodeError as exc:
-        one_line = exc.lineno == 1 and "\n" not in text.rstrip("\n")
-        where = f"column {exc.colno}" if one_line else f"line {exc.lineno}:{exc.colno}"
+    except json.JSONDecodeError as exc:  # its line and column count "\n" only; an editor also counts "\r"
+        line, column = LineMap(text).position(exc.pos)
+        one_line = line == 1 and len(split_lines(text.rstrip("\r\n"))) <= 1
+        where = f"column {column}" if one_line else f"line {line}:{column}"
         return LoadedSubmission(source, error=f"invalid JSON at {where}: {exc.msg}")
     except ValueError as exc:
         return LoadedSubmission(source, error=str(exc))
@@ -123,7 +123,10 @@ def jsonl_lines(path: Path) -> Iterator[tuple[str, str | None, str | None]]:
     with handle:
         try:
             check_not_other_encoding(handle.peek(4)[:4])
-            for number, raw in enumerate(handle, start=1):
+            for number, (_, raw) in enumerate(capped_lines(handle, limits.MAX_SUBMISSION_BYTES), start=1):
+                if raw is None:
+                    yield f"{source}:{number}", None, _TOO_LONG.format(limits.MAX_SUBMISSION_BYTES)
+                    continue
                 if number == 1 and raw.startswith(codecs.BOM_UTF8):
                     raw = raw[len(codecs.BOM_UTF8):]
                 if raw.strip():
@@ -132,9 +135,10 @@ def jsonl_lines(path: Path) -> Iterator[tuple[str, str | None, str | None]]:
             yield source, None, read_problem(exc)
 
 
+_TOO_LONG = "the line is longer than {:,} bytes"
+
+
 def _line_text(raw: bytes) -> tuple[str | None, str | None]:
-    if len(raw) > limits.MAX_SUBMISSION_BYTES:
-        return None, f"the line is longer than {limits.MAX_SUBMISSION_BYTES:,} bytes"
     try:
         return raw.decode("utf-8"), None
     except UnicodeDecodeError as exc:

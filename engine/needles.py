@@ -21,7 +21,7 @@ def lower(text: Any) -> str:
     """`text.lower()` as CPython does it. Compiled by mypyc for Python < 3.13, `str.lower` on a value typed
     `str` lowers one character at a time and so misses the final sigma ('ΑΣ' -> 'ας'); through `Any` it is
     the ordinary method call."""
-    return text.lower()  # type: ignore[no-any-return]
+    return text.lower()
 
 
 FOLDS_TO_ASCII = ("\u0130", "\u212a")

@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Any, Callable, Collection, Iterator, Sequence
 
 from evalkit.engine.check import UsageProblem, config_folders, rule_positions
-from evalkit.engine.config import Config, analyze, config_files
-from evalkit.engine.diagnostics import FILE_START, Diagnostic, Fix, Span, closest, error, has_errors, info
+from evalkit.engine.config import Config, analyze, config_files, read_config_file
+from evalkit.engine.diagnostics import Diagnostic, Fix, Span, closest, error, has_errors, info
 from evalkit.engine.evaluator import Evaluator
 from evalkit.engine.result import Result
 from evalkit.engine.submission import SubmissionError
+from evalkit.engine.text import NotText, decode_utf8, not_a_regular_file
 from evalkit.engine.yamlsource import YamlDocument, parse_yaml
 
 TESTS_FOLDER = "tests"
@@ -137,11 +138,14 @@ def find_test_files(folder: Path) -> list[Path]:
 
 def load_test_file(path: Path, rule_ids: Collection[str]) -> RuleTestFile:
     """The file's cases, or the diagnostics that keep it from running (YAML, schema, unknown rule ids)."""
+    raw, problem = read_config_file(path)
+    if raw is None:
+        return RuleTestFile(path, diagnostics=[problem] if problem else [])
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        problem = error(str(path), FILE_START, "unreadable", f"cannot read the file: {exc}")
-        return RuleTestFile(path, diagnostics=[problem])
+        text = decode_utf8(raw)
+    except NotText as exc:
+        return RuleTestFile(path, diagnostics=[error(str(path), Span.point(exc.line, exc.column), "not-utf8",
+                                                     exc.reason)])
     return check_test_text(path, text, rule_ids)
 
 
@@ -221,6 +225,9 @@ def _read_submission_file(path: Path) -> tuple[Any, str | None]:
 
     if path.suffix == ".jsonl":
         return None, f"{path}: a case takes one submission (.json or .yaml), not a .jsonl"
+    kind = not_a_regular_file(path)
+    if kind is not None:  # a named pipe would block, a device never end
+        return None, f"{path}: cannot read the file: it is {kind}"
     loaded = next(read_file(path))
     if loaded.data is None:
         return None, f"{path}: {loaded.error}"

@@ -12,6 +12,7 @@ from functools import cache
 from typing import Any, Iterator
 
 from evalkit.engine.diagnostics import Diagnostic, Fix, Span, closest, error
+from evalkit.engine.positions import line_end
 from evalkit.engine.validator import SchemaError, Validator
 from evalkit.engine.yamlsource import JsonPath, YamlDocument
 
@@ -121,13 +122,14 @@ def _missing_key(err: SchemaError, document: YamlDocument, path: JsonPath, check
     name = next((m for m in missing if m not in err.instance), "?")
     span = document.value_span(path)
     entry = f"{name}: {_placeholder(err.schema.get('properties', {}).get(name, {}), checker)}"
-    line_text = document.text.split("\n")[span.line - 1] if document.text else ""
+    lines = document.lines()
+    line_text = lines[span.line - 1] if span.line <= len(lines) else ""
     if line_text[span.column - 1:span.column] == "{":  # a flow mapping: the key goes inside the braces
         at = Span.point(span.line, span.column + 1)
         fix = Fix(f"Insert '{name}'", at, entry + (", " if err.instance else ""))
     else:
         at = Span.point(span.line, span.column)
-        fix = Fix(f"Insert '{name}'", at, f"{entry}\n{' ' * (span.column - 1)}")
+        fix = Fix(f"Insert '{name}'", at, f"{entry}{line_end(document.text)}{' ' * (span.column - 1)}")
     return error(document.path, document.key_span(path) if not path or isinstance(path[-1], str) else span,
                  "missing-key", f"missing required key '{name}' {_where(path)}", fix)
 

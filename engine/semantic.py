@@ -113,7 +113,7 @@ def scalar_line_span(doc: YamlDocument, at: JsonPath, line: int) -> Span:
     """The span of line `line` (1-based) of the string at `at`. A block scalar (`|` or `>`) starts on the
     line after its indicator; for the first line of any other scalar, the whole value is the best place."""
     span = doc.value_span(at)
-    lines = doc.text.splitlines()
+    lines = doc.lines()
     indicator = lines[span.line - 1][span.column - 1:span.column] if span.line <= len(lines) else ""
     block = indicator in ("|", ">")
     if (line <= 1 and not block) or (indicator == ">" and line > 1):  # folding joins lines: no mapping back

@@ -1,19 +1,19 @@
 """Comment templates: Jinja2 in an immutable sandbox, checked and compiled once at load.
 
-The sandbox blocks attribute escapes but not resource abuse, so this module also caps `*`, `**`, `+` and
-`%`, and the string methods that build long strings from short ones (`ljust`, `format`, `replace`, ...);
-allows only a short list of harmless filters and no globals; refuses loops, macros and private names when
-the template is loaded; and cuts the rendered output (limits.py).
+The sandbox blocks attribute escapes but not resource abuse, so every value a template builds is capped
+(template_caps.py); this module allows only a short list of harmless filters and no globals; refuses
+loops, macros, variables (`set`, `with`), private names and deep nesting when the template is loaded; and
+cuts the rendered output (limits.py).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from functools import cache, lru_cache
 from typing import Any, Callable
 
 from evalkit.engine import limits
+from evalkit.engine import template_caps as caps
 
 CONTEXT_NAMES = frozenset({"signals", "detail", "corrected"})
 SAFE_FILTERS = frozenset({
@@ -30,119 +30,102 @@ class TemplateProblem(ValueError):
         self.line = line
 
 
-def _capped_binop(env: Any, context: Any, operator: str, left: Any, right: Any) -> Any:
-    from jinja2.exceptions import SecurityError
-
-    if operator == "**" and _power_too_big(left, right):
-        raise SecurityError("the power is too large")
-    if operator == "*" and _repeat_too_long(left, right):
-        raise SecurityError("the repeated sequence is too long")
-    if operator == "+" and isinstance(left, (str, list)) and isinstance(right, (str, list)):
-        if len(left) + len(right) > limits.MAX_TEMPLATE_SEQUENCE:
-            raise SecurityError("the concatenation is too long")
-    if operator == "%" and isinstance(left, str) and _printf_too_wide(left):
-        raise SecurityError("the format's width or precision is too large")
-    return env.binop_table[operator](left, right)
-
-
-_PRINTF_SPEC = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d*)(?:\.(\*|\d*))?")
-_FORMAT_NUMBERS = re.compile(r"\d+")
-
-
-def _too_big(digits: str) -> bool:
-    return digits == "*" or (digits.isdigit() and int(digits) > limits.MAX_TEMPLATE_SEQUENCE)
-
-
-def _printf_too_wide(fmt: str) -> bool:
-    """`'%010000000d' % 1` asks for ten million characters; a `*` width comes from the arguments."""
-    return any(_too_big(width) or _too_big(precision) for width, precision in _PRINTF_SPEC.findall(fmt))
-
-
-def _format_too_wide(fmt: str) -> bool:
-    """`'{:>10000000}'.format(1)`; a nested `{}` in a spec takes its width from the arguments."""
-    from string import Formatter
-
-    try:
-        fields = list(Formatter().parse(fmt))
-    except ValueError:
-        return False  # str.format raises the same error, which the render reports
-    for _, _, spec, _ in fields:
-        if spec and ("{" in spec or any(_too_big(n) for n in _FORMAT_NUMBERS.findall(spec))):
-            return True
-    return False
-
-
-def _call_too_long(method: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
-    """Whether a call on a string would build one longer than the cap."""
-    method = getattr(method, "__wrapped__", method)  # the sandbox wraps str.format at attribute access
-    owner = getattr(method, "__self__", None)
-    if not isinstance(owner, str):
-        return False
-    name, cap = method.__name__, limits.MAX_TEMPLATE_SEQUENCE
-    values = list(args) + list(kwargs.values())
-    if name in ("ljust", "rjust", "center", "zfill"):
-        return bool(values) and isinstance(values[0], int) and values[0] > cap
-    if name == "expandtabs":
-        size = values[0] if values and isinstance(values[0], int) else 8
-        return owner.count("\t") * size + len(owner) > cap
-    if name in ("format", "format_map"):
-        return _format_too_wide(owner)
-    if name == "replace" and len(values) >= 2 and all(isinstance(v, str) for v in values[:2]):
-        old, new = values[0], values[1]
-        hits = owner.count(old) if old else len(owner) + 1
-        return len(owner) + hits * len(new) > cap
-    if name == "join" and values:
-        items = values[0] if isinstance(values[0], (list, tuple)) else []
-        total = sum(len(i) for i in items if isinstance(i, str)) + len(owner) * len(items)
-        return total > cap
-    return False
-
-
-def _power_too_big(base: Any, exponent: Any) -> bool:
-    if not isinstance(base, (int, float)) or not isinstance(exponent, (int, float)):
-        return False
-    if abs(base) <= 1 or exponent <= 0:
-        return False
-    return exponent * math.log10(abs(base)) > limits.MAX_TEMPLATE_POWER_DIGITS
-
-
-def _repeat_too_long(left: Any, right: Any) -> bool:
-    for sequence, count in ((left, right), (right, left)):
-        if isinstance(sequence, (str, list, tuple)) and isinstance(count, int):
-            return len(sequence) * count > limits.MAX_TEMPLATE_SEQUENCE
-    return False
-
-
 @cache
 def environment() -> Any:
+    from jinja2.compiler import CodeGenerator, Frame
     from jinja2.exceptions import SecurityError
+    from jinja2.nodes import Concat
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+    class CappedCode(CodeGenerator):
+        def visit_Concat(self, node: Concat, frame: Frame) -> None:  # noqa: N802 - Jinja's visitor names
+            self.write("environment.capped_concat((")  # `a ~ b`, which the sandbox does not intercept
+            for value in node.nodes:
+                self.visit(value, frame)
+                self.write(", ")
+            self.write("))")
+
     class CappedSandbox(ImmutableSandboxedEnvironment):
-        intercepted_binops = frozenset({"*", "**", "+", "%"})
+        code_generator_class = CappedCode
+        intercepted_binops = frozenset({"*", "**", "+", "-", "/", "//", "%"})
+        capped_concat = staticmethod(caps.concat)
 
         def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
-            return _capped_binop(self, context, operator, left, right)
+            return caps.binop(self.binop_table, operator, left, right)
 
         def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
-            if _call_too_long(__obj, args, kwargs):
+            if caps.call_too_long(__obj, args, kwargs):
                 raise SecurityError(f"'{__obj.__name__}' would build a string longer than "
-                                    f"{limits.MAX_TEMPLATE_SEQUENCE} characters")
-            return super().call(__context, __obj, *args, **kwargs)
+                                    f"{limits.MAX_TEMPLATE_SEQUENCE:,} characters")
+            return caps.built(super().call(__context, __obj, *args, **kwargs))
 
-    env = CappedSandbox(autoescape=False)
-    env.filters = {name: f for name, f in env.filters.items() if name in SAFE_FILTERS}
+    env = CappedSandbox(autoescape=False, finalize=caps.printed)
+    env.filters = {name: caps.capped_filter(name, function) for name, function in env.filters.items()
+                   if name in SAFE_FILTERS}
     env.globals.clear()
     return env
+
+
+_STATEMENTS = {"Assign": "set", "AssignBlock": "set", "CallBlock": "call", "FromImport": "from"}
+"""The tag a refused node stands for, where its name is not the tag's (variables would let a template
+double a value at each step: `{% set a = a ~ a %}`)."""
+
+_BLOCK_TAGS = frozenset({"if", "for", "macro", "call", "filter", "with", "block", "autoescape", "set"})
+
+
+def _too_deep(source: str) -> TemplateProblem | None:
+    """Brackets and blocks nested deeper than the limit, found on the tokens before Jinja's parser (which
+    recurses on each level) sees them. `{% set x %}...{% endset %}` counts as a block; `{% set x = 1 %}`
+    too, which only makes a refused template refused here. Within one tag, each `not`, sign and inline
+    `if` counts as a level too: the parser recurses on those as well (`not not ... not x`)."""
+    depth = chain = 0
+    previous = "block_begin"
+    for line, kind, value in environment().lex(source):
+        if kind == "whitespace":
+            continue
+        if kind == "operator" and value in "([{":
+            depth += 1
+        elif kind == "operator" and value in ")]}":
+            depth -= 1
+        elif kind == "name" and previous == "block_begin":
+            depth += 1 if value in _BLOCK_TAGS else -1 if value.startswith("end") else 0
+        elif kind in ("variable_end", "block_end"):
+            chain = 0
+        elif (kind == "name" and value in ("not", "if")) or (
+                value in ("-", "+") and previous in ("operator", "variable_begin", "block_begin", "name_op")):
+            chain += 1
+        previous = "name_op" if kind == "name" and value in ("not", "if", "else", "and", "or", "in") else kind
+        if depth + chain > limits.MAX_TEMPLATE_NESTING:
+            return _nested_problem(line)
+    return None
+
+
+def _deepest_node(ast: Any) -> TemplateProblem | None:
+    """A tree deeper than the limit (`1+1+...+1` is as deep as it is long; so is a chain of filters): the
+    compiler, the code it writes and Python's own compiler all recurse on it. The template and its
+    output (or first block) are the two levels every template has; the limit counts from below them."""
+    pending = [(ast, -2)]
+    while pending:
+        node, depth = pending.pop()
+        if depth > limits.MAX_TEMPLATE_NESTING:
+            return _nested_problem(getattr(node, "lineno", 1))
+        pending.extend((child, depth + 1) for child in node.iter_child_nodes())
+    return None
+
+
+def _nested_problem(line: int) -> TemplateProblem:
+    return TemplateProblem(f"the template nests deeper than {limits.MAX_TEMPLATE_NESTING} levels (brackets, "
+                           "blocks, operators or filters); split it into simpler expressions", line)
 
 
 def _refused_constructs(ast: Any) -> TemplateProblem | None:
     from jinja2 import nodes
 
     refused = (nodes.For, nodes.Macro, nodes.CallBlock, nodes.Include, nodes.Import, nodes.FromImport,
-               nodes.Extends, nodes.Block)
+               nodes.Extends, nodes.Block, nodes.Assign, nodes.AssignBlock, nodes.With)
     for node in ast.find_all(refused):
-        return TemplateProblem(f"'{type(node).__name__.lower()}' is not allowed in a comment template", node.lineno)
+        tag = _STATEMENTS.get(type(node).__name__, type(node).__name__.lower())
+        return TemplateProblem(f"'{tag}' is not allowed in a comment template", node.lineno)
     for node in ast.find_all((nodes.Getattr, nodes.Getitem)):
         name = node.attr if isinstance(node, nodes.Getattr) else getattr(node.arg, "value", None)
         if isinstance(name, str) and name.startswith("_"):
@@ -226,11 +209,21 @@ def _through_jinja(source: str) -> Template:
     from jinja2 import TemplateSyntaxError, meta
 
     env = environment()
+    if len(source) > limits.MAX_TEMPLATE_SOURCE:
+        raise TemplateProblem(f"the template is {len(source):,} characters long; the limit is "
+                              f"{limits.MAX_TEMPLATE_SOURCE:,}")
+    ast: Any = None
     try:
-        ast = env.parse(source)
+        problem = _too_deep(source)
+        if problem is None:
+            ast = env.parse(source)
     except TemplateSyntaxError as exc:
         raise TemplateProblem(f"template syntax error: {exc.message}", exc.lineno or 1) from None
-    problem = _refused_constructs(ast)
+    except RecursionError:  # a chain the token count does not see (`not not ... not x`)
+        raise _nested_problem(1) from None
+    except ValueError as exc:  # a number literal past Python's 4,300 digits
+        raise TemplateProblem(f"template syntax error: {exc}") from None
+    problem = problem or _deepest_node(ast) or _refused_constructs(ast)
     if problem is not None:
         raise problem
     names = frozenset(meta.find_undeclared_variables(ast))
@@ -241,11 +234,15 @@ def _through_jinja(source: str) -> Template:
         line = min((n.lineno for n in ast.find_all(nodes.Name) if n.name in unknown), default=1)
         raise TemplateProblem(f"the template uses {', '.join(repr(n) for n in unknown)}, which its context "
                               f"lacks (available: {', '.join(sorted(CONTEXT_NAMES))})", line)
-    template = env.from_string(ast)
+    try:
+        template = env.from_string(ast)
+    except (RecursionError, SyntaxError, MemoryError):  # _deepest_node keeps the compilers far from these
+        raise _nested_problem(1) from None
     return Template(lambda context: _render(template, context), names)
 
 
 def _render(template: Any, context: dict[str, Any]) -> str:
+    caps.start_render()
     try:
         text = template.render(context)
     except Exception as exc:  # a template must never break an evaluation

@@ -1,8 +1,16 @@
-"""Reading text files: UTF-8, with or without a byte order mark, or the reason why not and where."""
+"""Reading text files: UTF-8, with or without a byte order mark, or the reason why not and where; and
+reading bytes with a cap, so that a device that never ends (`/dev/zero`) or a line longer than the cap
+costs the cap and no more."""
 
 from __future__ import annotations
 
 import codecs
+import os
+import stat
+from pathlib import Path
+from typing import BinaryIO, Iterator
+
+from evalkit.engine.positions import LineMap
 
 _OTHER_ENCODINGS = (  # UTF-32's little-endian mark begins with UTF-16's: it is looked for first
     (codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
@@ -31,7 +39,53 @@ def decode_utf8(raw: bytes) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line_start = raw.rfind(b"\n", 0, exc.start) + 1
-        column = len(raw[line_start:exc.start].decode("utf-8", "replace")) + 1
+        before = raw[:exc.start].decode("utf-8-sig", "replace")
         raise NotText(f"the file is not UTF-8 text (byte {exc.start}: 0x{raw[exc.start]:02x})",
-                      raw.count(b"\n", 0, exc.start) + 1, column) from None
+                      *LineMap(before).position(len(before))) from None
+
+
+class TooLarge(ValueError):
+    """More bytes than the cap: a file, or one line of a file."""
+
+
+def read_capped(path: Path | str, limit: int) -> bytes:
+    """The bytes of a file (or a pipe, or a device) of at most `limit` bytes; raises OSError, or TooLarge
+    once `limit` is passed: the size on disk is not trusted (a device says 0)."""
+    with open(path, "rb") as handle:
+        raw = handle.read(limit + 1)
+    if len(raw) > limit:
+        raise TooLarge(f"the file is larger than {limit:,} bytes")
+    return raw
+
+
+def capped_lines(handle: BinaryIO, limit: int) -> Iterator[tuple[int, bytes | None]]:
+    """(bytes consumed, line) for each line of `handle`, ending at b"\\n" (kept); None for a line longer
+    than `limit` bytes, whose rest is skipped a chunk at a time rather than held. A pipe or a device may
+    never end (`/dev/zero` has no newline): reading stops at its first line that is too long."""
+    regular = stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
+    while raw := handle.readline(limit + 1):
+        if len(raw) <= limit:
+            yield len(raw), raw
+            continue
+        consumed = len(raw)
+        while regular and not raw.endswith(b"\n") and (raw := handle.readline(1 << 20)):
+            consumed += len(raw)
+        yield consumed, None
+        if not regular:
+            return
+
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a device"),
+          (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+
+
+def not_a_regular_file(path: Path | str) -> str | None:
+    """What `path` is when it is not a regular file (a named pipe would block on open, a device never
+    end), or None for a regular file or one that cannot be looked at (opening it says why)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return next((kind for test, kind in _KINDS if test(mode)), "not a regular file")

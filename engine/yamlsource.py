@@ -5,11 +5,12 @@ absurd nesting are refused in milliseconds; then the tree is composed and turned
 recording each node's span, merging `<<` keys as PyYAML does, and refusing duplicate keys (PyYAML would
 silently keep the last).
 
-The scan is a third of the work, and a document that cannot nest deep enough to hurt libyaml's composer
-(which recurses in C) does not need it first: it is composed at once and its limits are checked while
-it is turned into data. At the first sign of trouble (too deep, too many nodes, any error) the document
-goes through the careful path, which reports the problem exactly as before; the fast path only ever
-returns what the careful path would.
+The scan is a third of the work, and a document short enough that it cannot reach the node limit without
+aliases, and that cannot nest deep enough to hurt libyaml's composer (which recurses in C), does not need
+it first: it is composed at once, its aliases are sized before it is built, and its limits are checked
+while it is turned into data. At the first sign of trouble (too deep, too many nodes, any error) the
+document goes through the careful path, which reports the problem exactly as before; the fast path only
+ever returns what the careful path would.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import yaml
 
 from evalkit.engine import limits
 from evalkit.engine.diagnostics import Diagnostic, FILE_START, Span, error
+from evalkit.engine.positions import LineMap, split_lines
+from evalkit.engine.unclosed import find_unclosed
 
 try:
     _Loader: type = yaml.CSafeLoader
@@ -45,6 +48,13 @@ class YamlDocument:
     text: str
     data: Any
     spans: dict[JsonPath, NodeSpans] = field(default_factory=dict)
+    _lines: list[str] | None = field(default=None, repr=False, compare=False)
+
+    def lines(self) -> list[str]:
+        """The text's lines (without their ends), numbered as the spans number them from 1."""
+        if self._lines is None:
+            self._lines = split_lines(self.text)
+        return self._lines
 
     def value_span(self, path: JsonPath) -> Span:
         """The span of the node at `path`, or of its nearest ancestor that exists."""
@@ -61,21 +71,23 @@ class YamlDocument:
         return self.spans.get(path) or NodeSpans(FILE_START)
 
 
-def _span(node: yaml.Node) -> Span:
+def _span(node: yaml.Node, lines: LineMap) -> Span:
     start, end = node.start_mark, node.end_mark
-    return Span(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+    if end.index < lines.marks_exact_below:  # the common case, as cheap as reading the marks
+        return Span(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+    return Span(*lines.mark(start), *lines.mark(end))
 
 
-def _mark_span(mark: Any) -> Span:
-    return Span.point(mark.line + 1, mark.column + 1) if mark is not None else FILE_START
+def _mark_span(mark: Any, lines: LineMap) -> Span:
+    return Span.point(*lines.mark(mark)) if mark is not None else FILE_START
 
 
-def _too_deep(path: str, mark: Any) -> Diagnostic:
-    return error(path, _mark_span(mark), "yaml-too-deep",
+def _too_deep(path: str, mark: Any, lines: LineMap) -> Diagnostic:
+    return error(path, _mark_span(mark, lines), "yaml-too-deep",
                  f"nesting deeper than {limits.MAX_YAML_DEPTH} levels is refused")
 
 
-def _scan_limits(text: str, path: str) -> Diagnostic | None:
+def _scan_limits(text: str, path: str, lines: LineMap) -> Diagnostic | None:
     """Refuse too deep nesting and alias expansion before a tree is built."""
     anchored: dict[str, int] = {}
     stack: list[list[Any]] = [[None, 0]]
@@ -83,7 +95,7 @@ def _scan_limits(text: str, path: str) -> Diagnostic | None:
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             stack.append([event.anchor, 0])
             if len(stack) - 1 > limits.MAX_YAML_DEPTH:  # the first entry stands for the stream
-                return _too_deep(path, event.start_mark)
+                return _too_deep(path, event.start_mark, lines)
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             anchor, count = stack.pop()
             if anchor is not None:
@@ -96,14 +108,14 @@ def _scan_limits(text: str, path: str) -> Diagnostic | None:
         elif isinstance(event, yaml.AliasEvent):
             if any(anchor == event.anchor for anchor, _ in stack):
                 # the composer accepts an alias to an enclosing node; walking the tree would never end
-                return error(path, _mark_span(event.start_mark), "recursive-alias",
+                return error(path, _mark_span(event.start_mark, lines), "recursive-alias",
                              f"the alias *{event.anchor} refers to a node that contains it")
             if event.anchor not in anchored:
-                return error(path, _mark_span(event.start_mark), "yaml-syntax", f"the alias *{event.anchor} "
-                             f"refers to no anchor (&{event.anchor}) defined before it")
+                return error(path, _mark_span(event.start_mark, lines), "yaml-syntax", f"the alias "
+                             f"*{event.anchor} refers to no anchor (&{event.anchor}) defined before it")
             stack[-1][1] += anchored[event.anchor]
         if stack[-1][1] > limits.MAX_YAML_NODES or stack[0][1] > limits.MAX_YAML_NODES:
-            return error(path, _mark_span(event.start_mark), "yaml-too-large",
+            return error(path, _mark_span(event.start_mark, lines), "yaml-too-large",
                          f"the document expands to more than {limits.MAX_YAML_NODES:,} nodes "
                          "(aliases included) and is refused")
     return None
@@ -121,7 +133,7 @@ def _shallow_for_sure(text: str) -> bool:
     brackets = text.count("[") + text.count("{")
     if brackets >= _SAFE_COMPOSER_DEPTH:
         return False
-    longest = max(map(len, text.splitlines()), default=0)
+    longest = max(map(len, split_lines(text)), default=0)
     return brackets + 2 * longest + 2 < _SAFE_COMPOSER_DEPTH
 
 
@@ -133,8 +145,8 @@ class _Builder:
     """Turns a composed node tree into plain data, recording spans and duplicate keys. With `checking`, it
     also enforces the nesting and size limits itself (the tree was not scanned first)."""
 
-    def __init__(self, path: str, checking: bool = False) -> None:
-        self.path = path
+    def __init__(self, path: str, lines: LineMap, checking: bool = False) -> None:
+        self.path, self.lines = path, lines
         self.spans: dict[JsonPath, NodeSpans] = {}
         self.diagnostics: list[Diagnostic] = []
         self._constructor = yaml.constructor.SafeConstructor()
@@ -147,7 +159,7 @@ class _Builder:
             self._nodes_left -= 1
             if self._nodes_left < 0:
                 raise _Unchecked
-        self.spans[at] = NodeSpans(_span(node), key)
+        self.spans[at] = NodeSpans(_span(node, self.lines), key)
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, at, depth + 1)
         if isinstance(node, yaml.SequenceNode):
@@ -169,11 +181,11 @@ class _Builder:
             key = self._key(key_node)
             if key in seen:
                 self.diagnostics.append(error(
-                    self.path, _span(key_node), "duplicate-key",
+                    self.path, _span(key_node, self.lines), "duplicate-key",
                     f"duplicate key '{key}' (first at line {self.spans[(*at, key)].key.line})"))  # type: ignore[union-attr]
                 continue
             seen.add(key)
-            out[key] = self.build(value_node, (*at, key), _span(key_node), depth)
+            out[key] = self.build(value_node, (*at, key), _span(key_node, self.lines), depth)
         return out
 
     def _merged(self, node: yaml.MappingNode, at: JsonPath, depth: int) -> dict[str, Any]:
@@ -188,7 +200,7 @@ class _Builder:
                 if isinstance(source, yaml.MappingNode):
                     out.update(self._mapping(source, at, depth + 1))
                 else:
-                    self.diagnostics.append(error(self.path, _span(source), "yaml-syntax",
+                    self.diagnostics.append(error(self.path, _span(source, self.lines), "yaml-syntax",
                                                   "a merge key '<<' takes a mapping or a list of mappings"))
         return out
 
@@ -200,10 +212,14 @@ class _Builder:
 
 def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Diagnostic]]:
     """Parse one YAML document with every safety limit; problems come back as diagnostics."""
+    text = text.removeprefix("\ufeff")  # libyaml's marks do not count a byte order mark; PyYAML's do
     if len(text) > limits.MAX_YAML_BYTES:
         return None, [error(path, FILE_START, "file-too-large",
                             f"file is {len(text):,} characters; the limit is {limits.MAX_YAML_BYTES:,}")]
-    if _shallow_for_sure(text):
+    if len(text) < limits.MAX_YAML_NODES and _shallow_for_sure(text):
+        # each node takes a character or more, so a shorter text reaches the node limit only through
+        # aliases, which the fast path counts before it builds; a longer one is scanned first, so that
+        # 200,000 nodes are refused in the scan's 0.2 s, not after 1.6 s of building them
         try:
             return _parse_fast(text, path)
         except (_Unchecked, yaml.YAMLError):
@@ -216,61 +232,97 @@ def _parse_fast(text: str, path: str) -> tuple[YamlDocument | None, list[Diagnos
     root = yaml.compose(text, Loader=_Loader)
     if root is None:
         return YamlDocument(path, text, None), []
-    builder = _Builder(path, checking=True)
+    if "*" in text and _expands_beyond_limit(root):
+        raise _Unchecked  # refused by the scan in microseconds, not after building 200,000 nodes
+    builder = _Builder(path, LineMap(text), checking=True)
     data = builder.build(root, ())
     return YamlDocument(path, text, data, builder.spans), builder.diagnostics
 
 
+def _expands_beyond_limit(root: yaml.Node) -> bool:
+    """Whether the tree, each alias counted as a copy of what it refers to, has more than MAX_YAML_NODES
+    nodes. Aliases share their node, so counting each node once with its expanded size takes time in the
+    size of the text, however far the aliases expand."""
+    sizes: dict[int, int] = {}
+    entered: set[int] = set()
+    pending: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while pending:
+        node, children_done = pending.pop()
+        if id(node) in sizes:
+            continue
+        children = _children(node)
+        if not children_done and children:
+            if id(node) in entered:
+                return True  # an alias to an enclosing node: the careful path reports it
+            entered.add(id(node))
+            pending.append((node, True))
+            pending.extend((child, False) for child in children if id(child) not in sizes)
+            continue
+        sizes[id(node)] = 1 + sum(sizes.get(id(child), 0) for child in children)
+        if sizes[id(node)] > limits.MAX_YAML_NODES:
+            return True
+    return False
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return list(node.value) if isinstance(node, yaml.SequenceNode) else []
+
+
 def _parse_careful(text: str, path: str) -> tuple[YamlDocument | None, list[Diagnostic]]:
     """Scan the limits, then compose and build; every problem becomes a diagnostic."""
+    lines = LineMap(text)
     try:
-        refused = _scan_limits(text, path)
+        refused = _scan_limits(text, path, lines)
         if refused is not None:
             return None, [refused]
         root = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
-        return None, [_syntax_error(exc, path, text)]
+        return None, [_syntax_error(exc, path, text, lines)]
     except yaml.reader.ReaderError as exc:
-        return None, [_reader_error(exc, path, text)]
+        return None, [_reader_error(exc, path, text, lines)]
     except yaml.YAMLError as exc:
         return None, [error(path, FILE_START, "yaml-syntax", str(exc).replace("\n", " "))]
     if root is None:
         return YamlDocument(path, text, None), []
-    builder = _Builder(path)
+    builder = _Builder(path, lines)
     try:
         data = builder.build(root, ())
     except yaml.MarkedYAMLError as exc:
-        return None, [_syntax_error(exc, path, text)]
+        return None, [_syntax_error(exc, path, text, lines)]
     return YamlDocument(path, text, data, builder.spans), builder.diagnostics
 
 
-def _reader_error(exc: yaml.reader.ReaderError, path: str, text: str) -> Diagnostic:
-    """A character YAML refuses (a control character such as NUL), at its line and column."""
-    at = exc.position
-    line = text.count("\n", 0, at) + 1
-    column = at - (text.rfind("\n", 0, at) + 1) + 1
+def _reader_error(exc: yaml.reader.ReaderError, path: str, text: str, lines: LineMap) -> Diagnostic:
+    """A character YAML refuses (a control character such as NUL), at its line and column. libyaml gives
+    its position in bytes, PyYAML in characters; the reader stops at the first such character, which
+    is therefore the first of its kind in the text."""
     character = exc.character if isinstance(exc.character, int) else ord(exc.character)
-    return error(path, Span.point(line, column), "yaml-syntax",
+    at = text.find(chr(character))
+    return error(path, Span.point(*lines.position(max(at, 0))), "yaml-syntax",
                  f"the character U+{character:04X} is not allowed in YAML ({exc.reason})")
 
 
-def _syntax_error(exc: yaml.MarkedYAMLError, path: str, text: str) -> Diagnostic:
-    """At the parser's position; the context (what was being parsed) says where that began."""
+def _syntax_error(exc: yaml.MarkedYAMLError, path: str, text: str, lines: LineMap) -> Diagnostic:
+    """At the parser's position; the context (what was being parsed) says where that began. A `[`, `{` or
+    quote left open (`[1,` being typed) is marked where it began, up to what was typed in it."""
     mark = exc.problem_mark or exc.context_mark
     if "maximum nesting depth" in (exc.problem or ""):
         # PyYAML 6.0.4's scanner has a nesting limit of its own (1,000), met while it looks ahead of the events
-        return _too_deep(path, mark)
+        return _too_deep(path, mark, lines)
     problem = exc.problem or "invalid YAML"
+    unclosed = find_unclosed(text, exc, _Loader)
+    if unclosed is not None:
+        where = "line {}:{}".format(*lines.mark(mark))
+        return error(path, Span(*lines.position(unclosed.start), *lines.position(unclosed.typed_end)),
+                     "yaml-syntax", f"the {unclosed.what} is not closed ({problem} at {where})")
     began = exc.context_mark
     if exc.context and exc.context not in problem:
-        same_place = began is None or mark is None or (began.line, began.column) == (mark.line, mark.column)
-        where = "" if same_place else f" that began at line {began.line + 1}:{began.column + 1}"
+        where = ""
+        if began is not None and mark is not None and began.index != mark.index:
+            where = " that began at line {}:{}".format(*lines.mark(began))
         problem = f"{problem} ({exc.context}{where})"
-    if mark is not None and _char_at(text, mark.line, mark.column) == "\t":
+    if mark is not None and text[mark.index:mark.index + 1] == "\t":
         problem += "; YAML cannot indent with tabs: use spaces"
-    return error(path, _mark_span(mark), "yaml-syntax", problem)
-
-
-def _char_at(text: str, line: int, column: int) -> str:
-    lines = text.splitlines()
-    return lines[line][column:column + 1] if line < len(lines) else ""
+    return error(path, _mark_span(mark, lines), "yaml-syntax", problem)

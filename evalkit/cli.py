@@ -17,8 +17,10 @@ from typing import Protocol, Sequence
 COMMANDS: dict[str, str] = {
     "eval": "evaluate submissions against a rule config",
     "check": "validate config folders (for CI and pre-commit)",
+    "diff": "compare two configs' outcomes on a corpus (a folder or a git revision as the base)",
     "test": "run the rule tests in a config folder's tests/",
     "review": "triage submissions in the reviewer TUI",
+    "stats": "what reviewers did with the engine's proposals, from review journals",
     "lsp": "run the language server on stdio",
     "score": "score a JSONL dataset with the qydomain scorers",
     "schema": "print a JSON Schema for editors and other tools",
@@ -33,7 +35,7 @@ class Command(Protocol):
 
 def _command_module(name: str) -> Command:
     module_name = "eval_" if name == "eval" else name
-    return importlib.import_module(f"evalkit.commands.{module_name}")  # type: ignore[return-value]
+    return importlib.import_module(f"evalkit.commands.{module_name}")
 
 
 def build_parser(chosen: str | None, prog: str | None = None,

@@ -3,7 +3,8 @@
 pygls splits a document with `str.splitlines`, which also ends a line at U+2028, U+2029, U+0085, form
 feeds and other separators; the protocol ends lines only at "\\n", "\\r\\n" and "\\r". With such a
 character in a file (pasted text often carries U+2028), pygls applied the editor's incremental edits a
-line early, and its copy of the text drifted from the editor's until the file was reopened.
+line early, and its copy of the text drifted from the editor's until the file was reopened. The lines
+are split by the engine's `lines_with_ends`, as every position evalkit reports is counted.
 """
 
 from __future__ import annotations
@@ -12,25 +13,13 @@ from collections.abc import Sequence
 
 from pygls.workspace import TextDocument, Workspace
 
-
-def protocol_lines(text: str) -> list[str]:
-    """The lines of `text`, each with its end, where the protocol ends lines."""
-    lines: list[str] = []
-    pending = ""
-    for part in text.splitlines(keepends=True):
-        pending += part
-        if pending.endswith(("\n", "\r")):
-            lines.append(pending)
-            pending = ""
-    if pending:
-        lines.append(pending)
-    return lines
+from evalkit.engine.positions import lines_with_ends
 
 
 class ProtocolLinesDocument(TextDocument):
     @property
     def lines(self) -> Sequence[str]:
-        return tuple(protocol_lines(self.source))
+        return tuple(lines_with_ends(self.source))
 
 
 class ProtocolLinesWorkspace(Workspace):

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 from evalkit.engine import Evaluator
 from evalkit.engine.config import Config
+from evalkit.engine.diff import Snapshot
 from evalkit.engine.inputs import LoadedSubmission, expand_inputs, read_inputs
 from evalkit.engine.result import Result, SkippedRule
 
@@ -34,8 +35,15 @@ class SampleOutcome:
     score: float | None = None
     flags: dict[str, bool] = field(default_factory=dict)
     fired: dict[RuleKey, list[dict[str, Any]]] = field(default_factory=dict)  # rule -> its actions
-    not_fired: dict[RuleKey, SkippedRule] = field(default_factory=dict)  # explained only when asked
+    result: Result | None = None  # kept for the rules that did not fire, explained only when asked
     error: str | None = None
+    snapshot: Snapshot | None = None  # what the live impact compares with the base
+
+    def skipped(self, rule: RuleKey) -> SkippedRule | None:
+        """The rule as it did not fire here (worked out on first asking: a hover), or None."""
+        if self.result is None or rule in self.fired:
+            return None
+        return next((r for r in self.result.skipped_rules if (r.type, r.id) == rule), None)
 
     def to_json(self) -> dict[str, Any]:
         if self.error is not None:
@@ -94,10 +102,10 @@ class DryRunReport:
         fired = [o for o in self.outcomes if rule in o.fired]
         lines = [f"Dry run: **{self.lens_title(rule)}**"]
         lines += _listed(fired, lambda o: _actions_text(o.fired[rule]))
-        missed = [o for o in self.outcomes if rule in o.not_fired]
+        missed = [o for o in self.outcomes if o.skipped(rule) is not None]
         if missed:
             lines.append("\nDid not fire on:")
-            lines += _listed(missed, lambda o: o.not_fired[rule].reason)
+            lines += _listed(missed, lambda o: o.skipped(rule).reason)
         return "\n".join(lines)
 
 
@@ -191,8 +199,9 @@ def _evaluate(evaluator: Evaluator, sample: LoadedSubmission, source: str) -> Sa
 
 def _outcome(source: str, result: Result) -> SampleOutcome:
     fired = {(rule.type, rule.id): rule.actions for rule in result.fired_rules}
-    not_fired = {(rule.type, rule.id): rule for rule in result.skipped_rules}
-    return SampleOutcome(source, result.label, result.score, dict(result.flags), fired, not_fired)
+    return SampleOutcome(
+        source, result.label, result.score, dict(result.flags), fired, result, snapshot=Snapshot.of(result)
+    )
 
 
 def _display_name(source: str, samples_dir: Path) -> str:

@@ -1,5 +1,7 @@
 """Hover: the schema's description of the key under the cursor, with an example; on a dimension name,
-its ideal and tolerance; on a rule id, the rule's dry-run result on the samples."""
+its ideal and tolerance; on a rule id, the rule's dry-run result on the samples and, with the `journals`
+option, what reviewers decided on its proposals; on the first line of rules.yaml, the samples the edit
+changes against the base config (the live impact)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,9 @@ from dataclasses import dataclass
 from evalkit.lsp import schemanav
 from evalkit.lsp.docs import DimensionSetting, dimension_markdown, key_markdown
 from evalkit.lsp.dryrun import DryRunReport
+from evalkit.lsp.impact import Impact
 from evalkit.lsp.lenses import NO_SAMPLES, WAITING, rule_kind
+from evalkit.lsp.reviewers import Verdicts
 from evalkit.lsp.yamlcontext import StructureIndex, Target
 
 
@@ -20,6 +24,8 @@ class HoverFacts:
     report: DryRunReport | None
     config_ok: bool
     samples_found: bool
+    reviewers: Verdicts | None = None  # None: no journals configured
+    impact: Impact | None = None
 
 
 def hover_markdown(schema_name: str, index: StructureIndex, target: Target, facts: HoverFacts) -> str | None:
@@ -29,6 +35,13 @@ def hover_markdown(schema_name: str, index: StructureIndex, target: Target, fact
     if kind is not None:
         return _rule_markdown(index, target, kind, facts)
     return _described_key(schema_name, target)
+
+
+def impact_markdown(schema_name: str, line: int, facts: HoverFacts) -> str | None:
+    """On the first line of rules.yaml, under the impact lens: the samples the edit changes."""
+    if schema_name != "rules" or line != 0 or facts.impact is None or not facts.config_ok:
+        return None
+    return facts.impact.markdown()
 
 
 def _described_key(schema_name: str, target: Target) -> str | None:
@@ -50,6 +63,8 @@ def _rule_markdown(index: StructureIndex, target: Target, kind: str, facts: Hove
     if description is not None and description.element.value:
         parts.append(index.scalar(description))
     parts.append(_dry_run_text((kind, rule_id), facts))
+    if facts.reviewers is not None:
+        parts.append(facts.reviewers.text(rule_id))
     return "\n\n".join(parts)
 
 

@@ -1,6 +1,7 @@
 """Code lenses of the live dry run: `fires on K/N samples` above each rule, and a summary of the run
-(samples, labels) on the first line. Rules are found in the text, so the lenses stay in place while a
-half-typed document does not parse.
+(samples, labels) on the first line; with the live impact, the change from the base config beside them
+(`vs saved: 2/3 labels change (...)` on the first line, `(+2)` after a rule's count). Rules are found
+in the text, so the lenses stay in place while a half-typed document does not parse.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from pygls.workspace.position_codec import PositionCodec
 from evalkit.engine.semantic import RULE_LISTS
 from evalkit.lsp.convert import text_range
 from evalkit.lsp.dryrun import DryRunReport, RuleKey
+from evalkit.lsp.impact import Impact
 from evalkit.lsp.yamlcontext import KeyLine, KeyPath, StructureIndex
 
 DRY_RUN_COMMAND = "evalkit.dryRun"
+DIFF_COMMAND = "evalkit.diff"
 NO_SAMPLES = "dry run: no sample submissions (add samples/ beside the config folder)"
 WAITING = "dry run waits for a valid config"
 
@@ -45,15 +48,19 @@ def code_lenses(
     uri: str,
     lines: Sequence[str],
     codec: PositionCodec,
+    impact: Impact | None = None,
 ) -> list[types.CodeLens]:
     if not samples_found:
         return [_lens(0, 0, NO_SAMPLES, uri, lines, codec)]
     if report is None:
         return []
+    impact = impact if config_ok else None  # against a half-typed config it would be stale
     lenses = [_lens(0, 0, report.summary_title(), uri, lines, codec)]
+    if impact is not None:
+        lenses.append(_lens(0, 0, impact.summary_title(), uri, lines, codec))
     for rule, key in rules_in(index):
         title = (
-            report.lens_title(rule)
+            report.lens_title(rule) + (impact.rule_suffix(rule[1]) if impact is not None else "")
             if rule in report.rules
             else WAITING
             if not config_ok

@@ -2,7 +2,8 @@
 
 Editors pass them as `initializationOptions` (JSON, camelCase keys):
 
-    {"samples": "path/to/samples", "dryRun": true, "diagnosticsDelayMs": 0, "dryRunDelayMs": 50}
+    {"samples": "path/to/samples", "dryRun": true, "diagnosticsDelayMs": 0, "dryRunDelayMs": 50,
+     "journals": "reviews/*.decisions.jsonl", "impactBase": "saved"}
 
 A missing key keeps its default; a key of the wrong type or out of range is reported in `problems`
 (the server logs them) and keeps its default too, so a typo in an editor's settings never stops the
@@ -21,7 +22,10 @@ _KEYS = {
     "diagnosticsDelayMs": "diagnostics_delay_ms",
     "dryRunDelayMs": "dry_run_delay_ms",
     "maxSamples": "max_samples",
+    "journals": "journals",
+    "impactBase": "impact_base",
 }
+IMPACT_BASES = ("saved", "HEAD")
 _DELAY_LIMIT_MS = 10_000
 
 
@@ -44,10 +48,19 @@ class InitOptions:
     max_samples: int = 500
     """At most this many sample submissions are evaluated (the first, by file name)."""
 
+    journals: str | None = None
+    """A glob of review journals (`evalkit review`'s decisions), relative to the workspace root: the hover
+    on a rule id adds what reviewers decided on its proposals. None: no reviewers' verdicts."""
+    impact_base: str = "saved"
+    """What the live impact compares the edited config with: the files as saved (`saved`), or the config
+    folder at git HEAD (`HEAD`)."""
+
 
 def _valid(name: str, value: Any) -> bool:
-    if name == "samples":
+    if name in ("samples", "journals"):
         return value is None or isinstance(value, str)
+    if name == "impact_base":
+        return value in IMPACT_BASES
     if name == "dry_run":
         return isinstance(value, bool)
     if name == "max_samples":

@@ -18,10 +18,12 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from evalkit import __version__
+from evalkit.engine.config import Config
 from evalkit.lsp import completion, hover, lenses, quickfix, symbols
 from evalkit.lsp.convert import from_position, text_range
 from evalkit.lsp.docs import dimension_settings
 from evalkit.lsp.failsoft import fail_soft
+from evalkit.lsp.reviewers import Verdicts
 from evalkit.lsp.schemanav import names_dimension
 from evalkit.lsp.documents import count_lines_as_the_protocol
 from evalkit.lsp.session import OpenDocument, Session
@@ -89,6 +91,13 @@ def did_open(ls: EvalkitServer, params: types.DidOpenTextDocumentParams) -> None
 @SERVER.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 @fail_soft(None)
 def did_change(ls: EvalkitServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.session.document_changed(params.text_document.uri)
+
+
+@SERVER.feature(types.TEXT_DOCUMENT_DID_SAVE)
+@fail_soft(None)
+def did_save(ls: EvalkitServer, params: types.DidSaveTextDocumentParams) -> None:
+    """A save moves the live impact's base (the saved config), also for clients without file watchers."""
     ls.session.document_changed(params.text_document.uri)
 
 
@@ -163,17 +172,18 @@ def hover_text(ls: EvalkitServer, params: types.HoverParams) -> types.Hover | No
     if document is None:
         return None
     codec = ls.workspace.position_codec
-    target = target_at(document.index, *from_position(params.position, document.lines, codec))
-    if target is None:
-        return None
-    markdown = hover.hover_markdown(document.name, document.index, target, _hover_facts(ls, document))
+    line, column = from_position(params.position, document.lines, codec)
+    target = target_at(document.index, line, column)
+    facts = _hover_facts(ls, document)
+    markdown = hover.hover_markdown(document.name, document.index, target, facts) if target else None
+    impact = hover.impact_markdown(document.name, line, facts)
+    if impact is not None:  # the first line, under the impact lens
+        markdown = f"{impact}\n\n---\n\n{markdown}" if markdown else impact
     if markdown is None:
         return None
+    where = (target.line, target.start, target.end) if target else (line, 0, len(document.index.text(line)))
     kind = _markup_kind(ls.client_capabilities)
-    return types.Hover(
-        types.MarkupContent(kind, markdown),
-        text_range(target.line, target.start, target.end, document.lines, codec),
-    )
+    return types.Hover(types.MarkupContent(kind, markdown), text_range(*where, document.lines, codec))
 
 
 def _hover_facts(ls: EvalkitServer, document: OpenDocument) -> hover.HoverFacts:
@@ -183,7 +193,18 @@ def _hover_facts(ls: EvalkitServer, document: OpenDocument) -> hover.HoverFacts:
         state.report,
         state.latest is not None and state.latest.ok,
         ls.session.samples_dir(document.folder) is not None,
+        _verdicts(ls, state.last_good),
+        state.impact if ls.session.options.dry_run else None,
     )
+
+
+def _verdicts(ls: EvalkitServer, config: Config | None) -> Verdicts | None:
+    """What reviewers decided per rule, when the `journals` option is set (counted once a good config is
+    known)."""
+    pattern = ls.session.options.journals
+    if pattern is None:
+        return None
+    return ls.session.reviewers.of(config, pattern, ls.session.workspace_root) if config else Verdicts(None)
 
 
 def _markup_kind(capabilities: types.ClientCapabilities) -> types.MarkupKind:
@@ -223,7 +244,7 @@ async def document_symbols(
     if document is None:
         return []
     state = await ls.session.current(document.folder)
-    parsed = state.latest.documents.get(document.name) if state.latest is not None else None
+    parsed = state.parsed.get(document.name)  # while the file does not parse, its last outline
     return symbols.document_symbols(parsed, ls.workspace.position_codec) if parsed is not None else []
 
 
@@ -262,6 +283,7 @@ def code_lens(ls: EvalkitServer, params: types.CodeLensParams) -> list[types.Cod
         document.uri,
         document.lines,
         ls.workspace.position_codec,
+        state.impact,
     )
 
 
@@ -279,3 +301,23 @@ async def dry_run(ls: EvalkitServer, *arguments: Any) -> dict[str, Any]:
     if state.report is None:
         return {"config": str(folder), "error": lenses.NO_SAMPLES}
     return state.report.to_json(folder)
+
+
+@SERVER.command(lenses.DIFF_COMMAND)
+@fail_soft({"error": "the comparison failed; see the server log"})
+async def diff(ls: EvalkitServer, *arguments: Any) -> dict[str, Any]:
+    """`evalkit.diff [uri]`: the live impact as `evalkit diff --format json` gives it: the samples' results
+    under the buffers' config against the base (`impactBase`: the saved files, or git HEAD)."""
+    folder = ls.session.command_folder(arguments)
+    if folder is None:
+        return {"error": "no evalkit config file is open; pass the URI of one"}
+    state = await ls.session.dry_run_now(folder)
+    if state.latest is None or not state.latest.ok:
+        return {"config": str(folder), "error": "the config has errors; fix them to compare it"}
+    if state.report is None:
+        return {"config": str(folder), "error": lenses.NO_SAMPLES}
+    found = state.impact
+    if found is None or found.report is None:
+        problem = found.problem if found is not None else "no comparison yet"
+        return {"config": str(folder), "error": f"vs {ls.session.options.impact_base}: {problem}"}
+    return found.report.to_dict()

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
@@ -28,10 +28,12 @@ from evalkit.engine import Evaluator
 from evalkit.engine.config import Config, analyze, config_name
 from evalkit.engine.diagnostics import Diagnostic
 from evalkit.engine.inputs import LoadedSubmission
-from evalkit.lsp import dryrun, ruletests
+from evalkit.engine.positions import split_lines
+from evalkit.lsp import dryrun, impact, ruletests
 from evalkit.lsp.convert import Problem, to_problem
 from evalkit.lsp.debounce import Debouncer
 from evalkit.lsp.options import InitOptions, parse_options
+from evalkit.lsp.reviewers import ReviewerVerdicts
 from evalkit.lsp.workspace import Buffer, FolderState, config_file, evalkit_file, folder_buffers, uri_for
 from evalkit.lsp.yamlcontext import StructureIndex
 
@@ -70,6 +72,7 @@ class Session:
         self._runner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalkit-dry-run")
         self._samples: dict[Path, tuple[Any, list[LoadedSubmission]]] = {}
         self._indexes: dict[str, tuple[str, StructureIndex]] = {}
+        self.reviewers = ReviewerVerdicts()
 
     # --- setup -------------------------------------------------------------------------------
 
@@ -119,7 +122,7 @@ class Session:
         source = _source(text)
         cached = self._indexes.get(uri)
         if cached is None or cached[0] is not source:
-            cached = (source, StructureIndex(source.splitlines(), cached[1] if cached else None))
+            cached = (source, StructureIndex(split_lines(source), cached[1] if cached else None))
             self._indexes[uri] = cached
         index = cached[1]
         state = self.state(found.folder)
@@ -260,8 +263,16 @@ class Session:
             self._refresh_lenses(state)
             return
         samples, signature = await _in_thread(self._runner, self._load_samples, samples_dir)
-        if state.report is not None and state.report_key == (config.config_hash, signature):
-            return
+        report, key = state.report, (config.config_hash, signature)
+        if report is None or state.report_key != key:
+            report = await self._evaluate(config, samples, samples_dir)
+        await self._compare_with_base(state, config, samples, report, key)
+        state.report, state.report_key = report, key  # with its impact: the lenses never mix two runs
+        self._refresh_lenses(state)
+
+    async def _evaluate(
+        self, config: Config, samples: list[LoadedSubmission], samples_dir: Path
+    ) -> dryrun.DryRunReport:
         stop = threading.Event()
         try:
             outcomes = await _in_thread(
@@ -270,10 +281,31 @@ class Session:
         except asyncio.CancelledError:
             stop.set()  # a newer edit: stop after the current sample instead of finishing a stale run
             raise
-        state.report = dryrun.DryRunReport.of(config, samples_dir, outcomes)
-        logger.debug("dry run of %s on %d samples done", state.folder, len(outcomes))
-        state.report_key = (config.config_hash, signature)
-        self._refresh_lenses(state)
+        logger.debug("dry run of %s on %d samples done", config.folder, len(outcomes))
+        return dryrun.DryRunReport.of(config, samples_dir, outcomes)
+
+    async def _compare_with_base(
+        self,
+        state: FolderState,
+        config: Config,
+        samples: list[LoadedSubmission],
+        report: dryrun.DryRunReport,
+        report_key: tuple[Any, ...],
+    ) -> None:
+        """The live impact: the dry run's results against the base's (which are worked out again only
+        when the base or the samples changed)."""
+        base_name = self.options.impact_base
+        running = self._runner.submit(
+            impact.run_base, state.folder, base_name, samples, report_key[1], state.base_run
+        )
+        # kept even when a newer edit cancels this run: the base's results outlive the edit (and with
+        # many samples, typing on would otherwise start them over at every pause)
+        running.add_done_callback(lambda done: _keep_base(state, done))
+        base = await asyncio.wrap_future(running)
+        key = (base.key, report_key)
+        if state.impact_key != key:
+            state.impact = await _in_thread(self._runner, impact.impact_of, base_name, base, config, report)
+            state.impact_key = key
 
     def _load_samples(self, samples_dir: Path) -> tuple[list[LoadedSubmission], Any]:
         """Runs on the worker: the samples, read again only when a file changed."""
@@ -286,12 +318,17 @@ class Session:
 
     def _refresh_lenses(self, state: FolderState) -> None:
         """Ask the client to fetch the lenses again when what they show has changed."""
-        shown = (state.report, state.latest is not None and state.latest.ok)
-        if state.lens_state and state.lens_state[0] is shown[0] and state.lens_state[1] == shown[1]:
+        shown = (state.report, state.latest is not None and state.latest.ok, state.impact)
+        if state.lens_state and all(a is b for a, b in zip(state.lens_state, shown, strict=True)):
             return
         state.lens_state = shown
         if get_capability(self.server.client_capabilities, "workspace.code_lens.refresh_support", False):
             self.server.workspace_code_lens_refresh(None)
+
+
+def _keep_base(state: FolderState, done: Future[impact.BaseRun]) -> None:
+    if not done.cancelled() and done.exception() is None:
+        state.base_run = done.result()
 
 
 def _analyse(
@@ -317,7 +354,7 @@ def _lines_of(path: str, state: FolderState, config: Config) -> list[str]:
     """The text the diagnostics of `path` were computed on, for converting their columns."""
     buffer = state.analysed.get(path)
     if buffer is not None:
-        return buffer.text.splitlines()
+        return split_lines(buffer.text)
     name = config_name(Path(path))
     document = config.documents.get(name) if name else None
-    return document.text.splitlines() if document is not None else []
+    return document.lines() if document is not None else []

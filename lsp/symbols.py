@@ -16,7 +16,7 @@ from evalkit.lsp.convert import to_range
 
 def document_symbols(document: YamlDocument, codec: PositionCodec) -> list[types.DocumentSymbol]:
     data = document.data if isinstance(document.data, dict) else {}
-    outline = _Outline(document, document.text.splitlines(), codec)
+    outline = _Outline(document, document.lines(), codec)
     return [outline.section(key, value) for key, value in data.items()]
 
 
@@ -92,4 +92,4 @@ def dimension_location(
     spans = document.spans.get(("dimensions", name)) if document is not None else None
     if spans is None or spans.key is None or document is None:
         return None
-    return types.Location(uri, to_range(spans.key, document.text.splitlines(), codec))
+    return types.Location(uri, to_range(spans.key, document.lines(), codec))

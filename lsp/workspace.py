@@ -16,9 +16,11 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from evalkit.engine.config import Config, config_name
 from evalkit.engine.diagnostics import Diagnostic
+from evalkit.engine.yamlsource import YamlDocument
 from evalkit.lsp import ruletests
 from evalkit.lsp.convert import Problem
 from evalkit.lsp.dryrun import DryRunReport
+from evalkit.lsp.impact import BaseRun, Impact
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,9 +97,14 @@ class FolderState:
     report: DryRunReport | None = None
     report_key: tuple[Any, ...] = ()  # (config hash, samples signature) the report was made from
     lens_state: tuple[Any, ...] = ()  # what the code lenses showed at the last refresh
+    parsed: dict[str, YamlDocument] = field(default_factory=dict)  # each config file as it last parsed
+    impact: Impact | None = None  # the dry run's results against the base config's
+    impact_key: tuple[Any, ...] = ()  # (base key, report key) the impact was made from
+    base_run: BaseRun | None = None  # the base config's results on the samples, kept between edits
 
     def accept(self, config: Config, buffers: dict[str, Buffer], tests: dict[str, list[Diagnostic]]) -> None:
         self.latest, self.analysed, self.tests = config, buffers, tests
+        self.parsed.update(config.documents)
         if config.ok:
             self.last_good = config
 

@@ -49,7 +49,7 @@ def strip_think(text: str) -> str:
     return "".join(kept)
 
 
-def _label(extra_info: Mapping[str, Any]) -> object:
+def _label(extra_info: Mapping[str, Any] | None) -> object:
     return extra_info.get("label") if isinstance(extra_info, Mapping) else None
 
 

@@ -1,4 +1,5 @@
-"""The decisions journal: JSON Lines, appended, flushed and fsynced before a decision counts.
+"""The decisions journal's writer (`evalkit.engine.journal` reads it): JSON Lines, appended, flushed and
+fsynced before a decision counts.
 
 Each line is one entry (`ts`, `source`, `target`, `action`, `value`, `note`, `step`; see `decisions`). The
 file is created on the first decision, so opening and quitting leaves nothing behind; `check_writable`
@@ -13,20 +14,13 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from evalkit.engine.journal import JournalContents, JournalError, parse_journal, read_journal
+from evalkit.engine.text import not_a_regular_file
 
-class JournalError(Exception):
-    """The journal cannot be read or written; the message names the file and the reason."""
-
-
-@dataclass
-class JournalContents:
-    entries: list[Any] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)  # "line N: why", for lines that are not JSON
-    torn: bool = False  # the last line was cut short (the app was killed while writing it)
+__all__ = ["Journal", "JournalContents", "JournalError", "parse_journal"]
 
 
 class Journal:
@@ -36,16 +30,11 @@ class Journal:
 
     def read(self) -> JournalContents:
         """Every entry in the file (an absent file is an empty journal)."""
-        try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
-            return JournalContents()
-        except OSError as exc:
-            raise JournalError(f"{self.path}: cannot read the journal: {exc.strerror or exc}") from None
-        return parse_journal(raw)
+        return read_journal(self.path)
 
     def check_writable(self) -> None:
         """Raise `JournalError` if an append would fail now; the file is neither created nor changed."""
+        self._refuse_non_regular()
         try:
             os.close(os.open(self.path, os.O_WRONLY | os.O_APPEND))  # no O_CREAT: an absent file stays so
         except FileNotFoundError:
@@ -56,6 +45,12 @@ class Journal:
                 ) from None
         except OSError as exc:
             raise JournalError(f"{self.path}: cannot write the journal: {exc.strerror or exc}") from None
+
+    def _refuse_non_regular(self) -> None:
+        """A named pipe would block on open, a device never end (`--decisions /dev/zero`)."""
+        kind = not_a_regular_file(self.path)
+        if kind is not None:
+            raise JournalError(f"{self.path}: cannot use it as the journal: it is {kind}")
 
     def append(self, entries: list[dict[str, Any]]) -> None:
         """Write the entries as one block and force them to disk before returning."""
@@ -75,6 +70,7 @@ class Journal:
 
     def _open(self) -> IO[bytes]:
         if self._file is None:
+            self._refuse_non_regular()
             handle = open(self.path, "ab")
             if handle.tell() > 0:
                 os.ftruncate(handle.fileno(), _complete_length(self.path))
@@ -105,20 +101,3 @@ def _complete_length(path: Path) -> int:
     """The length up to the end of the last complete line: what remains once a torn line is cut off."""
     raw = path.read_bytes()
     return raw.rfind(b"\n") + 1
-
-
-def parse_journal(raw: bytes) -> JournalContents:
-    contents = JournalContents()
-    lines = raw.split(b"\n")
-    last = len(lines)
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            contents.entries.append(json.loads(line))
-        except (ValueError, RecursionError) as exc:
-            if number == last:  # no newline after it: the write was cut short
-                contents.torn = True
-            else:
-                contents.problems.append(f"line {number}: not a JSON entry ({exc})")
-    return contents

@@ -22,6 +22,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report-md", metavar="FILE", help="write a Markdown report")
     parser.add_argument("--log-file", metavar="FILE", help="write a log of the run")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes for large batches (default 1)")
+    from evalkit.commands._ray_run import add_option
+
+    add_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,6 +33,10 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         print("evalkit eval: --jobs must be at least 1", file=sys.stderr)
         return 2
+    if args.ray is not None:
+        from evalkit.commands._ray_run import run_eval
+
+        return run_eval(args)
     return EvalRun(args).execute()
 
 

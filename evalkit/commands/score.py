@@ -40,7 +40,7 @@ class _Unusable(Exception):
 
 class Line(NamedTuple):
     number: int
-    raw: bytes
+    raw: bytes | None  # None: longer than the limit, never held
 
 
 class Chunk(NamedTuple):
@@ -74,6 +74,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format", choices=("text", "json"), default="text", help="summary format (default: text)"
     )
+    from evalkit.commands._ray_run import add_option
+
+    add_option(parser)
 
 
 def _positive_int(text: str) -> int:
@@ -83,6 +86,10 @@ def _positive_int(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.ray is not None:
+        from evalkit.commands._ray_run import run_score
+
+        return run_score(args)
     from evalkit.qydomain.summary import ScoreSummary
 
     summary = ScoreSummary()
@@ -125,12 +132,15 @@ def _open_input(path: str) -> BinaryIO:
 
 
 def _chunks(source: BinaryIO, path: str) -> Iterator[Chunk]:
+    from evalkit.engine.limits import MAX_SUBMISSION_BYTES
+    from evalkit.engine.text import capped_lines
+
     lines: list[Line] = []
     offset = 0
     try:
-        for number, raw in enumerate(source, start=1):
-            offset += len(raw)
-            if raw.strip():
+        for number, (consumed, raw) in enumerate(capped_lines(source, MAX_SUBMISSION_BYTES), start=1):
+            offset += consumed
+            if raw is None or raw.strip():
                 lines.append(Line(number, raw))
             if len(lines) == CHUNK_LINES:
                 yield Chunk(lines, offset)
@@ -147,6 +157,9 @@ def score_chunk(path: str, lines: list[Line], in_worker: bool = False) -> list[O
 
     outcomes = []
     for number, raw in lines:
+        if raw is None:
+            outcomes.append(_error_outcome(path, number, "line-too-long", _too_long()))
+            continue
         try:
             row = score_json_line(raw)
         except RowError as error:
@@ -157,12 +170,18 @@ def score_chunk(path: str, lines: list[Line], in_worker: bool = False) -> list[O
     return outcomes
 
 
+def _too_long() -> str:
+    from evalkit.engine.limits import MAX_SUBMISSION_BYTES
+
+    return f"the line is longer than {MAX_SUBMISSION_BYTES:,} bytes"
+
+
 def _rebuilt(lines: list[Line], outcomes: list[Outcome]) -> list[Outcome]:
     """A worker's outcomes with the spliced lines rebuilt from the input lines the parent kept."""
     from evalkit.qydomain.records import splice_score
 
     return [
-        outcome if outcome.output is not None or outcome.scored is None
+        outcome if outcome.output is not None or outcome.scored is None or line.raw is None
         else outcome._replace(output=splice_score(line.raw, outcome.scored[1]) + b"\n")
         for line, outcome in zip(lines, outcomes)
     ]

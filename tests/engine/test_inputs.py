@@ -64,3 +64,55 @@ def test_a_jsonl_file_is_streamed_and_only_its_lines_have_a_size_limit(tmp_path:
     assert [type(item) for item in items] == [RawItem] * 20 + [Outcome, RawItem]
     assert items[20] == Outcome(f"{batch}:21", error="the line is longer than 100 bytes")
     assert count_items([str(batch)]) == len(items)
+
+
+@pytest.mark.parametrize("size", [0, 99, 100, 101, 250, 10_000])
+def test_capped_lines_give_every_line_or_none_past_the_limit_and_count_every_byte(tmp_path: Path,
+                                                                                  size: int) -> None:
+    from evalkit.engine.text import capped_lines
+
+    path = tmp_path / "lines.jsonl"
+    path.write_bytes(b"first\n" + b"x" * size + b"\nlast")
+    with open(path, "rb") as handle:
+        lines = list(capped_lines(handle, 100))
+    middle = b"x" * size + b"\n"
+    assert lines == [(6, b"first\n"), (len(middle), middle if len(middle) <= 100 else None), (4, b"last")]
+
+
+def test_capped_lines_stop_a_stream_at_its_first_line_past_the_limit() -> None:
+    from evalkit.engine.text import capped_lines
+
+    with open("/dev/zero", "rb") as handle:  # no newline, ever
+        assert list(capped_lines(handle, 100)) == [(101, None)]
+
+
+def test_read_capped_refuses_past_the_limit_whatever_the_size_on_disk_says(tmp_path: Path) -> None:
+    from evalkit.engine.text import TooLarge, read_capped
+
+    (tmp_path / "f").write_bytes(b"x" * 100)
+    assert read_capped(tmp_path / "f", 100) == b"x" * 100
+    with pytest.raises(TooLarge):
+        read_capped(tmp_path / "f", 99)
+    with pytest.raises(TooLarge):
+        read_capped("/dev/zero", 1000)  # its size on disk is 0
+
+
+def test_not_a_regular_file_names_what_a_path_is_without_opening_it(tmp_path: Path) -> None:
+    import os
+
+    from evalkit.engine.text import not_a_regular_file
+
+    os.mkfifo(tmp_path / "pipe")  # opening it would block: nothing writes to it
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "link").symlink_to("/dev/zero")
+    assert [not_a_regular_file(tmp_path / name) for name in ("pipe", "file", "link", ".", "gone")] == [
+        "a named pipe", None, "a device", "a folder", None]
+
+
+def test_read_file_of_a_device_that_never_ends_is_one_error_entry() -> None:
+    # what `evalkit review /dev/zero` and a rule test's submission read through; it ended in MemoryError
+    from evalkit.engine.inputs import read_file
+
+    (loaded,) = read_file(Path("/dev/zero"))
+    assert (loaded.source, loaded.submission) == ("/dev/zero", None)
+    assert loaded.error == "cannot read the file: the file is larger than 50,000,000 bytes"

@@ -4,7 +4,9 @@ positioned diagnostic, quickly, without building the tree it describes, and no i
 from __future__ import annotations
 
 import time
+import tracemalloc
 
+import pytest
 import yaml
 
 from hypothesis import event, given, settings
@@ -35,9 +37,42 @@ def test_billion_laughs_is_refused_in_milliseconds_at_the_alias_that_crosses_the
     assert elapsed < 2.0  # a parser without the limit needs minutes and gigabytes
 
 
+def test_billion_laughs_is_refused_before_any_of_it_is_built() -> None:
+    # a shallow document takes the fast path (compose, then build while counting); the 200,000 nodes it
+    # built before refusing took 55 MB and seconds: the refusal must cost what the text costs
+    tracemalloc.start()
+    try:
+        code, _, _, _ = _refusal(BILLION_LAUGHS)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert code == "yaml-too-large"
+    assert peak < 2_000_000
+
+
+def test_shared_aliases_within_the_limit_still_load() -> None:
+    document, diagnostics = parse_yaml("a: &x [1, {b: 2}]\nc: [*x, *x]\nd: *x\n", "f.yaml")
+    assert diagnostics == [] and document is not None
+    assert document.data == {"a": [1, {"b": 2}], "c": [[1, {"b": 2}], [1, {"b": 2}]], "d": [1, {"b": 2}]}
+
+
 def test_a_flat_document_with_too_many_nodes_is_refused() -> None:
     code, _, _, _ = _refusal("a: [" + "1," * limits.MAX_YAML_NODES + "1]\n")
     assert code == "yaml-too-large"
+
+
+def test_a_document_with_too_many_nodes_is_refused_before_they_are_built() -> None:
+    # short lines made this one look safe for the fast path, which composed and built 200,000 nodes (130 MB)
+    # before it found out
+    text = "a:\n" + "- 1\n" * (limits.MAX_YAML_NODES + 1)
+    tracemalloc.start()
+    try:
+        code, _, _, _ = _refusal(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert code == "yaml-too-large"
+    assert peak < 10_000_000
 
 
 def test_nesting_is_allowed_up_to_the_limit_and_refused_beyond_it() -> None:
@@ -92,10 +127,49 @@ def test_a_tab_used_for_indentation_says_so() -> None:
 
 
 def test_a_syntax_error_names_where_the_unclosed_construct_began() -> None:
-    document, (problem,) = parse_yaml("a: [1, 2\nb: 3\n", "f.yaml")
-    assert (problem.line, problem.column) == (2, 2)
-    assert problem.message == ("did not find expected ',' or ']' (while parsing a flow sequence that began at "
-                               "line 1:4)")
+    _, (problem,) = parse_yaml("a:\n  - b\n  c: d\n", "f.yaml")
+    assert (problem.line, problem.column) == (3, 3)
+    assert problem.message == ("did not find expected '-' indicator (while parsing a block collection that began "
+                               "at line 2:3)")
+
+
+@pytest.mark.parametrize(("text", "span", "stopped_at"), [
+    ("a: [1, 2\nb: 3\n", (1, 4, 1, 9), "2:2"),  # the next line's scalar runs on into the collection
+    ("rules: [\n", (1, 8, 1, 9), "2:1"),
+    ("a: [1,\n\n\n", (1, 4, 1, 7), "4:1"),
+    ("a:\n  b: {x: [1, 2,\n      3,  # typing here\n  # a comment\n  c: 4\n", (2, 10, 3, 9), "6:1"),
+    ("a:\n  - {x: 1,\n  - y: 2\n", (2, 5, 2, 11), "3:3"),
+    ("s: 'x\u2028y\x85'\nt: [1,\nu: 2\n", (2, 4, 2, 7), "4:1"),  # lines as the protocol counts them
+    ("a: 'b\nc\n", (1, 4, 1, 6), "3:1"),  # a quote never closed
+    ("a: [b, 'c\nd: e\n", (1, 8, 1, 10), "3:1"),  # the later of two: where typing is
+    ('a:\n  b: "x\n  c: 1\n  d: "y"\n', (2, 6, 2, 8), "4:7"),  # closed by the next string's opening quote
+])
+def test_a_bracket_or_quote_being_typed_is_marked_where_it_began_up_to_what_was_typed(
+    text: str, span: tuple[int, int, int, int], stopped_at: str
+) -> None:
+    # the parser reads on past `[1,` or `'b` to the lines below and fails there, far from where the author types
+    _, (problem,) = parse_yaml(text, "f.yaml")
+    assert (problem.code, (problem.span.line, problem.span.column, problem.span.end_line, problem.span.end_column)) \
+        == ("yaml-syntax", span)
+    assert problem.message.startswith("the ") and problem.message.endswith(f" at line {stopped_at})")
+    assert " is not closed (" in problem.message
+
+
+def test_far_into_a_large_file_only_the_text_near_the_error_is_scanned_for_what_was_left_open() -> None:
+    from evalkit.engine.unclosed import SCAN_WINDOW
+
+    keys = "".join(f"k{i}: 'v\u2028'\n" for i in range(SCAN_WINDOW // 8))
+    _, (problem,) = parse_yaml(f"{keys}x:\n  y: [1, 'é😀',\n  z: 2\n", "f.yaml")
+    line = keys.count("\n") + 2
+    assert (problem.span.line, problem.span.column, problem.span.end_line, problem.span.end_column) == (
+        line, 6, line, 15)
+    _, (problem,) = parse_yaml(f"x: [1,\n{keys}- z\n", "f.yaml")  # swallowed far more than the window
+    assert problem.message.startswith("the flow sequence '[' is not closed")
+
+
+def test_an_error_inside_a_flow_collection_on_its_own_line_stays_where_the_parser_stopped() -> None:
+    _, (problem,) = parse_yaml("a: [1, : ]\nb: 2\n", "f.yaml")
+    assert (problem.line, problem.column) == (1, 8)
 
 
 @settings(max_examples=300, deadline=None)

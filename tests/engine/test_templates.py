@@ -104,6 +104,8 @@ def within_budget(write_config: Writer, make_submission: Factory,
                   template: str) -> tuple[list[str], float, int]:
     """Load (with a cold template cache) and evaluate; the comments, the seconds it took and the peak memory
     in bytes. A template refused at load gives no comments but its diagnostic codes."""
+    warm = write_config(rules=template_rules("{{ 1 + 1 }}"))  # imports (Jinja, a pure engine) are not counted
+    Evaluator(load_config(warm)).evaluate(make_submission())
     compile_template.cache_clear()
     folder = write_config(rules=template_rules(template))
     tracemalloc.start()
@@ -213,3 +215,108 @@ def test_text_and_lookups_render_as_jinja_renders_them(parts: list[Any], context
             compile_template(source)
         return
     assert compile_template(source)(context) == _render(jinja, context)
+
+
+NESTING = limits.MAX_TEMPLATE_NESTING
+
+
+@pytest.mark.parametrize("nest", [
+    lambda n: "{{ " + "(" * n + "1" + ")" * n + " }}",
+    lambda n: "{{ " + "[" * n + "]" * n + " }}",
+    lambda n: "{% if 1 %}" * n + "x" + "{% endif %}" * n,
+    lambda n: "{{ " + "not " * n + "1 }}",
+    lambda n: "{{ 1" + "+1" * n + " }}",
+    lambda n: "{{ 1" + "|abs" * n + " }}",
+], ids=["parentheses", "brackets", "ifs", "nots", "terms", "filters"])
+def test_nesting_is_allowed_up_to_the_limit_and_refused_beyond_it(nest: Callable[[int], str]) -> None:
+    compile_template(nest(NESTING))({})
+    with pytest.raises(TemplateProblem, match=f"nests deeper than {NESTING} levels"):
+        compile_template(nest(3 * NESTING))
+
+
+def test_a_refused_nesting_is_reported_at_its_line() -> None:
+    with pytest.raises(TemplateProblem) as caught:
+        compile_template("\n".join(["{% if 1 %}"] * 100 + ["x"] + ["{% endif %}"] * 100))
+    assert caught.value.line == NESTING + 1
+
+
+def test_a_template_longer_than_the_limit_is_refused() -> None:
+    compile_template("{{ 1 }}" + "x" * (limits.MAX_TEMPLATE_SOURCE - 7))
+    with pytest.raises(TemplateProblem, match="characters long"):
+        compile_template("{{ 1 }}" + "x" * (limits.MAX_TEMPLATE_SOURCE - 6))
+
+
+@pytest.mark.parametrize("template, line", [
+    ("{% set a = 1 %}{{ a }}", 1),
+    ("x\n{% set a %}y{% endset %}{{ a }}", 2),
+    ("{% with a = 1 %}{{ a }}{% endwith %}", 1),
+])
+def test_variables_are_refused(template: str, line: int) -> None:
+    with pytest.raises(TemplateProblem) as caught:
+        compile_template(template)
+    assert caught.value.line == line
+    assert str(caught.value) in ("'set' is not allowed in a comment template",
+                                 "'with' is not allowed in a comment template")
+
+
+@pytest.mark.parametrize("template", [
+    "{{ ('x' * 9000) ~ ('x' * 9000) }}",
+    "{{ ('x' * 9999) ~ signals }}",
+    "{{ (10 ** 999) * (10 ** 999) }}",
+    "{{ [['x' * 9000] * 10000] * 10000 }}",
+    "{{ ['x' * 5000] * 3 }}",
+    "{{ (['a'] * 9000) | join('x' * 9000) }}",
+    "{{ 'x'.join(['y' * 5000] * 2) }}",
+    "{{ {'a': [1, 2]} | tojson(10 ** 8) }}",
+    "{{ [['x' * 4000, 'x' * 4000], ['x' * 4000]] | string }}",
+    "{{ '%s%s' % ('x' * 9000, 'x' * 9000) }}",
+    "{{ '{}{}'.format('x' * 9000, 'x' * 9000) }}",
+    "{{ [" + ", ".join(["'y' * 9000"] * 30) + "] }}",
+    "{{ 'x'.encode() * 10 ** 7 }}",
+    "{{ 'x'.encode().ljust(10 ** 7) }}",
+    "{{ ('a' * 9999).translate({97: 'x' * 9999}) }}",
+    "{{ ('{0}' * 1666).format('x' * 5000) }}",
+    "{{ ('%(a)s' * 1600) % {'a': 'x' * 9000} }}",
+    "{{ ('x' * 9999).join('a' * 9999) }}",
+    "{{ ('a' * 9999) | join('x' * 9999) }}",
+])
+def test_every_value_a_template_builds_is_capped(write_config: Writer, make_submission: Factory,
+                                                 template: str) -> None:
+    texts, _, peak = within_budget(write_config, make_submission, template)
+    assert peak < 5_000_000
+    (text,) = texts
+    assert text.startswith("[template error:")
+
+
+def test_one_render_builds_at_most_the_work_limit() -> None:
+    share = limits.MAX_TEMPLATE_SEQUENCE - 10
+    within = limits.MAX_TEMPLATE_WORK // (share + 1)
+    render = compile_template(f"{{{{ 'y' * {share} }}}}" * within)
+    assert render({}) == "y" * limits.MAX_TEMPLATE_OUTPUT
+    beyond = compile_template(f"{{{{ 'y' * {share} }}}}" * (within + 1))
+    assert beyond({}) == (f"[template error: the template builds more than {limits.MAX_TEMPLATE_WORK:,} "
+                          "characters in all]")
+    assert render({}) == "y" * limits.MAX_TEMPLATE_OUTPUT  # each render has the whole budget
+
+
+def test_integers_are_capped_at_the_digit_limit() -> None:
+    digits = limits.MAX_TEMPLATE_INTEGER_DIGITS
+    assert compile_template(f"{{{{ (10 ** {digits // 2 - 1}) * (10 ** {digits // 2 - 1}) }}}}")({}) == (
+        "1" + "0" * (digits - 2))
+    assert compile_template(f"{{{{ (10 ** {digits}) * (10 ** {digits}) }}}}")({}) == (
+        "[template error: the product is too large]")
+
+
+@pytest.mark.parametrize("template, expected", [
+    ("{{ signals.a ~ ' and ' ~ signals.b }}", "1 and q"),
+    ("{{ [1, 2, 3] | join(', ') }} {{ signals | tojson }}", '1, 2, 3 {"a": 1, "b": "q"}'),
+    ("{{ detail.found | sort | join(',') }}", "a,b"),
+    ("{{ corrected | tojson(2) }}", '{\n  "x": 1\n}'),
+    ("{{ signals.a * 3 - 1 }} {{ 7 // 2 }} {{ 7 / 2 }} {{ 2 ** 10 }}", "2 3 3.5 1024"),
+    ("{{ ['x'] * 3 }}", "['x', 'x', 'x']"),
+    ("{{ '%s-%d' % ('a', 3) }} {{ '{}:{}'.format(1, 'b') }} {{ 'ab'.translate({97: 'z'}) }}", "a-3 1:b zb"),
+    ("{{ '-'.join('abc') }} {{ 'abc' | join('.') }} {{ ('x ' * 3).split() }}", "a-b-c a.b.c ['x', 'x', 'x']"),
+])
+def test_templates_within_the_caps_render_as_before(template: str, expected: str) -> None:
+    context = {"signals": {"a": 1, "b": "q"}, "detail": {"found": ["b", "a"]}, "corrected": {"x": 1}}
+    assert compile_template(template)(context) == expected

@@ -277,3 +277,13 @@ async def options_client(lsp_client: LanguageClient, workspace_root: Path):
     )
     yield
     await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), scope="session")
+async def head_client(lsp_client: LanguageClient, workspace_root: Path):
+    """VS Code with the `impactBase` initialization option set to HEAD."""
+    await start_session(
+        lsp_client, client_capabilities("visual-studio-code"), workspace_root, {"impactBase": "HEAD"}
+    )
+    yield
+    await lsp_client.shutdown_session()

@@ -88,7 +88,7 @@ def test_broken_test_files_are_reported_as_diagnostics_and_fail() -> None:
     assert ("broken_tests/tests/schema_errors.yaml:3:5: error[unknown-key] unknown key 'submision' in cases[0]; "
             "did you mean 'submission'?") in done.stdout
     assert "broken_tests/tests/schema_errors.yaml:6:27: error[unknown-dimension]" in done.stdout
-    assert "broken_tests/tests/not_yaml.yaml:2:1: error[yaml-syntax]" in done.stdout
+    assert "broken_tests/tests/not_yaml.yaml:1:8: error[yaml-syntax] the flow sequence '[' is not closed" in done.stdout
 
 
 def test_an_invalid_config_exits_2_with_its_diagnostics() -> None:

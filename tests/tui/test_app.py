@@ -6,9 +6,13 @@ import json
 import time
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+
+import pytest
 
 from rich.text import Text
+from textual.app import App as TextualApp
+from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 
 from evalkit.tui.journal import Journal
@@ -451,7 +455,21 @@ async def test_config_diagnostics_read_as_check_prints_them(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         text = shown_text(app, "#config-text")
-        assert f"{config_copy}/rules.yaml:4:1: error[yaml-syntax] " in text
+        assert f"{config_copy}/rules.yaml:3:11: error[yaml-syntax] the flow mapping '{{' is not closed" in text
+
+
+async def test_config_diagnostics_after_a_line_separator_in_a_string_name_the_editor_s_line(
+    make_app: Callable[..., App], settle: Settle, config_copy: Path
+) -> None:
+    # U+2028, U+0085 and U+2029 end no line in an editor: the misspelt key is on line 4
+    (config_copy / "rules.yaml").write_text(
+        'rating_rules:\n  - id: x\n    description: "a\u2028b\u0085c\u2029d"\n    actoins: {set_flag: y}\n',
+        encoding="utf-8",
+    )
+    app = make_app([SAMPLE], config_dir=config_copy)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert f"{config_copy}/rules.yaml:4:5: error[unknown-key] " in shown_text(app, "#config-text")
 
 
 def proposal_columns_fit(app: App) -> bool:
@@ -488,8 +506,24 @@ async def test_a_queue_taller_than_the_screen_scrolls_down_only(
         assert app.queue.scrollbars_enabled == (True, False)
 
 
-def journal_notices(app: App) -> list[str]:
-    return [n.message for n in app._notifications if "journal" in n.message]
+@pytest.fixture
+def notices() -> Iterator[list[str]]:
+    """Every message the app shows as a notification, recorded as it calls App.notify (the test's own
+    monkeypatch is left to the test: undoing it must not stop the recording)."""
+    shown: list[str] = []
+    notify = TextualApp.notify
+
+    def recorded(app: TextualApp, message: str, **options: Any) -> None:
+        shown.append(message)
+        notify(app, message, **options)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(TextualApp, "notify", recorded)
+        yield shown
+
+
+def journal_notices(notices: list[str]) -> list[str]:
+    return [message for message in notices if "journal" in message]
 
 
 async def test_the_strip_under_the_proposals_shows_the_one_under_the_cursor_in_full(
@@ -537,27 +571,31 @@ async def test_the_strip_shows_submission_text_literally_and_an_edited_value_in_
 
 
 async def test_moving_through_the_proposals_repaints_without_a_new_layout(
-    make_app: Callable[..., App], settle: Settle
+    make_app: Callable[..., App], settle: Settle, monkeypatch: Any
 ) -> None:
     app = make_app([SAMPLE.parent / "03_algorithms_dynamic_programming_duplicate.json"])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
+        layouts: list[str] = []  # the widgets that asked for a new layout (Widget.refresh(layout=True))
+        refresh = Widget.refresh
+
+        def counted(widget: Widget, *regions: Any, **options: Any) -> Widget:
+            if options.get("layout"):
+                layouts.append(repr(widget))
+            return refresh(widget, *regions, **options)
+
+        monkeypatch.setattr(Widget, "refresh", counted)
         app.proposals_table.focus()
-        await pilot.pause(0.1)  # the footer lays itself out again for the table's keys
-        screen = app.screen
-        layouts: list[bool] = []
-        refresh_layout = screen._refresh_layout
-
-        def counted(*args: Any, **kwargs: Any) -> None:
-            layouts.append(screen._layout_required)
-            refresh_layout(*args, **kwargs)
-
-        screen._refresh_layout = counted
+        for _ in range(50):  # the footer lays itself out again for the table's keys, later on a busy machine
+            layouts.clear()
+            await pilot.pause(0.05)
+            if not layouts:
+                break
         for _ in range(6):
             await pilot.press("down")
             await pilot.pause()
         assert shown_text(app, "#proposal-detail").startswith("flag.")
-        assert not any(layouts)
+        assert layouts == []
 
 
 async def test_a_journal_that_cannot_be_written_is_reported_at_once_and_the_app_stays_usable(
@@ -566,6 +604,7 @@ async def test_a_journal_that_cannot_be_written_is_reported_at_once_and_the_app_
     tmp_path: Path,
     monkeypatch: Any,
     read_only: Callable[[Path], None],
+    notices: list[str],
 ) -> None:
     journal = tmp_path / "locked.decisions.jsonl"
     entry = {"source": str(SAMPLE), "target": "label", "action": "accept", "value": "good", "note": None}
@@ -576,7 +615,7 @@ async def test_a_journal_that_cannot_be_written_is_reported_at_once_and_the_app_
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert "read-only: the journal cannot be written" in app.status_text().plain
-        assert journal_notices(app) == [
+        assert journal_notices(notices) == [
             f"Read-only: {journal}: cannot write the journal: Permission denied. You can look through the "
             "queue; decisions are not saved until the journal can be written."
         ]
@@ -585,7 +624,7 @@ async def test_a_journal_that_cannot_be_written_is_reported_at_once_and_the_app_
         await pilot.press("a")
         assert decisions_column(app)[0] == "pending"
         refused = f"Not saved: {journal}: cannot write the journal: Permission denied"
-        assert journal_notices(app)[-1] == refused
+        assert journal_notices(notices)[-1] == refused
         monkeypatch.undo()  # the reviewer makes the journal writable again: the next decision is saved
         await pilot.press("a")
         assert decisions_column(app)[0] == "accept"
@@ -594,11 +633,11 @@ async def test_a_journal_that_cannot_be_written_is_reported_at_once_and_the_app_
 
 
 async def test_an_absent_journal_in_a_writable_folder_is_neither_reported_nor_created(
-    make_app: Callable[..., App], settle: Settle, tmp_path: Path
+    make_app: Callable[..., App], settle: Settle, tmp_path: Path, notices: list[str]
 ) -> None:
     app = make_app([SAMPLE], journal=tmp_path / "new.decisions.jsonl")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert app.journal_problem is None and journal_notices(app) == []
+        assert app.journal_problem is None and journal_notices(notices) == []
         assert "read-only" not in app.status_text().plain
     assert not (tmp_path / "new.decisions.jsonl").exists()

@@ -72,6 +72,8 @@ class Tmux:
 
 @pytest.fixture
 def tmux() -> Iterator[Tmux]:
+    if shutil.which("tmux") is None:  # tasks.py installs it where it can (Debian, as root)
+        pytest.fail("these tests drive the review app in a real terminal and need tmux: apt-get install tmux")
     session = Tmux()
     yield session
     session.stop()

@@ -1,0 +1,62 @@
+"""Agreement between reviewers: Krippendorff's alpha over the items that two or more reviewers decided.
+
+The statistic comes from the `krippendorff` package (with numpy), an optional extra: `pip install
+'evalkit[stats]'`. Without it, `Alpha.note` says so and everything else in `evalkit stats` still works.
+Alpha is undefined when every reviewer gave every item the same value (no variation to agree on); the
+note says that too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Level = Literal["interval", "nominal"]
+MISSING_LIBRARY = "needs the krippendorff package: pip install 'evalkit[stats]'"
+
+
+@dataclass(frozen=True, slots=True)
+class Alpha:
+    level: Level
+    items: int  # items decided by two or more reviewers
+    value: float | None = None
+    note: str | None = None  # why there is no value
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"level": self.level, "items": self.items, "alpha": self.value, "note": self.note}
+
+
+def alpha(level: Level, by_reviewer: Sequence[Mapping[Hashable, Any]]) -> Alpha:
+    """Alpha over the items that at least two of the reviewers' {item: value} maps share."""
+    counts: dict[Hashable, int] = {}
+    for values in by_reviewer:
+        for item in values:
+            counts[item] = counts.get(item, 0) + 1
+    shared = [item for item, count in counts.items() if count >= 2]
+    if not shared:
+        return Alpha(level, 0, note="no item was decided by two reviewers")
+    try:
+        import krippendorff
+        import numpy
+    except ImportError:
+        return Alpha(level, len(shared), note=MISSING_LIBRARY)
+    codes = _codes(level, by_reviewer)
+    data = numpy.array(
+        [[codes(values[item]) if item in values else numpy.nan for item in shared] for values in by_reviewer],
+        dtype=float,
+    )
+    try:
+        value = float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
+    except ValueError:
+        return Alpha(level, len(shared), note="undefined: every shared item got one and the same value")
+    return Alpha(level, len(shared), value)
+
+
+def _codes(level: Level, by_reviewer: Sequence[Mapping[Hashable, Any]]) -> Any:
+    """Numbers as they are for interval data; for nominal data, each distinct value its own number."""
+    if level != "nominal":
+        return float
+    names = sorted({str(value) for values in by_reviewer for value in values.values()})
+    index = {name: number for number, name in enumerate(names)}
+    return lambda value: float(index[str(value)])

@@ -1,0 +1,57 @@
+"""Reading a review journal (`evalkit review`'s decisions, JSON Lines) without the TUI: `evalkit stats`,
+`evalkit check --journals` and the language server read journals through here, the TUI's writer too.
+
+A line that is not JSON is a problem ("line N: why") and reading goes on; a last line cut short (the app
+was killed while writing it) is `torn`, not a problem: that decision never counted.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalkit.engine.text import not_a_regular_file
+
+
+class JournalError(Exception):
+    """The journal cannot be read or written; the message names the file and the reason."""
+
+
+@dataclass
+class JournalContents:
+    entries: list[Any] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # "line N: why", for lines that are not JSON
+    torn: bool = False  # the last line was cut short (the app was killed while writing it)
+
+
+def read_journal(path: Path) -> JournalContents:
+    """Every entry in the file (an absent file is an empty journal); raises JournalError."""
+    kind = not_a_regular_file(path)  # a named pipe would block on open, a device never end
+    if kind is not None:
+        raise JournalError(f"{path}: cannot use it as the journal: it is {kind}")
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return JournalContents()
+    except OSError as exc:
+        raise JournalError(f"{path}: cannot read the journal: {exc.strerror or exc}") from None
+    return parse_journal(raw)
+
+
+def parse_journal(raw: bytes) -> JournalContents:
+    contents = JournalContents()
+    lines = raw.split(b"\n")
+    last = len(lines)
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            contents.entries.append(json.loads(line))
+        except (ValueError, RecursionError) as exc:
+            if number == last:  # no newline after it: the write was cut short
+                contents.torn = True
+            else:
+                contents.problems.append(f"line {number}: not a JSON entry ({exc})")
+    return contents

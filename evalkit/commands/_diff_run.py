@@ -1,0 +1,124 @@
+"""The body of `evalkit diff`, kept out of diff.py so that parsing arguments imports nothing heavy."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from evalkit.commands.diff import PROG, gate_problems, head_folder, label_limit
+from evalkit.engine.batch import raw_items
+from evalkit.engine.config import Config
+from evalkit.engine.diff import DiffRecipe, DiffReport, ItemDiff, Unchanged, diff_items
+from evalkit.engine.diffrender import json_text, markdown, text
+from evalkit.engine.gitrev import ConfigSource, NoRevision, NotUtf8, RevisionError, config_at
+
+
+class UsageProblem(Exception):
+    """Nothing can be compared; the message says why in one line."""
+
+
+def _told(items: Iterator[ItemDiff | Unchanged]) -> Iterator[ItemDiff | Unchanged]:
+    """The items, with each one that could not be evaluated said on stderr as it passes (as eval does)."""
+    for item in items:
+        if isinstance(item, ItemDiff):
+            _tell(item)
+        yield item
+
+
+def _tell(item: ItemDiff) -> None:
+    if item.base == item.head and isinstance(item.base, str):
+        print(f"{item.source}: error: {item.base}", file=sys.stderr)
+        return
+    for side, problem in (("base", item.base), ("head", item.head)):
+        if isinstance(problem, str):
+            print(f"{item.source}: error in the {side}: {problem}", file=sys.stderr)
+
+
+class DiffRun:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+
+    def execute(self) -> int:
+        self._check_usage()
+        head_source = ConfigSource(str(head_folder(self.args)))
+        head = self._config(head_source, "head")  # first: a mistyped --config-dir is said as such
+        if head is None:
+            return 2
+        try:
+            base_source = self._base_source(Path(head_source.folder))
+        except NotUtf8 as exc:
+            print(exc, file=sys.stderr)
+            print(f"{PROG}: the base config ({exc.folder}) has errors; nothing was compared", file=sys.stderr)
+            return 2
+        base = self._config(base_source, "base")
+        if base is None:
+            return 2
+        items = raw_items(self.args.inputs)
+        first = list(itertools.islice(items, 1))
+        if not first:
+            raise UsageProblem("no submissions found in the inputs")
+        report = DiffReport.between(base, head, self.args.base, head_source.folder)
+        report.add_all(
+            _told(
+                diff_items(
+                    itertools.chain(first, items),
+                    base,
+                    head,
+                    DiffRecipe(base_source, head_source),
+                    self.args.jobs,
+                )
+            )
+        )
+        return self._finish(report)
+
+    def _check_usage(self) -> None:
+        args = self.args
+        if args.jobs < 1:
+            raise UsageProblem("--jobs must be at least 1")
+        try:
+            label_limit(args.max_label_changes, 0)
+        except ValueError:
+            raise UsageProblem(
+                f"--max-label-changes {args.max_label_changes!r}: expected a count (3) or a percentage (5%)"
+            ) from None
+        missing = [p for p in args.inputs if not Path(p).exists()]
+        if missing:
+            raise UsageProblem(f"{missing[0]}: no such file or folder")
+
+    def _base_source(self, head: Path) -> ConfigSource:
+        base = self.args.base
+        if Path(base).is_dir():
+            return ConfigSource(base)
+        try:
+            return config_at(base, head)
+        except NoRevision as exc:
+            raise UsageProblem(f"--base {base}: not a config folder, and {exc}") from None
+        except NotUtf8:
+            raise
+        except RevisionError as exc:
+            raise UsageProblem(f"--base {base}: {exc}") from None
+
+    @staticmethod
+    def _config(source: ConfigSource, side: str) -> Config | None:
+        """The side's compiled config, or None after printing its diagnostics as `check` does."""
+        config = source.analyze()
+        if config.plan is not None:
+            return config
+        for diagnostic in config.diagnostics:
+            print(diagnostic.format(), file=sys.stderr)
+        print(
+            f"{PROG}: the {side} config ({source.folder}) has errors; nothing was compared", file=sys.stderr
+        )
+        return None
+
+    def _finish(self, report: DiffReport) -> int:
+        renderers = {"json": json_text, "markdown": markdown, "text": text}
+        output = renderers[self.args.format](report)
+        sys.stdout.write(output if output.endswith("\n") else output + "\n")
+        problems = gate_problems(report, self.args)
+        for problem in problems:
+            print(f"{PROG}: {problem}", file=sys.stderr)
+        return 1 if problems or any(report.errors) else 0

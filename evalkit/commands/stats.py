@@ -1,0 +1,113 @@
+"""`evalkit stats JOURNAL... [--input INPUT...] [--config-dir DIR] [--format text|json|html] [--out FILE]`:
+what reviewers did with the engine's proposals, from `evalkit review`'s decision journals.
+
+The reviewed submissions are evaluated again with the config (the shipped one by default) to learn which
+rule made each proposal; they are read from `--input`, else from the files the journals name. Exit codes:
+0 the report was made; 2 nothing could be done (a journal or input that is not there, an invalid config,
+an output that cannot be written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evalkit.engine.config import Config
+    from evalkit.engine.stats import ReviewStats
+
+FORMATS = ("text", "json", "html")
+
+
+class _Unusable(Exception):
+    """Nothing can be done (exit code 2); the message says why."""
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "journals",
+        nargs="+",
+        metavar="JOURNAL",
+        help="decision journals written by `evalkit review` (one per reviewer)",
+    )
+    parser.add_argument(
+        "--input",
+        nargs="+",
+        metavar="INPUT",
+        dest="inputs",
+        help="the reviewed submissions (default: the files the journals name)",
+    )
+    parser.add_argument(
+        "--config-dir",
+        metavar="DIR",
+        help="the rule config folder that made the proposals (default: the shipped one)",
+    )
+    parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
+    parser.add_argument("--out", metavar="FILE", help="write the report to FILE (default: stdout)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        output = _report(args)
+        _write(output, args.out)
+    except _Unusable as problem:
+        print(f"evalkit stats: {problem}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _report(args: argparse.Namespace) -> str:
+    from evalkit.engine.evaluator import Evaluator
+    from evalkit.engine.reviews import ReviewsError, read_reviews
+    from evalkit.engine.stats import review_stats
+
+    missing = [name for name in args.inputs or [] if not Path(name).exists()]
+    if missing:
+        raise _Unusable(f"--input {missing[0]}: no such file or folder")
+    config = _config(args.config_dir)
+    try:
+        reviews = read_reviews(args.journals, args.inputs)
+    except ReviewsError as exc:
+        raise _Unusable(str(exc)) from None
+    stats = review_stats(reviews, Evaluator(config).evaluate)
+    about = {"folder": str(config.folder), "hash": config.config_hash}
+    return _render(args.format, stats, about)
+
+
+def _render(kind: str, stats: ReviewStats, about: dict[str, str]) -> str:
+    if kind == "html":
+        from evalkit.engine.stats_html import render_html
+
+        return render_html(stats, about)
+    from evalkit.engine.stats_report import render_json, render_text
+
+    render = render_json if kind == "json" else render_text
+    return render(stats, about)
+
+
+def _config(config_dir: str | None) -> Config:
+    from evalkit.engine.config import analyze
+
+    if config_dir is not None and not Path(config_dir).is_dir():
+        raise _Unusable(f"--config-dir {config_dir}: no such folder")
+    config = analyze(config_dir)
+    if config.plan is None:
+        for diagnostic in config.diagnostics:
+            print(diagnostic.format(), file=sys.stderr)
+        raise _Unusable("the config has errors; no statistics made")
+    return config
+
+
+def _write(output: str, out: str | None) -> None:
+    from evalkit.engine.atomic import atomic_output
+
+    if out is None:
+        print(output)
+        return
+    try:
+        with atomic_output(out) as handle:
+            handle.write(output + "\n")
+    except OSError as exc:
+        raise _Unusable(f"{out}: cannot write: {exc.strerror or exc}") from None

@@ -1,0 +1,217 @@
+"""Hostile inputs through the real commands: templates that would multiply or nest without end, and files
+that never end (`/dev/zero`), are huge, or would block (a named pipe). Each ends in its one-line error and
+its exit code, within a memory limit set on the process (RLIMIT_AS) and a timeout, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).parents[2]
+EVALKIT = Path(sys.executable).parent / "evalkit"
+SAMPLE = REPO / "samples" / "sample_submission.json"
+MEMORY_LIMIT = 400 * 1024 * 1024
+"""Address space for one command: evalkit needs under 150 MB; the inputs below asked for gigabytes."""
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def evalkit(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [str(EVALKIT), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_limit_memory,
+        stdin=subprocess.DEVNULL,
+    )
+    assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr
+    return done
+
+
+def rules_with_template(lines: list[str]) -> str:
+    """A rules.yaml whose template (a block scalar) starts on line 6 with "first line"; template line N is
+    file line N + 5, at column 9."""
+    body = "".join(f"        {line}\n" for line in ["first line", *lines])
+    return (
+        "rating_rules:\n  - id: t\n    when: { min_total_length: 0 }\n    actions:\n"
+        f"      add_comment_template: |\n{body}"
+    )
+
+
+HOSTILE_TEMPLATES = {
+    # each: the template's lines after "first line", and the template line the diagnostic points at
+    "set doubling a string": (["{% set a = 'x' %}", *["{% set a = a ~ a %}"] * 17, "{{ a|length }}"], 2),
+    "set squaring an integer": (["{% set a = 10 %}", *["{% set a = a * a %}"] * 14, "{{ a }}"], 2),
+    "set doubling a list": (["{% set a = ['x'] %}", *["{% set a = [a, a] %}"] * 20, "{{ a|tojson }}"], 2),
+    "with doubling a string": (
+        ["{% with a = 'x' %}{% with b = a ~ a %}{{ b }}{% endwith %}{% endwith %}"],
+        2,
+    ),
+    "300 terms": (["{{ " + "+".join(["1"] * 300) + " }}"], 2),
+    "90 nested parentheses": (["{{ " + "(" * 90 + "1" + ")" * 90 + " }}"], 2),
+    "500 nested ifs": ([*["{% if 1 %}"] * 500, "x", *["{% endif %}"] * 500], 2 + 32),
+    "a 4,000-long filter chain": (["{{ 1" + "|abs" * 4000 + " }}"], 2),
+    "2,000 nots": (["{{ " + "not " * 2000 + "1 }}"], 2),
+    "2,000 signs": (["{{ " + "- " * 2000 + "1 }}"], 2),
+}
+
+
+@pytest.mark.parametrize("lines, line", HOSTILE_TEMPLATES.values(), ids=HOSTILE_TEMPLATES.keys())
+def test_a_hostile_template_is_bad_template_at_its_line_in_check_and_eval(
+    tmp_path: Path, lines: list[str], line: int
+) -> None:
+    (tmp_path / "rules.yaml").write_text(rules_with_template(lines))
+    where = f"{tmp_path / 'rules.yaml'}:{line + 5}:9: "
+    checked = evalkit("check", str(tmp_path))
+    assert checked.returncode == 1
+    (finding, _summary) = checked.stdout.splitlines()
+    assert finding.startswith(where) and "error[bad-template]" in finding
+    evaluated = evalkit("eval", str(SAMPLE), "--config-dir", str(tmp_path))
+    assert evaluated.returncode == 2 and evaluated.stdout == ""
+    assert evaluated.stderr.splitlines()[0] == finding
+
+
+def test_a_template_that_builds_too_much_renders_an_error_and_the_run_goes_on(tmp_path: Path) -> None:
+    # no variables: a list literal naming a capped value many times, printed
+    (tmp_path / "rules.yaml").write_text(
+        rules_with_template(["{{ [" + ", ".join(["'y' * 9000"] * 40) + "] }}"])
+    )
+    done = evalkit("eval", str(SAMPLE), "--config-dir", str(tmp_path))
+    assert done.returncode == 0
+    (comment,) = json.loads(done.stdout)["fired_rules"][0]["actions"]
+    assert comment["add_comment_template"] == (
+        "[template error: the template builds more than 200,000 characters in all]"
+    )
+
+
+def test_eval_of_a_device_that_never_ends_is_an_error_entry() -> None:
+    done = evalkit("eval", "/dev/zero")
+    assert done.returncode == 1
+    assert json.loads(done.stdout) == {
+        "source": "/dev/zero",
+        "error": {"message": "cannot read the file: the file is larger than 50,000,000 bytes"},
+    }
+
+
+def test_a_link_to_a_device_in_a_folder_is_not_read(tmp_path: Path) -> None:
+    (tmp_path / "a.json").symlink_to("/dev/zero")
+    (tmp_path / "b.json").write_bytes(SAMPLE.read_bytes())
+    done = evalkit("eval", str(tmp_path))
+    assert done.returncode == 0
+    assert [json.loads(line)["source"] for line in done.stdout.splitlines()] == [str(tmp_path / "b.json")]
+
+
+@pytest.fixture
+def huge_line(tmp_path: Path) -> Callable[[str], Path]:
+    """A JSONL file whose line 2 is 300 MB of NUL bytes (a sparse file: no disk spent), between two good
+    lines; `row` is the text of the good lines."""
+
+    def write(row: str) -> Path:
+        path = tmp_path / "huge.jsonl"
+        with open(path, "wb") as handle:
+            handle.write(row.encode() + b"\n")
+            handle.seek(300_000_000, os.SEEK_CUR)
+            handle.write(b"\n" + row.encode() + b"\n")
+        return path
+
+    return write
+
+
+def test_eval_refuses_a_300_mb_line_without_holding_it(huge_line: Callable[[str], Path]) -> None:
+    path = huge_line(json.dumps(json.loads(SAMPLE.read_text())))
+    done = evalkit("eval", str(path))
+    assert done.returncode == 1
+    first, second, third = (json.loads(line) for line in done.stdout.splitlines())
+    assert "error" not in first and "error" not in third
+    assert second == {"source": f"{path}:2", "error": {"message": "the line is longer than 50,000,000 bytes"}}
+
+
+SCORE_ROW = json.dumps(
+    {"data_source": "typos", "model_output": "<solution>x</solution>", "extra_info": {"label": "x"}}
+)
+
+
+def test_score_refuses_a_300_mb_line_and_goes_on(huge_line: Callable[[str], Path], tmp_path: Path) -> None:
+    path = huge_line(SCORE_ROW)
+    out = tmp_path / "scored.jsonl"
+    done = evalkit("score", str(path), "--out", str(out))
+    assert done.returncode == 1
+    first, second, third = (json.loads(line) for line in out.read_text().splitlines())
+    assert "score" in first and "score" in third
+    assert second == {
+        "source": f"{path}:2",
+        "error": {"code": "line-too-long", "message": "the line is longer than 50,000,000 bytes"},
+    }
+
+
+def test_score_of_a_device_that_never_ends_stops_at_its_first_line() -> None:
+    done = evalkit("score", "/dev/zero")
+    assert done.returncode == 1
+    assert "/dev/zero:1: the line is longer than 50,000,000 bytes" in done.stderr
+
+
+@pytest.mark.parametrize("kind", ["device", "named pipe"])
+def test_a_rules_yaml_that_is_a_device_or_a_pipe_is_an_error_not_a_hang(tmp_path: Path, kind: str) -> None:
+    rules = tmp_path / "rules.yaml"
+    if kind == "device":
+        rules.symlink_to("/dev/zero")
+    else:
+        os.mkfifo(rules)
+    done = evalkit("eval", str(SAMPLE), "--config-dir", str(tmp_path))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines()[0] == (
+        f"{rules}:1:1: error[unreadable] cannot read the file: it is a {kind}"
+    )
+
+
+def test_a_rule_test_whose_submission_is_a_device_fails_with_the_reason(tmp_path: Path) -> None:
+    (tmp_path / "rules.yaml").write_text(
+        "rating_rules:\n  - id: r\n    when: { min_total_length: 0 }\n    actions: { set_flag: seen }\n"
+    )
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "cases.yaml").write_text(
+        "cases:\n  - name: zero\n    submission: /dev/zero\n    expect: { fired: [r] }\n"
+    )
+    done = evalkit("test", str(tmp_path))
+    assert done.returncode == 1
+    assert "/dev/zero: cannot read the file: it is a device" in done.stdout + done.stderr
+
+
+def test_review_refuses_a_journal_that_is_a_pipe(tmp_path: Path) -> None:
+    journal = tmp_path / "decisions.jsonl"
+    os.mkfifo(journal)
+    done = evalkit("review", str(SAMPLE), "--decisions", str(journal))
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        f"evalkit review: {journal}: cannot use it as the journal: it is a named pipe"
+    )
+
+
+def test_check_of_a_rules_yaml_that_is_a_pipe_names_it_without_opening_it(tmp_path: Path) -> None:
+    rules = tmp_path / "rules.yaml"
+    os.mkfifo(rules)
+    done = evalkit("check", str(rules))
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[0] == (
+        f"{rules}:1:1: error[unreadable] cannot read the file: it is a named pipe"
+    )
+
+
+def test_a_samples_folder_with_a_pipe_and_a_device_reads_only_its_files(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "a.json")
+    (tmp_path / "b.json").symlink_to("/dev/zero")
+    (tmp_path / "c.json").write_bytes(SAMPLE.read_bytes())
+    done = evalkit("check", "config_samples", "--samples", str(tmp_path))
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[-1].startswith("1 config folder, 5 files, 1 sample:")

@@ -1,0 +1,99 @@
+"""Inputs and local reference runs shared by the Ray tests.
+
+Every Ray test module starts one Ray (a local instance or a two-node cluster) for all its tests, and the
+modules share the xdist group "ray", so one pytest worker runs them one after another: starting Ray is slow
+on a small machine, and two at once would only compete for its cores.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EVALKIT = str(Path(sys.executable).with_name("evalkit"))
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+MB = 1024 * 1024
+OBJECT_STORE = 80 * MB
+
+
+def run_evalkit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([EVALKIT, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def sample_submissions() -> list[dict[str, object]]:
+    """The JSON samples that are objects (valid or not: invalid ones make error lines)."""
+    found = []
+    for path in sorted(SAMPLES.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict):
+            found.append(data)
+    return found
+
+
+def write_submissions(path: Path, count: int) -> Path:
+    """`count` submissions, each unique (a lost or doubled one shows), with a blank line and two bad ones."""
+    samples = sample_submissions()
+    lines = []
+    for number in range(count):
+        submission = dict(samples[number % len(samples)])
+        submission["prompt"] = f"{submission['prompt']} #{number}"
+        lines.append(json.dumps(submission, ensure_ascii=False))
+    lines[3:3] = ["", '{"prompt": "unterminated', "[1, 2]"]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def write_rows(path: Path, count: int) -> Path:
+    """`count` dataset rows for `evalkit score`, each unique, with a blank line and two bad ones."""
+    kinds = [
+        ("typos", "extraordinary", "<solution>extraordinary</solution>"),
+        ("connections", "Apple,Banana,Pear,Grape,Red,Blue,Green,Yellow",
+         "<think>hm</think><solution>Apple,Banana,Pear,Orange,Red,Blue,Green,Yellow</solution>"),
+        ("unscrambling", "The hero wakes up. He fights the dragon. He wins the gold.",
+         "<PLOT_SUMMARY>The hero wakes up. He wins the gold. He fights the dragon.</PLOT_SUMMARY>"),
+    ]
+    lines = []
+    for number in range(count):
+        data_source, label, output = kinds[number % len(kinds)]
+        lines.append(json.dumps({"id": number, "data_source": data_source, "extra_info": {"label": label},
+                                 "model_output": output}))
+    lines[5:5] = ["", '{"data_source": "typos"', '{"data_source": "riddles", "extra_info": {"label": "x"}}']
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def by_source(lines: list[str]) -> list[str]:
+    """Output lines sorted by their source (scored rows, which have none, by their id)."""
+    return sorted(lines, key=lambda line: str(json.loads(line).get("source", json.loads(line).get("id"))))
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Inputs and the local runs' outputs, made once per module. The inputs are named by absolute paths
+    (which start the sources), so that runs from any folder compare."""
+    folder = tmp_path_factory.mktemp("ray-inputs")
+    write_submissions(folder / "submissions.jsonl", 400)
+    write_rows(folder / "rows.jsonl", 600)
+    for name, args in {"eval": ["eval", str(folder / "submissions.jsonl"), str(SAMPLES)],
+                       "score": ["score", str(folder / "rows.jsonl")]}.items():
+        local = run_evalkit(*args, "--out", f"local-{name}.jsonl", cwd=folder)
+        assert local.returncode == 1, local.stderr  # the bad lines are findings
+        (folder / f"local-{name}.stderr").write_text(local.stderr + local.stdout, encoding="utf-8")
+    return folder
+
+
+def lines_of(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+RAY_LOG_LINE = re.compile(r"\[\d{4}-\d\d-\d\d [\d:,]+ [A-Z] \d+ \d+\] ")
+"""A line Ray's C++ core writes to stderr itself (ray#53727: a warning about every Ray Data actor pool)."""
+
+
+def without_ray_log(text: str) -> str:
+    return "".join(line for line in text.splitlines(keepends=True) if not RAY_LOG_LINE.match(line))

@@ -1,0 +1,98 @@
+"""evalkit on a two-node Ray cluster on this machine (a head and a worker node, one CPU each): the CLI's
+outputs are the local run's, and an evaluator actor that dies mid-run is replaced with no row lost or
+doubled."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Iterator
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import ray
+from ray.cluster_utils import Cluster
+
+import evalkit.ray
+from evalkit.ray._workers import EvaluateBatch
+from tests.ray.conftest import (
+    OBJECT_STORE,
+    SAMPLES,
+    by_source,
+    lines_of,
+    run_evalkit,
+    without_ray_log,
+    write_submissions,
+)
+
+pytestmark = pytest.mark.xdist_group("ray")
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    """The cluster's address; this process is a driver on it too."""
+    nodes = Cluster(initialize_head=True, head_node_args={
+        "num_cpus": 1, "include_dashboard": False, "object_store_memory": OBJECT_STORE})
+    nodes.add_node(num_cpus=1, object_store_memory=OBJECT_STORE)
+    nodes.wait_for_nodes()
+    ray.init(address=nodes.address, logging_level="ERROR")
+    yield nodes.address
+    ray.shutdown()
+    nodes.shutdown()
+
+
+def test_eval_on_two_nodes_writes_the_local_eval_in_input_order(workdir: Path, cluster: str) -> None:
+    inputs = [str(workdir / "submissions.jsonl"), str(SAMPLES)]
+    run = run_evalkit("eval", *inputs, "--out", "cluster-eval.jsonl", "--ray", cluster, cwd=workdir)
+    assert run.returncode == 1, run.stderr
+    assert lines_of(workdir / "cluster-eval.jsonl") == lines_of(workdir / "local-eval.jsonl")
+    shown = [line for line in run.stderr.splitlines() if ": error: " in line]
+    assert shown == [line for line in lines_of(workdir / "local-eval.stderr") if ": error: " in line]
+
+
+def test_score_on_two_nodes_writes_parquet_with_the_local_rows_and_summary(workdir: Path,
+                                                                          cluster: str) -> None:
+    run = run_evalkit("score", str(workdir / "rows.jsonl"), "--out", "cluster-score.parquet",
+                      "--ray", cluster, cwd=workdir)
+    assert run.returncode == 1, run.stderr
+    table = pq.read_table(workdir / "cluster-score.parquet")
+    assert table.column_names == ["source", "data_source", "score", "error", "record"]
+    assert table.column("record").to_pylist() == lines_of(workdir / "local-score.jsonl")
+    local = (workdir / "local-score.stderr").read_text(encoding="utf-8")
+    assert without_ray_log(run.stderr) + run.stdout == local
+
+
+class DiesOnce(EvaluateBatch):
+    """An evaluator whose process dies at its third batch, the first time only (a marker file remembers)."""
+
+    marker = Path()
+
+    def __init__(self, files: dict[str, bytes]) -> None:
+        super().__init__(files)
+        self.batches = 0
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        self.batches += 1
+        if self.batches == 3 and not self.marker.exists():
+            self.marker.write_text(str(os.getpid()))
+            os._exit(1)
+        return super().__call__(batch)
+
+
+def test_an_evaluator_killed_mid_run_is_replaced_and_no_row_is_lost_or_doubled(
+        tmp_path: Path, cluster: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    submissions = write_submissions(tmp_path / "many.jsonl", 3000)
+    local = run_evalkit("eval", str(submissions), "--out", "local.jsonl", cwd=tmp_path)
+    assert local.returncode == 1, local.stderr
+    monkeypatch.setattr(DiesOnce, "marker", tmp_path / "died")
+    monkeypatch.setattr(evalkit.ray, "EvaluateBatch", DiesOnce)
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the actors cannot import this module
+    try:
+        results = evalkit.ray.evaluate(evalkit.ray.read_submissions([submissions]), None, batch_size=100)
+        records = [row["record"] for row in results.iter_rows()]
+    finally:
+        ray.cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    assert (tmp_path / "died").exists()
+    assert by_source(records) == by_source(lines_of(tmp_path / "local.jsonl"))
