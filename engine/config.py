@@ -126,8 +126,8 @@ def read_config_file(path: Path) -> tuple[bytes | None, Diagnostic | None]:
     except OSError as exc:
         return None, _unreadable(path, "unreadable", f"cannot read the file: {exc.strerror or exc}")
     except TooLarge:
-        return None, _unreadable(path, "file-too-large", f"the file is larger than {_MAX_CONFIG_FILE_BYTES:,} "
-                                 f"bytes; the limit is {MAX_YAML_BYTES:,} characters")
+        return None, _unreadable(path, "file-too-large", f"the file is larger than "
+                                 f"{_MAX_CONFIG_FILE_BYTES:,} bytes; the limit is {MAX_YAML_BYTES:,} characters")
 
 
 def _unreadable(path: Path, code: str, message: str) -> Diagnostic:

@@ -17,6 +17,7 @@ falls back to checking the config as if there were none.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -105,8 +106,8 @@ def _same(read: Any, written: Any) -> bool:
     if isinstance(written, dict):
         return list(read) == list(written) and all(_same(read[k], written[k]) for k in written)
     if isinstance(written, list):
-        return len(read) == len(written) and all(_same(r, w) for r, w in zip(read, written))
-    return bool(read == written) or isinstance(read, float) and math.isnan(read) and math.isnan(written)
+        return len(read) == len(written) and all(_same(r, w) for r, w in zip(read, written, strict=True))
+    return bool(read == written) or (isinstance(read, float) and math.isnan(read) and math.isnan(written))
 
 
 def _secret(directory: Path) -> bytes | None:
@@ -126,10 +127,8 @@ def _secret(directory: Path) -> bytes | None:
             handle.write(secrets.token_bytes(KEY_BYTES))
             handle.flush()
             os.fsync(handle.fileno())
-        try:
-            os.link(temporary, key)  # whole or not at all; a concurrent first run's key wins
-        except FileExistsError:
-            pass
+        with contextlib.suppress(FileExistsError):  # a concurrent first run's key wins
+            os.link(temporary, key)  # whole or not at all
     finally:
         temporary.unlink(missing_ok=True)
     return _read_key(key)
@@ -139,7 +138,7 @@ def _read_key(key: Path) -> bytes | None:
     descriptor = os.open(key, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     with os.fdopen(descriptor, "rb") as handle:
         status = os.fstat(handle.fileno())
-        if status.st_mode & 0o077 or hasattr(os, "getuid") and status.st_uid != os.getuid():
+        if status.st_mode & 0o077 or (hasattr(os, "getuid") and status.st_uid != os.getuid()):
             return None
         secret = handle.read(KEY_BYTES + 1)
     return secret if len(secret) == KEY_BYTES else None

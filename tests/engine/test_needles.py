@@ -38,7 +38,7 @@ def found(parts: list[str], needles: list[str], search: Search | None = None) ->
     compiled = Needles.of(needles)
     text_parts = [TextPart(part) for part in parts]
     seen = search(text_parts, compiled) if search else SearchedText(text_parts).found(compiled)
-    return {needle for needle, low in zip(needles, compiled.lowered) if low in seen}
+    return {needle for needle, low in zip(needles, compiled.lowered, strict=True) if low in seen}
 
 
 def slices(parts: list[str]) -> st.SearchStrategy[str]:
@@ -106,7 +106,8 @@ def test_a_part_shared_by_two_texts_answers_both(data: st.DataObject, parts: lis
     for searched, needles, where in asked if rewrite_first else asked[::-1]:
         compiled = Needles.of(needles)
         seen = searched.found(compiled)
-        assert {n for n, low in zip(needles, compiled.lowered) if low in seen} == reference(where, needles)
+        found_here = {n for n, low in zip(needles, compiled.lowered, strict=True) if low in seen}
+        assert found_here == reference(where, needles)
 
 
 @SETTINGS
@@ -128,7 +129,8 @@ def test_signals_search_the_text_and_the_rewrite_as_written(data: st.DataObject,
         needles = data.draw(st.lists(slices(where) | TEXTS, max_size=5))
         compiled = Needles.of(needles)
         seen = searched.found(compiled)
-        assert {n for n, low in zip(needles, compiled.lowered) if low in seen} == reference(where, needles)
+        found_here = {n for n, low in zip(needles, compiled.lowered, strict=True) if low in seen}
+        assert found_here == reference(where, needles)
     assert signals.length_total == len("\n".join(texts) + "\n" + rewrite)
 
 
