@@ -208,7 +208,7 @@ def _progress(files: list[Path]) -> Any:
 
 
 @contextlib.contextmanager
-def _writer(out: str | None, schema: pa.Schema) -> Iterator[Callable[[pa.Table], None]]:
+def _writer(out: str | None, schema: pa.Schema) -> Iterator[Callable[[pa.Table], object]]:
     """Where each batch of records goes: JSONL lines to stdout or --out, or a Parquet file for a
     `.parquet` --out; files are written atomically."""
     from evalkit.engine.atomic import atomic_output

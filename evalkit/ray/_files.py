@@ -145,7 +145,7 @@ class InputFiles(Datasource):
         for start in range(0, len(self._files), size):
             group = self._files[start:start + size]
             metadata = BlockMetadata(num_rows=None, size_bytes=None, exec_stats=None,
-                                     input_files=[shown for _, shown in group])
+                                     input_files=tuple(shown for _, shown in group))
             tasks.append(ReadTask(self._reader(group), metadata, schema=self._schema))
         return tasks
 
