@@ -307,3 +307,37 @@ def test_lines_that_are_not_decisions_are_skipped_and_counted(reviewer: Any, eva
     report = stats_json(evalkit, str(journal))
     assert report["journals"][0]["skipped_entries"] == 2
     assert report["kinds"]["label"]["accepted"] == 8
+
+
+def test_each_skipped_line_is_said_with_the_journal_and_its_line(reviewer: Any, evalkit: Any) -> None:
+    journal = reviewer("ana", accept)
+    lines = len(journal.read_text().splitlines())
+    with journal.open("a") as handle:
+        handle.write('not json\n{"source": 3}\n')
+    done = evalkit("stats", str(journal))
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if ": warning: " in line]
+    assert [w.split(": warning: ")[0] for w in warnings] == [
+        f"{journal}:{lines + 1}",
+        f"{journal}:{lines + 2}",
+    ]
+    assert "not a JSON entry" in warnings[0] and "not a decision entry" in warnings[1]
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity", "1e400"])
+def test_a_rating_that_is_not_a_finite_number_is_skipped_not_averaged(
+    reviewer: Any, evalkit: Any, value: str
+) -> None:
+    journal = reviewer("ana", accept)
+    decided = [json.loads(line) for line in journal.read_text().splitlines()]
+    rating = next(entry for entry in decided if entry["target"].startswith("rating."))
+    edit = {**rating, "action": "edit", "step": decided[-1]["step"] + 1, "value": 12345.5}
+    with journal.open("a") as handle:
+        handle.write(json.dumps(edit).replace("12345.5", value) + "\n")
+    done = evalkit("stats", str(journal), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout, parse_constant=lambda name: pytest.fail(f"{name} in the JSON"))
+    assert report["journals"][0]["skipped_entries"] == 1
+    assert all(dim["mean_abs_final_minus_proposed"] < 10 for dim in report["dimensions"])
+    text = evalkit("stats", str(journal)).stdout
+    assert " nan" not in text and " inf" not in text
