@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -208,9 +208,12 @@ def _timestamp(value: Any) -> datetime | None:
     if not isinstance(value, str):
         return None
     try:
-        return datetime.fromisoformat(value)
+        moment = datetime.fromisoformat(value)
     except ValueError:
         return None
+    # the app writes UTC with `Z`; a hand-written time without an offset is taken as UTC too (naive and
+    # aware times cannot be compared, and one of each in a journal would end the report)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _attach_submissions(reviews: Reviews, given: dict[str, Submission | None] | None) -> None:

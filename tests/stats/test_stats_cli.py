@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -341,3 +341,20 @@ def test_a_rating_that_is_not_a_finite_number_is_skipped_not_averaged(
     assert all(dim["mean_abs_final_minus_proposed"] < 10 for dim in report["dimensions"])
     text = evalkit("stats", str(journal)).stdout
     assert " nan" not in text and " inf" not in text
+
+
+def test_a_time_without_an_offset_is_taken_as_utc_beside_the_apps_own(reviewer: Any, evalkit: Any) -> None:
+    journal = reviewer("ana", accept, step=timedelta(minutes=1))
+    before = stats_json(evalkit, str(journal))["journals"][0]
+    entries = [json.loads(line) for line in journal.read_text().splitlines()]
+    last = next(entry for entry in reversed(entries) if entry["target"] == "label")
+    # one minute after the app's last entry (`...T09:41:00.000Z`), written by hand without the `Z`
+    minute = datetime.fromisoformat(entries[-1]["ts"]) + timedelta(minutes=1)
+    naive = minute.replace(tzinfo=None).isoformat(timespec="seconds")
+    with journal.open("a") as handle:
+        handle.write(json.dumps({**last, "ts": naive, "step": entries[-1]["step"] + 1}) + "\n")
+    after = stats_json(evalkit, str(journal))["journals"][0]
+    assert after["decisions"] == before["decisions"] + 1
+    assert round((after["active_hours"] - before["active_hours"]) * 60, 6) == 1
+    checked = evalkit("check", "config_samples", "--journals", str(journal))
+    assert (checked.returncode, checked.stderr) == (0, "")
