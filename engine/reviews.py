@@ -195,7 +195,8 @@ def _activity(entries: Iterable[Any]) -> Activity:
         if moment is not None:
             times.append(moment)
         if (
-            entry.get("action") in DECIDING
+            is_decision_entry(entry)  # one the replay skips decided nothing
+            and entry.get("action") in DECIDING
             and entry.get("target") not in (NOTE_TARGET, STATUS_TARGET)
             and "undoes" not in entry
             and "redoes" not in entry

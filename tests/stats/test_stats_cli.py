@@ -358,3 +358,14 @@ def test_a_time_without_an_offset_is_taken_as_utc_beside_the_apps_own(reviewer: 
     assert round((after["active_hours"] - before["active_hours"]) * 60, 6) == 1
     checked = evalkit("check", "config_samples", "--journals", str(journal))
     assert (checked.returncode, checked.stderr) == (0, "")
+
+
+def test_an_entry_the_replay_skips_is_not_counted_as_a_decision(reviewer: Any, evalkit: Any) -> None:
+    journal = reviewer("ana", accept)
+    before = stats_json(evalkit, str(journal))["journals"][0]
+    last = json.loads(journal.read_text().splitlines()[-1])
+    with journal.open("a") as handle:  # a decision in every field but its source, which is no path
+        handle.write(json.dumps({**last, "source": ["x"], "target": "label", "action": "accept"}) + "\n")
+    after = stats_json(evalkit, str(journal))["journals"][0]
+    assert after["skipped_entries"] == before["skipped_entries"] + 1
+    assert after["decisions"] == before["decisions"]
