@@ -69,7 +69,8 @@ class ReviewVerdicts:
 
         from evalkit.engine.reviews import ReviewsError, read_reviews
 
-        paths = sorted(glob(self.pattern, recursive=True))
+        # a glob names files: a folder it matches (`reviews/*` over an archive folder) is no journal
+        paths = sorted(path for path in glob(self.pattern, recursive=True) if not os.path.isdir(path))
         if not paths:
             raise UsageProblem(f"--journals {self.pattern}: no journal matches")
         try:

@@ -12,6 +12,7 @@ when the reviewer has finished the submission).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Iterable, Iterator, Mapping
@@ -189,6 +190,11 @@ _VALUE_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
+def is_decision_entry(entry: Any) -> bool:
+    """Whether a journal entry is one `replay` uses (each other entry is one it skips)."""
+    return _is_valid(entry)
+
+
 def _is_valid(entry: Any) -> bool:
     return (
         isinstance(entry, dict)
@@ -208,6 +214,8 @@ def _value_fits(target: str, value: Any) -> bool:
         return True
     if isinstance(value, bool):  # a bool is an int to Python, never a rating here
         return bool in types
+    if isinstance(value, float) and not math.isfinite(value):  # NaN, Infinity: JSON that no rating is
+        return False
     return isinstance(value, types)
 
 

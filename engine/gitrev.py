@@ -20,6 +20,9 @@ from pathlib import Path
 from evalkit.engine.config import Config, analyze
 from evalkit.engine.text import NotText, decode_utf8
 
+SYMLINK_MODE = "120000"
+"""git's mode of a symbolic link: its blob holds the link's target, not the file's text."""
+
 
 class RevisionError(Exception):
     """The revision cannot be read; the message says why in one line."""
@@ -86,29 +89,49 @@ def _commit(top: Path, revision: str) -> str:
 
 
 def _yaml_blobs(top: Path, commit: str, inside: str) -> dict[str, str]:
-    """The YAML files directly in the folder at `commit`: name -> blob id."""
+    """The YAML files directly in the folder at `commit`: name -> the object to read (a blob id, or for a
+    symbolic link `commit:path`, which `cat-file --follow-symlinks` reads through the link)."""
     listing = _git(top, "ls-tree", "-z", commit, "--", f"{inside}/" if inside else ".")
     blobs = {}
     for entry in listing.split(b"\0"):
         if not entry:
             continue
         meta, _, path = entry.decode("utf-8", "surrogateescape").partition("\t")
+        mode, kind, blob = meta.split()
         name = path.rsplit("/", 1)[-1]
-        if meta.split()[1] == "blob" and name.endswith((".yaml", ".yml")):
-            blobs[name] = meta.split()[2]
+        if kind == "blob" and name.endswith((".yaml", ".yml")):
+            blobs[name] = f"{commit}:{path}" if mode == SYMLINK_MODE else blob
     return blobs
 
 
-def _contents(top: Path, blob_ids: list[str]) -> list[bytes]:
-    """The blobs' bytes, in order, from one `git cat-file --batch`."""
-    out = _git(top, "cat-file", "--batch", data="".join(f"{b}\n" for b in blob_ids).encode())
+def _contents(top: Path, objects: list[str], revision: str) -> list[bytes]:
+    """The objects' bytes, in order, from one `git cat-file --batch` (links inside the tree followed)."""
+    out = _git(
+        top, "cat-file", "--batch", "--follow-symlinks", data="".join(f"{o}\n" for o in objects).encode()
+    )
     found, at = [], 0
-    for _ in blob_ids:
+    for wanted in objects:
         header_end = out.index(b"\n", at)
-        size = int(out[at:header_end].split()[2])
-        found.append(out[header_end + 1 : header_end + 1 + size])
+        header = out[at:header_end].split()
+        if header[-1] == b"missing":
+            raise RevisionError(f"{_shown(wanted, revision)}: git cannot read it at {revision}")
+        size = int(header[-1])
+        content = out[header_end + 1 : header_end + 1 + size]
         at = header_end + 1 + size + 1  # the content, then a newline
+        if header[1:2] != [b"blob"]:  # symlink (out of the repository), dangling, loop, notdir
+            reason = header[0].decode()
+            target = content.decode("utf-8", "replace")
+            raise RevisionError(
+                f"{_shown(wanted, revision)}: a symbolic link git cannot follow at {revision} "
+                f"({reason}: {target})"
+            )
+        found.append(content)
     return found
+
+
+def _shown(wanted: str, revision: str) -> str:
+    """A `commit:path` object as `revision:path`, as the diagnostics name the files."""
+    return f"{revision}:{wanted.partition(':')[2]}" if ":" in wanted else wanted
 
 
 def _decoded(path: str, raw: bytes) -> str:
@@ -129,7 +152,7 @@ def config_at(revision: str, folder: Path) -> ConfigSource:
             f"{revision} has no YAML files in {inside or 'the top folder'} of the repository at {top}"
         )
     virtual = f"{revision}:{inside}" if inside else f"{revision}:"
-    contents = _contents(top, list(blobs.values()))
+    contents = _contents(top, list(blobs.values()), revision)
     paths = [str(Path(virtual) / name) for name in blobs]
     return ConfigSource(
         virtual, {path: _decoded(path, raw) for path, raw in zip(paths, contents, strict=True)}

@@ -22,7 +22,9 @@ class JournalError(Exception):
 @dataclass
 class JournalContents:
     entries: list[Any] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)  # the line of each entry (1-based), for messages
     problems: list[str] = field(default_factory=list)  # "line N: why", for lines that are not JSON
+    problem_lines: list[int] = field(default_factory=list)  # N of each problem
     torn: bool = False  # the last line was cut short (the app was killed while writing it)
 
 
@@ -49,9 +51,11 @@ def parse_journal(raw: bytes) -> JournalContents:
             continue
         try:
             contents.entries.append(json.loads(line))
+            contents.lines.append(number)
         except (ValueError, RecursionError) as exc:
             if number == last:  # no newline after it: the write was cut short
                 contents.torn = True
             else:
                 contents.problems.append(f"line {number}: not a JSON entry ({exc})")
+                contents.problem_lines.append(number)
     return contents

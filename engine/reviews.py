@@ -12,12 +12,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from evalkit.engine.decisions import ACCEPT, DISCARD, EDIT, NOTE_TARGET, STATUS_TARGET, Decision, DecisionBook
-from evalkit.engine.journal import read_journal
+from evalkit.engine.decisions import (
+    ACCEPT,
+    DISCARD,
+    EDIT,
+    NOTE_TARGET,
+    STATUS_TARGET,
+    Decision,
+    DecisionBook,
+    is_decision_entry,
+)
+from evalkit.engine.journal import JournalContents, read_journal
 from evalkit.engine.submission import Submission
 
 DECIDING = frozenset({ACCEPT, DISCARD, EDIT})
@@ -42,6 +51,7 @@ class ReviewedJournal:
     decisions: dict[str, dict[str, Decision]]  # source key -> proposal target -> final decision
     activity: Activity
     skipped: int = 0  # lines that are not JSON, or entries that are not decisions
+    problems: list[tuple[int, str]] = field(default_factory=list)  # (line, why), one per skipped line
     shown: dict[str, str] = field(default_factory=dict)  # source key -> the source as the journal wrote it
 
 
@@ -73,9 +83,12 @@ def read_reviews(journal_paths: Sequence[str], inputs: Sequence[str] | None = No
     unique: dict[Path, str] = {}
     for path in journal_paths:
         unique.setdefault(Path(path).resolve(), path)
-    pairs = [(path, _replayed(Path(path))) for path in unique.values()]
+    replayed = [(path, _replayed(Path(path))) for path in unique.values()]
+    pairs = [(path, parts[:3]) for path, parts in replayed]
     given = _given(inputs, pairs) if inputs is not None else None
     reviews = Reviews([_journal(path, *parts, given) for path, parts in pairs])
+    for journal, (_, parts) in zip(reviews.journals, replayed, strict=True):
+        journal.problems = parts[3]
     for journal in reviews.journals:
         for key in journal.decisions:
             reviews.shown.setdefault(key, journal.shown[key])
@@ -109,8 +122,9 @@ def _bases(journal: str) -> list[Path]:
     return [Path(journal).parent, Path.cwd()]
 
 
-def _replayed(path: Path) -> tuple[DecisionBook, Activity, int]:
-    """The journal's final decisions, when they were made, and how many of its lines could not be used."""
+def _replayed(path: Path) -> tuple[DecisionBook, Activity, int, list[tuple[int, str]]]:
+    """The journal's final decisions, when they were made, how many of its lines could not be used, and
+    why each could not (line, why)."""
     from evalkit.engine.journal import JournalError
 
     if path.is_dir():
@@ -123,7 +137,21 @@ def _replayed(path: Path) -> tuple[DecisionBook, Activity, int]:
         raise ReviewsError(str(exc)) from None
     book = DecisionBook()
     skipped = book.replay(contents.entries) + len(contents.problems)
-    return book, _activity(contents.entries), skipped
+    return book, _activity(contents.entries), skipped, _problems(contents)
+
+
+def _problems(contents: JournalContents) -> list[tuple[int, str]]:
+    """Each line the replay could not use, in line order: not JSON, or not a decision."""
+    found = [
+        (line, problem.partition(": ")[2])
+        for line, problem in zip(contents.problem_lines, contents.problems, strict=True)
+    ]
+    found += [
+        (line, "not a decision entry (a field is missing or has the wrong type)")
+        for entry, line in zip(contents.entries, contents.lines, strict=True)
+        if not is_decision_entry(entry)
+    ]
+    return sorted(found)
 
 
 def _journal(
@@ -167,7 +195,8 @@ def _activity(entries: Iterable[Any]) -> Activity:
         if moment is not None:
             times.append(moment)
         if (
-            entry.get("action") in DECIDING
+            is_decision_entry(entry)  # one the replay skips decided nothing
+            and entry.get("action") in DECIDING
             and entry.get("target") not in (NOTE_TARGET, STATUS_TARGET)
             and "undoes" not in entry
             and "redoes" not in entry
@@ -180,9 +209,12 @@ def _timestamp(value: Any) -> datetime | None:
     if not isinstance(value, str):
         return None
     try:
-        return datetime.fromisoformat(value)
+        moment = datetime.fromisoformat(value)
     except ValueError:
         return None
+    # the app writes UTC with `Z`; a hand-written time without an offset is taken as UTC too (naive and
+    # aware times cannot be compared, and one of each in a journal would end the report)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _attach_submissions(reviews: Reviews, given: dict[str, Submission | None] | None) -> None:

@@ -21,6 +21,7 @@ import yaml
 
 SCAN_WINDOW = 64_000
 _LINE_BREAK = re.compile(r"[\r\n]")
+_BLOCK_INDENT = re.compile(r"(?: |-(?= ))*")
 _TOP_LEVEL_LINE = re.compile(r"(?:\r\n?|\n)(?=[^\s#])")
 _FLOW_KINDS = {
     yaml.FlowSequenceStartToken: "flow sequence '['",
@@ -118,7 +119,10 @@ def _swallowing(
 ) -> Unclosed | None:
     """`what`, opened at offset `index` (at `column` of its line), as typed up to the first later line
     indented no further than its own, when the parser went on to a later line (`until`)."""
-    indent = len(text[index - column : index]) - len(text[index - column : index].lstrip(" "))
+    # the block the construct is in starts after the line's spaces and sequence dashes: in `  - id: "x`
+    # the item's keys stand at column 4, and the next key (`    when:`) ends the quote's line
+    block = _BLOCK_INDENT.match(text, index - column, index)
+    indent = block.end() - block.start() if block is not None else 0
     dedent = re.compile(f"(?:\r\n?|\n)(?= {{0,{indent}}}[^ \r\n#])").search(text, index, until)
     cut = cut_end = dedent.start() if dedent is not None else until
     while cut_end > index and text[cut_end - 1].isspace():

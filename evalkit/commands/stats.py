@@ -71,6 +71,9 @@ def _report(args: argparse.Namespace) -> str:
         reviews = read_reviews(args.journals, args.inputs)
     except ReviewsError as exc:
         raise _Unusable(str(exc)) from None
+    for journal in reviews.journals:  # skipped, not fatal: say each line, as check says a diagnostic
+        for line, why in journal.problems:
+            print(f"{journal.path}:{line}: warning: {why}; skipped", file=sys.stderr)
     stats = review_stats(reviews, Evaluator(config).evaluate)
     about = {"folder": str(config.folder), "hash": config.config_hash}
     return _render(args.format, stats, about)

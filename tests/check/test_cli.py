@@ -127,3 +127,19 @@ def test_checking_imports_neither_textual_nor_pygls_and_jinja_only_for_templates
                              (valid / "rules_only", "[]")):
         done = subprocess.run([sys.executable, "-c", code, str(folder)], capture_output=True, text=True, timeout=60)
         assert done.stdout.splitlines()[-1] == expected
+
+
+@pytest.mark.parametrize("opening", ['"', "[", "{"])
+def test_a_quote_or_bracket_left_open_on_a_rules_first_line_is_marked_where_it_opens(
+    tmp_path: Path, opening: str
+) -> None:
+    # `- id: "x`: the item's keys stand at column 5, after the dash; the next key ends the line's value
+    rules = (REPO / "config_samples" / "rules.yaml").read_text(encoding="utf-8")
+    first = rules.index("  - id: ") + len("  - id: ")
+    (tmp_path / "rules.yaml").write_text(rules[:first] + opening + rules[first:], encoding="utf-8")
+    line = rules[:first].count("\n") + 1
+    done = evalkit("check", str(tmp_path))
+    assert done.returncode == 1, done.stderr
+    (diagnostic, _) = done.stdout.splitlines()
+    assert diagnostic.startswith(f"{tmp_path / 'rules.yaml'}:{line}:9: error[yaml-syntax] the ")
+    assert " is not closed (" in diagnostic

@@ -357,3 +357,32 @@ def test_a_rewrite_change_shows_where_the_texts_differ(repo: Path) -> None:
     _, report = diff_json("--base", "HEAD", "--config-dir", "config", "samples", cwd=repo)
     whole = next(c for c in report["changes"] if c["source"] == "samples/sample_submission.json")
     assert whole["rewrite_final"][1] == whole["rewrite_final"][0][:-1] + " (fin)."  # JSON: the whole texts
+
+
+def test_a_config_file_committed_as_a_symbolic_link_is_read_through_it(repo: Path) -> None:
+    shared = repo / "shared"
+    shared.mkdir()
+    (repo / "config" / "rules.yaml").rename(shared / "rules.yaml")
+    (repo / "config" / "rules.yaml").symlink_to(Path("..") / "shared" / "rules.yaml")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "rules shared through a link")
+    code, report = diff_json("--base", "HEAD", "--config-dir", "config", "samples", cwd=repo)
+    assert code == 0 and report["changed"] == 0  # the link's text (../shared/rules.yaml) is no config
+    assert report["base"]["config_hash"] == report["head"]["config_hash"]
+    lengthen_short_answers(repo)  # through the link, in the working tree
+    code, report = diff_json("--base", "HEAD", "--config-dir", "config", "samples", cwd=repo)
+    assert code == 0 and report["labels"] == {"neutral -> needs_review": 14}
+
+
+def test_a_link_out_of_the_repository_at_the_base_is_a_one_line_error(repo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.yaml"
+    (repo / "config" / "prompt.yaml").rename(outside)
+    (repo / "config" / "prompt.yaml").symlink_to(outside)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "prompt from elsewhere")
+    done = evalkit_diff("--base", "HEAD", "--config-dir", "config", "samples", cwd=repo)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        "evalkit diff: --base HEAD: HEAD:config/prompt.yaml: a symbolic link git cannot follow at HEAD "
+        f"(symlink: {outside})\n"
+    )

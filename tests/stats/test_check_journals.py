@@ -91,3 +91,19 @@ def test_sarif_describes_the_warning(workspace: Path, reviewer: Any, evalkit: An
     assert {rule["id"]: rule["shortDescription"]["text"] for rule in rules} == {
         "rule-discarded": "Reviewers discarded a rule's proposals more often than --max-discard-rate allows."
     }
+
+
+def test_a_glob_over_folders_reads_the_journals_in_them_not_the_folders(
+    workspace: Path, reviewer: Any, evalkit: Any
+) -> None:
+    reviewer("ana", discard_penalty)
+    reviewer("ben", discard_penalty)
+    archive = workspace / "reviews" / "2026-11"
+    archive.mkdir(parents=True)
+    for journal in workspace.glob("*.decisions.jsonl"):
+        journal.rename(archive / journal.name)
+    done = evalkit("check", "config_samples", "--journals", str(workspace / "reviews" / "**" / "*.jsonl"))
+    assert done.returncode == 0, done.stderr
+    every = evalkit("check", "config_samples", "--journals", str(workspace / "reviews" / "**"))
+    assert (every.returncode, every.stderr) == (0, "")
+    assert every.stdout == done.stdout and "rule-discarded" in every.stdout

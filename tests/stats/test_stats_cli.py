@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -307,3 +307,65 @@ def test_lines_that_are_not_decisions_are_skipped_and_counted(reviewer: Any, eva
     report = stats_json(evalkit, str(journal))
     assert report["journals"][0]["skipped_entries"] == 2
     assert report["kinds"]["label"]["accepted"] == 8
+
+
+def test_each_skipped_line_is_said_with_the_journal_and_its_line(reviewer: Any, evalkit: Any) -> None:
+    journal = reviewer("ana", accept)
+    lines = len(journal.read_text().splitlines())
+    with journal.open("a") as handle:
+        handle.write('not json\n{"source": 3}\n')
+    done = evalkit("stats", str(journal))
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if ": warning: " in line]
+    assert [w.split(": warning: ")[0] for w in warnings] == [
+        f"{journal}:{lines + 1}",
+        f"{journal}:{lines + 2}",
+    ]
+    assert "not a JSON entry" in warnings[0] and "not a decision entry" in warnings[1]
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity", "1e400"])
+def test_a_rating_that_is_not_a_finite_number_is_skipped_not_averaged(
+    reviewer: Any, evalkit: Any, value: str
+) -> None:
+    journal = reviewer("ana", accept)
+    decided = [json.loads(line) for line in journal.read_text().splitlines()]
+    rating = next(entry for entry in decided if entry["target"].startswith("rating."))
+    edit = {**rating, "action": "edit", "step": decided[-1]["step"] + 1, "value": 12345.5}
+    with journal.open("a") as handle:
+        handle.write(json.dumps(edit).replace("12345.5", value) + "\n")
+    done = evalkit("stats", str(journal), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout, parse_constant=lambda name: pytest.fail(f"{name} in the JSON"))
+    assert report["journals"][0]["skipped_entries"] == 1
+    assert all(dim["mean_abs_final_minus_proposed"] < 10 for dim in report["dimensions"])
+    text = evalkit("stats", str(journal)).stdout
+    assert " nan" not in text and " inf" not in text
+
+
+def test_a_time_without_an_offset_is_taken_as_utc_beside_the_apps_own(reviewer: Any, evalkit: Any) -> None:
+    journal = reviewer("ana", accept, step=timedelta(minutes=1))
+    before = stats_json(evalkit, str(journal))["journals"][0]
+    entries = [json.loads(line) for line in journal.read_text().splitlines()]
+    last = next(entry for entry in reversed(entries) if entry["target"] == "label")
+    # one minute after the app's last entry (`...T09:41:00.000Z`), written by hand without the `Z`
+    minute = datetime.fromisoformat(entries[-1]["ts"]) + timedelta(minutes=1)
+    naive = minute.replace(tzinfo=None).isoformat(timespec="seconds")
+    with journal.open("a") as handle:
+        handle.write(json.dumps({**last, "ts": naive, "step": entries[-1]["step"] + 1}) + "\n")
+    after = stats_json(evalkit, str(journal))["journals"][0]
+    assert after["decisions"] == before["decisions"] + 1
+    assert round((after["active_hours"] - before["active_hours"]) * 60, 6) == 1
+    checked = evalkit("check", "config_samples", "--journals", str(journal))
+    assert (checked.returncode, checked.stderr) == (0, "")
+
+
+def test_an_entry_the_replay_skips_is_not_counted_as_a_decision(reviewer: Any, evalkit: Any) -> None:
+    journal = reviewer("ana", accept)
+    before = stats_json(evalkit, str(journal))["journals"][0]
+    last = json.loads(journal.read_text().splitlines()[-1])
+    with journal.open("a") as handle:  # a decision in every field but its source, which is no path
+        handle.write(json.dumps({**last, "source": ["x"], "target": "label", "action": "accept"}) + "\n")
+    after = stats_json(evalkit, str(journal))["journals"][0]
+    assert after["skipped_entries"] == before["skipped_entries"] + 1
+    assert after["decisions"] == before["decisions"]
