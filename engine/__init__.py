@@ -1,7 +1,8 @@
 """The evalkit engine: config loading, validation, compilation and evaluation; diagnostics; reports.
 
-Public API (DESIGN.md): `load_config`, `analyze`, `Config`, `ConfigError`, `Evaluator`, `Result`,
-`Submission`, `parse_submission`, `SubmissionError`, `Diagnostic`, `Severity`.
+Public API (README, "Evaluating submissions"; ARCHITECTURE.md): `load_config`, `analyze`, `Config`,
+`ConfigError`, `Evaluator`, `Result`, `Submission`, `parse_submission`, `SubmissionError`, `Diagnostic`,
+`Severity`.
 
 Exceptions: `ConfigError` (an invalid config; carries its diagnostics) and `SubmissionError` (a submission
 that cannot be evaluated; names the offending field).

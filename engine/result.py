@@ -1,4 +1,7 @@
-"""The outcome of evaluating one submission, with the seed's field names (DESIGN.md, "The result object")."""
+"""The outcome of evaluating one submission, with the seed's field names.
+
+The result object's contract: README, "Evaluating submissions".
+"""
 
 from __future__ import annotations
 

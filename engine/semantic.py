@@ -53,8 +53,8 @@ def _condition_blocks(when: Any, at: JsonPath) -> Iterator[tuple[JsonPath, dict[
 
 
 def duplicate_rule_ids(doc: YamlDocument) -> list[Diagnostic]:
-    """An id is unique within its list (an error, DESIGN.md); one shared by two lists is allowed but
-    warned about, since `fired_rules` would show two rules under one id."""
+    """An id is unique within its list (an error, README "evalkit check"); one shared by two lists is
+    allowed but warned about, since `fired_rules` would show two rules under one id."""
     seen: dict[str, tuple[str, int]] = {}
     out = []
     for at, rule in rule_entries(doc.data):

@@ -2,7 +2,7 @@
 
 Only the chosen subcommand's module is imported, and each imports its heavy dependencies inside
 `run()`, so `evalkit check` never pays for Textual or pygls. Every subcommand returns an exit code:
-0 all good, 1 findings, 2 nothing could be done (DESIGN.md).
+0 all good, 1 findings, 2 nothing could be done (README, each command's "Exit codes").
 """
 
 from __future__ import annotations

@@ -121,7 +121,7 @@ def test_pulled_value_is_clamped_to_a_configured_scale(evaluate: Evaluate, make_
 def test_out_of_scale_ratings_within_tolerance_still_end_within_the_scale(evaluate: Evaluate,
                                                                           make_submission: Factory) -> None:
     # 5.4 is within 4.2 +- 1.2 but above the scale [0, 5];
-    # DESIGN.md: out-of-scale ratings are pulled and clamped
+    # out-of-scale ratings are pulled and clamped (the seed; README "Evaluating submissions")
     result = evaluate(make_submission(ratings={"accuracy": 5.4}))
     assert 0.0 <= updated(result, "accuracy") <= 5.0
 

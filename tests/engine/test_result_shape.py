@@ -1,4 +1,4 @@
-"""The result object of DESIGN.md: its fields, the fired_rules and action shapes, meta and the summary;
+"""The result object (README, "Evaluating submissions"): its fields, the fired_rules and action shapes, meta and the summary;
 the explain view; and the seed's sample evaluated against the shipped config, worked out by hand."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Submissions (DESIGN.md): strict where it matters (missing required fields, wrong types), lenient where
+"""Submissions (README, "Evaluating submissions"): strict where it matters (missing required fields, wrong types), lenient where
 people are (out-of-scale ratings, nulls in optional fields, unknown keys, integer ids)."""
 
 from __future__ import annotations
