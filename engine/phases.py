@@ -139,7 +139,7 @@ def _apply_rewrite_actions(rule: RewriteRulePlan, text: str, note: str) -> tuple
 def _postprocess(kind: str, text: str) -> str:
     if kind == "ensure_period":
         return text if not text or _ends_with_punct(text) else text + "."
-    return (_SPACE_RUNS.sub(" ", text) if "  " in text else text).strip()  # the guard saves 1.5 us
+    return (_SPACE_RUNS.sub(" ", text) if "  " in text else text).strip()  # most texts have no double space: skip the regex
 
 
 class _KeepUnknown(dict[str, Any]):

@@ -48,8 +48,8 @@ SERVER = EvalkitServer()
 # The interval only matters when another thread is waiting, so a short one costs the workers little.
 SWITCH_INTERVAL_S = 0.0005
 # A check of a 2,000-line rules.yaml allocates a few hundred thousand containers, nearly all freed by
-# reference counting; at the default threshold (700) the cyclic collector ran ~50 times per check and
-# doubled its time (70 -> 31 ms). Garbage cycles are rare here, so collecting young objects every
+# reference counting; at the default threshold (700) the cyclic collector runs ~50 times per check and
+# takes as long as the check itself. Garbage cycles are rare here, so collecting young objects every
 # 50,000 net allocations loses nothing.
 GC_YOUNG_THRESHOLD = 50_000
 

@@ -2,7 +2,7 @@
 
 pygls reads stdin on a worker thread, one blocking call per header line and per body, so each message
 costs several thread wake-ups; on a busy machine each wake-up can wait for the scheduler, and an edit
-reached the server 50-400 ms after the editor sent it. Here the event loop watches the pipe and parses
+can reach the server hundreds of milliseconds after the editor sent it. Here the event loop watches the pipe and parses
 messages as bytes arrive. Where stdin is not a pipe or socket (a terminal, a file, Windows), pygls's
 own reader is used.
 """
@@ -67,8 +67,8 @@ def serve_stdio(server: LanguageServer) -> int:
     """Serve LSP on stdin/stdout until the client exits or closes the pipe. Returns the exit code the
     protocol asks for: 0 after `shutdown` then `exit`, 1 for an `exit` without `shutdown`."""
     # Everything imported so far (pygls, lsprotocol, cattrs, the engine) lives as long as the server:
-    # moved out of the collector's reach, a full collection no longer walks it, and a re-check after a
-    # keystroke no longer pays a 20 ms collection every third time.
+    # moved out of the collector's reach, a full collection does not walk it, so a re-check after a
+    # keystroke does not pay for walking the whole server every few times.
     gc.freeze()
     code = 0
     try:
