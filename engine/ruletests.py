@@ -62,7 +62,7 @@ class Mismatch:
 
 
 @dataclass(slots=True)
-class Outcome:
+class CaseOutcome:
     case: Case
     result: Result | None
     mismatches: list[Mismatch] = field(default_factory=list)
@@ -80,7 +80,7 @@ class Suite:
 
     config: Config
     files: list[RuleTestFile]
-    outcomes: list[Outcome] = field(default_factory=list)
+    outcomes: list[CaseOutcome] = field(default_factory=list)
 
     def rule_count(self) -> int:
         return sum(1 for _ in rule_positions(self.config))
@@ -269,19 +269,19 @@ def run_suite(folder: Path, files: list[Path]) -> Suite:
     return suite
 
 
-def run_case(evaluator: Evaluator, case: Case) -> Outcome:
+def run_case(evaluator: Evaluator, case: Case) -> CaseOutcome:
     if case.problem is not None:
-        return Outcome(case, None, error=case.problem)
+        return CaseOutcome(case, None, error=case.problem)
     try:
         result = evaluator.evaluate(case.submission)
     except SubmissionError as exc:
-        return Outcome(case, None, error=f"invalid submission: {exc}")
+        return CaseOutcome(case, None, error=f"invalid submission: {exc}")
     except Exception as exc:  # a broken rule must fail its case, not the whole run
-        return Outcome(case, None, error=f"evaluation failed: {type(exc).__name__}: {exc}")
+        return CaseOutcome(case, None, error=f"evaluation failed: {type(exc).__name__}: {exc}")
     if not expects_anything(case):
-        return Outcome(case, result, error="the case has no expectations; add `expect:` or record the actual "
+        return CaseOutcome(case, result, error="the case has no expectations; add `expect:` or record the actual "
                                            "outcome with `evalkit test --update`")
-    return Outcome(case, result, compare(case.expect, result))
+    return CaseOutcome(case, result, compare(case.expect, result))
 
 
 def expects_anything(case: Case) -> bool:
@@ -416,7 +416,7 @@ def _short(value: Any, limit: int = 160) -> str:
 
 # Writing actual outcomes back
 
-def recorded_values(outcome: Outcome) -> dict[str, Any]:
+def recorded_values(outcome: CaseOutcome) -> dict[str, Any]:
     """What --update writes into the case's `expect`: the actual value of each mismatched key (for
     must_fire and must_not_fire, the ids that now hold), or the usual keys for a case without any."""
     result = outcome.result
@@ -448,9 +448,9 @@ def _plain_number(value: float | None) -> float | int | None:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-def update_files(outcomes: list[Outcome]) -> list[Path]:
+def update_files(outcomes: list[CaseOutcome]) -> list[Path]:
     """Write the actual outcomes of the failed cases back into their files; returns the files changed."""
-    by_file: dict[Path, list[Outcome]] = {}
+    by_file: dict[Path, list[CaseOutcome]] = {}
     for outcome in outcomes:
         if recorded_values(outcome) and not outcome.passed:
             by_file.setdefault(outcome.case.path, []).append(outcome)
@@ -461,7 +461,7 @@ def update_files(outcomes: list[Outcome]) -> list[Path]:
     return list(by_file)
 
 
-def _rewrite_file(path: Path, outcomes: list[Outcome]) -> None:
+def _rewrite_file(path: Path, outcomes: list[CaseOutcome]) -> None:
     from io import StringIO
 
     from ruamel.yaml import YAML

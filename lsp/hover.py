@@ -13,7 +13,7 @@ from evalkit.lsp.dryrun import DryRunReport
 from evalkit.lsp.impact import Impact
 from evalkit.lsp.lenses import NO_SAMPLES, WAITING, rule_kind
 from evalkit.lsp.reviewers import Verdicts
-from evalkit.lsp.yamlcontext import StructureIndex, Target
+from evalkit.lsp.yamlcontext import StructureIndex, WordAt
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +28,7 @@ class HoverFacts:
     impact: Impact | None = None
 
 
-def hover_markdown(schema_name: str, index: StructureIndex, target: Target, facts: HoverFacts) -> str | None:
+def hover_markdown(schema_name: str, index: StructureIndex, target: WordAt, facts: HoverFacts) -> str | None:
     if schemanav.names_dimension(schema_name, target.path, target.is_key):
         return dimension_markdown(target.word, facts.dimensions.get(target.word))
     kind = rule_kind(target.path) if schema_name == "rules" and not target.is_key else None
@@ -44,7 +44,7 @@ def impact_markdown(schema_name: str, line: int, facts: HoverFacts) -> str | Non
     return facts.impact.markdown()
 
 
-def _described_key(schema_name: str, target: Target) -> str | None:
+def _described_key(schema_name: str, target: WordAt) -> str | None:
     """The key that holds the target (for a list item or a value, the nearest key above it)."""
     path = target.path
     while path and not isinstance(path[-1], str):
@@ -53,7 +53,7 @@ def _described_key(schema_name: str, target: Target) -> str | None:
     return key_markdown(schemanav.root(schema_name), str(path[-1]), node) if node is not None else None
 
 
-def _rule_markdown(index: StructureIndex, target: Target, kind: str, facts: HoverFacts) -> str:
+def _rule_markdown(index: StructureIndex, target: WordAt, kind: str, facts: HoverFacts) -> str:
     id_key = index.key_on(target.line, "id")
     rule_id = index.scalar(id_key) if id_key is not None else target.word
     parts = [f"**rule `{rule_id}`** · {kind} rule"]

@@ -46,7 +46,7 @@ class Frame(NamedTuple):
 
 
 @dataclass(frozen=True, slots=True)
-class Target:
+class WordAt:
     """The word under a position: a key (its path ends with the key) or a value (the value's path)."""
 
     path: KeyPath
@@ -371,7 +371,7 @@ def _in_flow(text: str, base: KeyPath) -> tuple[Literal["key", "value"], KeyPath
     return "value", top.child_path(), frozenset()
 
 
-def target_at(index: StructureIndex, line: int, column: int) -> Target | None:
+def target_at(index: StructureIndex, line: int, column: int) -> WordAt | None:
     """The key or value word at (line, column), with its path; None between words."""
     text = index.text(line)
     start = _WORD_BEFORE.search(text[:column]).start()  # type: ignore[union-attr]  # always matches
@@ -381,5 +381,5 @@ def target_at(index: StructureIndex, line: int, column: int) -> Target | None:
         return None
     word = text[start:end]
     if cursor.kind == "key" and text[end:].lstrip().startswith(":"):
-        return Target((*cursor.path, word), True, word, line, start, end)
-    return Target(cursor.path, False, word, line, start, end)
+        return WordAt((*cursor.path, word), True, word, line, start, end)
+    return WordAt(cursor.path, False, word, line, start, end)

@@ -80,7 +80,7 @@ class QueueItem:
         return self._haystack
 
 
-class Progress(NamedTuple):
+class ReviewProgress(NamedTuple):
     done: int
     total: int
     errors: int
@@ -361,7 +361,7 @@ class ReviewSession:
         self.view = filters.select([self.row(i) for i in range(len(self.items))], self.query, self.sort)
         return self.view
 
-    def progress(self) -> Progress:
+    def progress(self) -> ReviewProgress:
         done = sum(
             1
             for source in self.book.sources()
@@ -375,7 +375,7 @@ class ReviewSession:
             if item.loaded.error is not None or (item.summary is not None and item.summary.error is not None)
         )
         evaluated = len(self.items) if self.evaluation_finished else self._cursor
-        return Progress(done, len(self.items), errors, evaluated)
+        return ReviewProgress(done, len(self.items), errors, evaluated)
 
     def known_labels(self) -> list[str]:
         """Labels the config can produce: score thresholds, the default, and rules' assign_label."""

@@ -13,7 +13,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from evalkit.engine.ruletests import Outcome, Suite
+    from evalkit.engine.ruletests import CaseOutcome, Suite
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -72,7 +72,7 @@ def _print_invalid_config(suite: Suite) -> None:
     print(f"{suite.config.folder}: the config has errors; its tests were not run", file=sys.stderr)
 
 
-def _case_report(outcome: Outcome) -> str:
+def _case_report(outcome: CaseOutcome) -> str:
     case = outcome.case
     where = f"{case.path}:{case.line} {case.name}"
     if outcome.updated:
@@ -86,7 +86,7 @@ def _case_report(outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
-def _mismatch_lines(outcome: Outcome) -> list[str]:
+def _mismatch_lines(outcome: CaseOutcome) -> list[str]:
     from evalkit.engine.ruletests import explain_rule
 
     lines = []

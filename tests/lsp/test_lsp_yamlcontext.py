@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalkit.lsp.yamlcontext import (Cursor, StructureIndex, Target, cursor_at, line_elements, strip_comment,
+from evalkit.lsp.yamlcontext import (Cursor, StructureIndex, WordAt, cursor_at, line_elements, strip_comment,
                                      target_at)
 
 RULES = """\
@@ -150,7 +150,7 @@ def test_any_text_and_position_is_read_without_raising(
     cursor = cursor_at(index, line, column)
     assert cursor is None or isinstance(cursor, Cursor)
     target = target_at(index, line, column)
-    assert target is None or isinstance(target, Target)
+    assert target is None or isinstance(target, WordAt)
 
 
 @settings(max_examples=300, deadline=None)
