@@ -264,7 +264,7 @@ def definition(ls: EvalkitServer, params: types.DefinitionParams) -> types.Locat
     if parsed is None:
         return None
     return symbols.dimension_location(
-        parsed, target.word, uri_for(parsed.path, state.analysed), ls.workspace.position_codec
+        parsed, target.word, uri_for(parsed.path, state.analyzed), ls.workspace.position_codec
     )
 
 

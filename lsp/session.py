@@ -184,16 +184,16 @@ class Session:
         overrides = {path: buffer.text for path, buffer in buffers.items()}
         state = self.state(folder)
         previous = (state.latest, state.last_good)
-        config, tests = await _in_thread(self._checker, _analyse, folder, overrides, previous)
-        analysed = time.perf_counter()
+        config, tests = await _in_thread(self._checker, _analyze, folder, overrides, previous)
+        analyzed = time.perf_counter()
         state.accept(config, buffers, tests)
         self._publish(state, after_edit)
         self._after_check(state)
         logger.debug(
             "checked %s: analysis %.1f ms, publishing %.1f ms",
             folder,
-            1000 * (analysed - started),
-            1000 * (time.perf_counter() - analysed),
+            1000 * (analyzed - started),
+            1000 * (time.perf_counter() - analyzed),
         )
 
     def _publish(self, state: FolderState, after_edit: bool) -> None:
@@ -209,7 +209,7 @@ class Session:
                 self.server.workspace_diagnostic_refresh(None)
             return
         for uri, problems in state.problems.items():
-            version = next((b.version for b in state.analysed.values() if b.uri == uri), None)
+            version = next((b.version for b in state.analyzed.values() if b.uri == uri), None)
             self.server.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri, [p.diagnostic for p in problems], version)
             )
@@ -225,7 +225,7 @@ class Session:
         by_path.update(state.tests)
         codec = self.server.workspace.position_codec
         return {
-            uri_for(path, state.analysed): [
+            uri_for(path, state.analyzed): [
                 to_problem(d, _lines_of(path, state, config), codec) for d in found
             ]
             for path, found in by_path.items()
@@ -331,7 +331,7 @@ def _keep_base(state: FolderState, done: Future[impact.BaseRun]) -> None:
         state.base_run = done.result()
 
 
-def _analyse(
+def _analyze(
     folder: Path, overrides: dict[str, str], previous: Sequence[Config | None]
 ) -> tuple[Config, dict[str, list[Diagnostic]]]:
     """Runs on the worker: the folder's config, then its open rule test files against its rule ids."""
@@ -352,7 +352,7 @@ def _source(document: TextDocument) -> str:
 
 def _lines_of(path: str, state: FolderState, config: Config) -> list[str]:
     """The text the diagnostics of `path` were computed on, for converting their columns."""
-    buffer = state.analysed.get(path)
+    buffer = state.analyzed.get(path)
     if buffer is not None:
         return split_lines(buffer.text)
     name = config_name(Path(path))

@@ -1,5 +1,5 @@
 """Config folders as the editor sees them: which folder a file belongs to, the unsaved buffers that
-replace its files when the folder is analysed, and the latest results for each folder.
+replace its files when the folder is analyzed, and the latest results for each folder.
 
 A config folder is the folder of any file named like a config file (`rules.yaml`, `dimensions.yml`,
 ...); its rule test files (`tests/*.yaml`) belong to it too. Editing one file re-checks the whole folder,
@@ -89,7 +89,7 @@ class FolderState:
     """What the server knows about one config folder."""
 
     folder: Path
-    analysed: dict[str, Buffer] = field(default_factory=dict)  # the buffers the latest analysis read
+    analyzed: dict[str, Buffer] = field(default_factory=dict)  # the buffers the latest analysis read
     latest: Config | None = None
     last_good: Config | None = None  # the latest analysis without errors
     tests: dict[str, list[Diagnostic]] = field(default_factory=dict)  # the open rule test files', by path
@@ -103,13 +103,13 @@ class FolderState:
     base_run: BaseRun | None = None  # the base config's results on the samples, kept between edits
 
     def accept(self, config: Config, buffers: dict[str, Buffer], tests: dict[str, list[Diagnostic]]) -> None:
-        self.latest, self.analysed, self.tests = config, buffers, tests
+        self.latest, self.analyzed, self.tests = config, buffers, tests
         self.parsed.update(config.documents)
         if config.ok:
             self.last_good = config
 
     def is_current(self, buffers: dict[str, Buffer]) -> bool:
-        return self.latest is not None and buffers == self.analysed
+        return self.latest is not None and buffers == self.analyzed
 
     def data(self, name: str) -> dict[str, Any]:
         """A config file's content from the latest analysis that could read it."""
