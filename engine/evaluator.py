@@ -8,7 +8,7 @@ from typing import Any
 from evalkit import __version__
 from evalkit.engine.config import Config, ConfigError
 from evalkit.engine.context import RuleState, Signals
-from evalkit.engine.phases import (check_prompt, decide_label, finalize_rewrite, normalize_ranking,
+from evalkit.engine.phases import (PullCache, check_prompt, decide_label, finalize_rewrite, normalize_ranking,
                                    pull_dimensions, require_justification)
 from evalkit.engine.plan import ConfigPlan, RulePlan
 from evalkit.engine.result import FiredRule, Result, SkippedRule
@@ -21,6 +21,7 @@ class Evaluator:
             raise ConfigError(config.diagnostics)
         self.config = config
         self.plan: ConfigPlan = config.plan
+        self._pulls: PullCache = {}
         self._meta_base = {"rule_version": self.plan.rule_version, "config_hash": config.config_hash,
                            "evalkit_version": __version__}
 
@@ -34,7 +35,7 @@ class Evaluator:
             submission = parse_submission(submission)
         plan = self.plan
         signals = Signals.of(submission)
-        corrected, rationale = pull_dimensions(plan, submission.ratings)
+        corrected, rationale = pull_dimensions(plan, submission.ratings, self._pulls)
         state = RuleState(dict(corrected), plan.scale, plan.round_digits, plan.dedupe_comments)
         fired: list[FiredRule] = []
         skipped: list[SkippedRule | RulePlan] = []

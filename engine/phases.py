@@ -14,13 +14,17 @@ RANKING_DEFAULT = "Ranking processed."
 _SPACE_RUNS = re.compile(" {2,}")
 
 
-def pull_dimensions(plan: ConfigPlan, ratings: dict[str, float]) -> tuple[dict[str, float], dict[str, str]]:
+PullCache = dict[tuple[str, float], tuple[float, str]]
+"""(dimension, rating) -> (the corrected rating, its rationale), for one plan."""
+
+
+def pull_dimensions(plan: ConfigPlan, ratings: dict[str, float],
+                    cache: PullCache) -> tuple[dict[str, float], dict[str, str]]:
     """Phase 2: a rating outside tolerance moves `pull_fraction` of the way to the ideal.
 
     Ratings take few distinct values (4.0, 4.5, ...), so each (dimension, value) is worked out once per
-    plan and looked up after that."""
+    plan and looked up in `cache` (the evaluator's, for its plan) after that."""
     corrected, rationale = {}, {}
-    cache = plan.pull_cache
     for name, value in ratings.items():
         key = (name, value)
         entry = cache.get(key)

@@ -88,7 +88,6 @@ class ConfigPlan:
     default_label: str | None = None
     score_thresholds: list[tuple[str, float]] = field(default_factory=list)
     rule_version: Any = None
-    pull_cache: dict[tuple[str, float], tuple[float, str]] = field(default_factory=dict, compare=False, repr=False)
     verdicts: Callable[[Signals], tuple[bool, ...]] = field(default=lambda s: (), compare=False, repr=False)
     """Whether each rating rule, then each ranking rule, holds on a submission's signals."""
 
