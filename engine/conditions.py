@@ -114,13 +114,13 @@ def _regex_any(patterns: list[str]) -> Compiled:
 
     def explain(s: Signals) -> Detail:
         for pattern, regex in compiled:
-            match = regex.first(s.rewrite_bytes)
+            match = regex.first(s.rewrite_bytes())
             if match is not None:
                 return {"held": True, "pattern": pattern, "match": match[:200]}
         return {"held": False, "pattern": None}
 
-    return ((lambda s: any(regex.found(s.rewrite_bytes) for _, regex in compiled)), explain,
-            lambda k: _either([f"{k(regex.found)}(s.rewrite_bytes)" for _, regex in compiled]))
+    return ((lambda s: any(regex.found(s.rewrite_bytes()) for _, regex in compiled)), explain,
+            lambda k: _either([f"{k(regex.found)}(s.rewrite_bytes())" for _, regex in compiled]))
 
 
 def _min_length(value: Any) -> Compiled:

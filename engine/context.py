@@ -40,9 +40,9 @@ class Signals:
         return cls(SearchedText(parts), SearchedText([rewrite_part]), rewrite, length, len(texts),
                    submission.ratings)
 
-    @property
     def rewrite_bytes(self) -> bytes:
-        """The rewrite's UTF-8 bytes, which `rewrite_regex_any` searches."""
+        """The rewrite's UTF-8 bytes, which `rewrite_regex_any` searches: encoded at the first call (most
+        configs have no such condition), kept for the next pattern."""
         if self._rewrite_bytes is None:
             self._rewrite_bytes = self.rewrite_preferred.encode("utf-8", "surrogatepass")
         return self._rewrite_bytes

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 class FiredRule:
     """A rule that fired, with the records of its actions. What its conditions observed (`detail`) is
-    worked out on first access unless an action needed it already (a comment template reads it)."""
+    known when an action needed it (a comment template reads it), else worked out each time it is read:
+    most results are written once, and the explaining is skipped for those never asked."""
 
     __slots__ = ("id", "type", "actions", "_detail", "_block", "_signals")
 
@@ -27,10 +28,11 @@ class FiredRule:
 
     @property
     def detail(self) -> dict[str, Any]:
-        if self._detail is None:
-            ready = self._block is not None and self._signals is not None
-            self._detail = self._block.explain(self._signals) if ready else {}  # type: ignore[union-attr,arg-type]
-        return self._detail
+        if self._detail is not None:
+            return self._detail
+        if self._block is None or self._signals is None:
+            return {}
+        return self._block.explain(self._signals)
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "type": self.type, "detail": self.detail, "actions": self.actions}
@@ -50,26 +52,35 @@ class SkippedRule:
 
     @property
     def detail(self) -> dict[str, Any]:
-        if self._detail is None:
-            ready = self._block is not None and self._signals is not None and self._stopped_by is None
-            self._detail = self._block.explain(self._signals, exhaustive=True) if ready else {}  # type: ignore[union-attr,arg-type]
-        return self._detail
+        if self._detail is not None:
+            return self._detail
+        if self._block is None or self._signals is None or self._stopped_by is not None:
+            return {}
+        return self._block.explain(self._signals, exhaustive=True)
 
     @property
     def failed(self) -> str | None:
-        return next((name for name, seen in self.detail.items() if not seen["held"]), None)
+        return _first_failed(self.detail)
 
     @property
     def reason(self) -> str:
+        return self._reason(self.failed)
+
+    def _reason(self, failed: str | None) -> str:
         if self._stopped_by is not None:
             return f"not run: '{self._stopped_by}' fired first and stop_after_first is set"
-        return f"condition '{self.failed}' did not hold"
+        return f"condition '{failed}' did not hold"
 
     def to_dict(self) -> dict[str, Any]:
-        failed = self.failed
+        detail = self.detail
+        failed = _first_failed(detail)
         return {"id": self.id, "type": self.type, "failed": failed,
-                "observed": self.detail.get(failed) if failed else None, "reason": self.reason,
-                "detail": self.detail}
+                "observed": detail.get(failed) if failed else None, "reason": self._reason(failed),
+                "detail": detail}
+
+
+def _first_failed(detail: dict[str, Any]) -> str | None:
+    return next((name for name, seen in detail.items() if not seen["held"]), None)
 
 
 @dataclass(slots=True)
@@ -87,18 +98,17 @@ class Result:
     label: str | None
     meta: dict[str, Any]
     not_fired: list[SkippedRule | RulePlan] = field(default_factory=list)
-    """The rules that did not fire, in order. One whose conditions failed stays its plan until
-    `skipped_rules` is read (the explain view, the TUI, dry runs): most results are never asked."""
+    """The rules that did not fire, in order. One whose conditions failed stays its plan, made a
+    SkippedRule only where `skipped_rules` is read (the explain view, the TUI, dry runs): most results
+    are never asked."""
     signals: Signals | None = None
     ranking_issues: dict[str, list[Any]] = field(default_factory=dict)
 
     @property
     def skipped_rules(self) -> list[SkippedRule]:
-        entries = self.not_fired
-        for index, entry in enumerate(entries):
-            if not isinstance(entry, SkippedRule):
-                entries[index] = SkippedRule(entry.id, entry.type, entry.when, self.signals)
-        return entries  # type: ignore[return-value]  # every entry is a SkippedRule now
+        signals = self.signals
+        return [entry if isinstance(entry, SkippedRule) else SkippedRule(entry.id, entry.type, entry.when, signals)
+                for entry in self.not_fired]
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import datetime, UTC
 from typing import Any, NamedTuple
 from collections.abc import Callable, Iterable, Iterator
@@ -61,23 +62,22 @@ class Summary:
     error: str | None = None
 
 
-@dataclass(slots=True)
+@dataclass
 class QueueItem:
     index: int
     loaded: LoadedSubmission
     summary: Summary | None = None
-    _haystack: str | None = None
 
     @property
     def source(self) -> str:
         return self.loaded.source
 
-    @property
+    @cached_property
     def haystack(self) -> str:
-        if self._haystack is None:
-            prompt = self.loaded.submission.prompt if self.loaded.submission is not None else ""
-            self._haystack = f"{self.source}\n{prompt}".lower()
-        return self._haystack
+        """The lower-cased source and prompt the filter's words are looked for in (lower-cased once: the
+        filter reads every item at each keystroke)."""
+        prompt = self.loaded.submission.prompt if self.loaded.submission is not None else ""
+        return f"{self.source}\n{prompt}".lower()
 
 
 class ReviewProgress(NamedTuple):
