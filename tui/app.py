@@ -13,12 +13,11 @@ import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 
 from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Footer, Input, Static, TabbedContent
@@ -28,11 +27,13 @@ from evalkit.engine.inputs import LoadedSubmission, read_file
 from evalkit.engine.result import Result
 from evalkit.tui import filters
 from evalkit.tui.changes import result_changes
-from evalkit.tui.commands import Command, ReviewCommands
+from evalkit.tui.bindings import REVIEW_BINDINGS
+from evalkit.tui.commands import ReviewCommands
 from evalkit.tui.decisions import EDIT
-from evalkit.tui.detail import TABS, DetailTabs, Shown, header_text
+from evalkit.tui.detail import DetailTabs, Shown, header_text
 from evalkit.tui.edits import edit_text, parse_edit
 from evalkit.tui.export import write_jsonl_atomic
+from evalkit.tui.help import help_text
 from evalkit.tui.journal import Journal, JournalError
 from evalkit.tui.model import ReviewError, ReviewSession
 from evalkit.tui.proposals import LABEL, REWRITE, Proposal
@@ -48,110 +49,12 @@ FILTER_DELAY = 0.15  # typing in the filter re-filters once the reviewer pauses
 FIRST_PAINT_WAIT = 5.0  # background work starts after the first screen, or after this many seconds
 INTERACTION_PAUSE = 0.3  # after each move, the background evaluation pauses this long
 
-HELP_GROUPS = (("review", "Decide"), ("queue", "Move and find"), ("tabs", "Show"), ("app", "App"))
-
-FILTER_HELP = """\
-The filter is words and key:value terms, all of which must hold:
-  label:good  flag:low_accuracy  status:pending|progress|done|error
-  -flag:too_short (a leading - negates)   dijkstra (a word in the source or prompt)
-The view is recomputed when the filter or sort changes; s cycles the sort."""
-
-
 class ReviewApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "evalkit review"
     COMMANDS = App.COMMANDS | {ReviewCommands}
 
-    BINDINGS = [
-        Binding(
-            "a",
-            "decide('accept')",
-            "Accept",
-            id="review.accept",
-            tooltip="accept the proposal under the cursor",
-        ),
-        Binding(
-            "d",
-            "decide('discard')",
-            "Discard",
-            id="review.discard",
-            tooltip="discard the proposal under the cursor: keep the original",
-        ),
-        Binding("e", "edit", "Edit", id="review.edit", tooltip="type your own value for the proposal"),
-        Binding(
-            "A",
-            "accept_all",
-            "Accept all",
-            show=False,
-            id="review.accept_all",
-            tooltip="accept every undecided proposal and mark the submission done",
-        ),
-        Binding(
-            "c", "toggle_done", "Done", id="review.done", tooltip="mark the submission done, or reopen it"
-        ),
-        Binding("l", "label", "Label", show=False, id="review.label", tooltip="set the final label"),
-        Binding("n", "note", "Note", id="review.note", tooltip="write a note on the submission"),
-        Binding("u", "undo", "Undo", id="review.undo", tooltip="undo the last decision, wherever it was"),
-        Binding("U,ctrl+r", "redo", "Redo", show=False, id="review.redo", tooltip="redo what was undone"),
-        Binding("j", "move(1)", "Next", id="queue.next", tooltip="next submission in the queue"),
-        Binding("k", "move(-1)", "Prev", id="queue.previous", tooltip="previous submission in the queue"),
-        Binding(
-            "right_square_bracket",
-            "unreviewed(1)",
-            "Next to review",
-            show=False,
-            id="queue.next_unreviewed",
-            tooltip="next submission not done yet",
-        ),
-        Binding(
-            "left_square_bracket",
-            "unreviewed(-1)",
-            "Previous to review",
-            show=False,
-            id="queue.previous_unreviewed",
-            tooltip="previous submission not done yet",
-        ),
-        Binding(
-            "slash", "filter", "Filter", id="queue.filter", tooltip="filter the queue (Enter or Esc returns)"
-        ),
-        Binding(
-            "escape",
-            "leave_filter",
-            "Back to the queue",
-            show=False,
-            id="queue.leave_filter",
-            tooltip="leave the filter, keeping it",
-        ),
-        Binding(
-            "s",
-            "sort",
-            "Sort",
-            show=False,
-            id="queue.sort",
-            tooltip="cycle the order: input, score, label, status",
-        ),
-        *(
-            Binding(
-                str(number),
-                f"tab('{tab_id}')",
-                title,
-                show=False,
-                id=f"tabs.{tab_id}",
-                tooltip=f"show the {title.lower()} tab",
-            )
-            for number, (tab_id, title) in enumerate(TABS, start=1)
-        ),
-        Binding(
-            "x",
-            "export",
-            "Export",
-            show=False,
-            id="app.export",
-            tooltip="write the reviewed results as JSON Lines",
-        ),
-        Binding("question_mark", "help", "Help", id="app.help", tooltip="this screen"),
-        Binding("q", "quit", "Quit", id="app.quit", tooltip="quit (every decision is already saved)"),
-    ]
+    BINDINGS = REVIEW_BINDINGS
 
     class Loaded(Message):
         """A batch of submissions was read; `finished` when the input is exhausted."""
@@ -718,38 +621,7 @@ class ReviewApp(App[int]):
     # App
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(self.help_text()))
-
-    def help_text(self) -> Text:
-        text = Text()
-        for prefix, title in HELP_GROUPS:
-            text.append(f"{title}\n", "bold")
-            if prefix == "tabs":
-                self._help_line(text, "1 … 7", ", ".join(title for _, title in TABS))
-            for binding in self._bindings_with_prefix(prefix) if prefix != "tabs" else ():
-                keys = ", ".join(self.get_key_display(Binding(key, "")) for key in binding.key.split(","))
-                self._help_line(text, keys, binding.tooltip or binding.description)
-            if prefix == "queue":
-                self._help_line(text, "↑ ↓ PgUp…", "move in the queue (Home, End and the mouse too)")
-            if prefix == "app":
-                self._help_line(text, "^p", "command palette: every action, filters by label, flag, status")
-                self._help_line(text, "tab", "move the focus: queue, filter, proposals, tabs")
-            text.append("\n")
-        text.append(FILTER_HELP + "\n\n")
-        text.append("Every decision is written to the journal at once: ")
-        text.append(str(self.journal.path), "bold")
-        text.append("\nReopening with the same journal resumes where you stopped.\n")
-        return text
-
-    @staticmethod
-    def _help_line(text: Text, keys: str, description: str) -> None:
-        text.append(f"  {keys:<10}", "bold cyan")
-        text.append(f"{description}\n")
-
-    def _bindings_with_prefix(self, prefix: str) -> Iterator[Binding]:
-        for binding in self.BINDINGS:
-            if isinstance(binding, Binding) and (binding.id or "").startswith(f"{prefix}."):
-                yield binding
+        self.push_screen(HelpScreen(help_text(self.BINDINGS, self.get_key_display, self.journal.path)))
 
     def action_export(self) -> None:
         if self.loading:
@@ -781,49 +653,6 @@ class ReviewApp(App[int]):
         self._wake.set()
         self._first_paint.set()
         self.exit(0)
-
-    def palette_commands(self) -> Iterable[Command]:
-        for binding in self.BINDINGS:
-            if isinstance(binding, Binding) and binding.description and binding.id != "queue.leave_filter":
-                yield Command(
-                    binding.description, f"key {binding.key.split(',')[0]}", _runner(self, binding.action)
-                )
-        yield Command("Clear the filter", "show every submission", lambda: self.set_filter(""))
-        for status in filters.STATUSES:
-            yield Command(
-                f"Filter status: {status}",
-                "show submissions with this status",
-                _setter(self, f"status:{status}"),
-            )
-        for label in self._labels_in_queue():
-            yield Command(
-                f"Filter label: {label}", "show submissions with this label", _setter(self, f"label:{label}")
-            )
-        for flag in self._flags_in_queue():
-            yield Command(
-                f"Filter flag: {flag}", "show submissions with this flag set", _setter(self, f"flag:{flag}")
-            )
-        for sort in filters.SORTS:
-            yield Command(f"Sort by {sort}", "order the queue", _sorter(self, sort))
-
-    def _labels_in_queue(self) -> list[str]:
-        found = {item.summary.label for item in self.session.items if item.summary and item.summary.label}
-        return sorted(found | set(self.session.known_labels()))
-
-    def _flags_in_queue(self) -> list[str]:
-        return sorted({flag for item in self.session.items if item.summary for flag in item.summary.flags})
-
-
-def _runner(app: ReviewApp, action: str) -> Callable[[], object]:
-    return lambda: app.run_action(action)
-
-
-def _setter(app: ReviewApp, text: str) -> Callable[[], object]:
-    return lambda: app.set_filter(text)
-
-
-def _sorter(app: ReviewApp, sort: str) -> Callable[[], object]:
-    return lambda: app.action_sort(sort)
 
 
 def _keep_out_of_gc() -> None:

@@ -9,8 +9,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 from collections.abc import Callable, Iterator
 
+from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+
+from evalkit.tui import filters
 
 if TYPE_CHECKING:
     from evalkit.tui.app import ReviewApp
@@ -28,7 +31,7 @@ class ReviewCommands(Provider):
         return self.app  # type: ignore[return-value]
 
     def commands(self) -> Iterator[Command]:
-        yield from self.review_app.palette_commands()
+        yield from palette_commands(self.review_app)
 
     async def discover(self) -> Hits:
         for command in self.commands():
@@ -41,3 +44,49 @@ class ReviewCommands(Provider):
             if score > 0:
                 display = Content(command.name) if "[" in command.name else matcher.highlight(command.name)
                 yield Hit(score, display, command.run, text=command.name, help=command.help)
+
+
+def palette_commands(app: ReviewApp) -> Iterator[Command]:
+    """Every key's action (by the binding's description), then a filter per status, label and flag in the
+    queue, and a sort per order."""
+    for binding in app.BINDINGS:
+        if isinstance(binding, Binding) and binding.description and binding.id != "queue.leave_filter":
+            key = binding.key.split(",")[0]
+            yield Command(binding.description, f"key {key}", _runner(app, binding.action))
+    yield Command("Clear the filter", "show every submission", lambda: app.set_filter(""))
+    for status in filters.STATUSES:
+        yield Command(
+            f"Filter status: {status}", "show submissions with this status", _setter(app, f"status:{status}")
+        )
+    for label in _labels_in_queue(app):
+        yield Command(
+            f"Filter label: {label}", "show submissions with this label", _setter(app, f"label:{label}")
+        )
+    for flag in _flags_in_queue(app):
+        yield Command(
+            f"Filter flag: {flag}", "show submissions with this flag set", _setter(app, f"flag:{flag}")
+        )
+    for sort in filters.SORTS:
+        yield Command(f"Sort by {sort}", "order the queue", _sorter(app, sort))
+
+
+def _labels_in_queue(app: ReviewApp) -> list[str]:
+    session = app.session
+    found = {item.summary.label for item in session.items if item.summary and item.summary.label}
+    return sorted(found | set(session.known_labels()))
+
+
+def _flags_in_queue(app: ReviewApp) -> list[str]:
+    return sorted({flag for item in app.session.items if item.summary for flag in item.summary.flags})
+
+
+def _runner(app: ReviewApp, action: str) -> Callable[[], object]:
+    return lambda: app.run_action(action)
+
+
+def _setter(app: ReviewApp, text: str) -> Callable[[], object]:
+    return lambda: app.set_filter(text)
+
+
+def _sorter(app: ReviewApp, sort: str) -> Callable[[], object]:
+    return lambda: app.action_sort(sort)

@@ -15,6 +15,7 @@ from textual.app import App as TextualApp
 from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 
+from evalkit.tui.commands import palette_commands
 from evalkit.tui.journal import Journal
 from evalkit.tui.proposals_table import ProposalsTable
 from evalkit.tui.screens import HelpScreen, InputScreen, TextScreen
@@ -300,7 +301,7 @@ async def test_command_palette_filters_by_flag(
     app = make_app([mixed_batch])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        names = [command.name for command in app.palette_commands()]
+        names = [command.name for command in palette_commands(app)]
         assert {"Accept", "Filter flag: low_optimality", "Filter status: done", "Sort by score"} <= set(names)
         await pilot.press("ctrl+p")
         await pilot.pause()
