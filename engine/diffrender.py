@@ -64,7 +64,7 @@ def field_lines(item: ItemDiff, arrow: str = "->") -> list[tuple[str, str]]:
             ]
         elif name in ("flags", "fired_rules"):
             rows.append((name, _set_change(values[0], values[1], arrow)))
-        elif name == "rewrite_final":
+        elif name in ("rewrite_final", "ranking_feedback", "prompt_feedback"):
             rows.append((name, _text_change(values[0], values[1], arrow)))
         else:
             rows.append((name, f"{shown(values[0])} {arrow} {shown(values[1])}"))
