@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 from evalkit.engine.config import Config, analyze
 from evalkit.engine.evaluator import Evaluator
 from evalkit.engine.inputs import expand_inputs, jsonl_lines, parse_text, read_problem, read_text
+from evalkit.engine.text import shown
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -64,9 +65,9 @@ def raw_items(paths: Iterable[str]) -> Iterator[RawItem | Outcome]:
             yield from _jsonl_items(path)
             continue
         try:
-            yield RawItem(str(path), read_text(path), path.suffix)
+            yield RawItem(shown(str(path)), read_text(path), path.suffix)
         except (OSError, ValueError) as exc:
-            yield Outcome(str(path), error=read_problem(exc))
+            yield Outcome(shown(str(path)), error=read_problem(exc))
 
 
 def _jsonl_items(path: Path) -> Iterator[RawItem | Outcome]:
@@ -164,9 +165,11 @@ def evaluate_all(config: Config, items: Iterable[RawItem | Outcome], want: Want,
 
 
 def _parallel(config: Config, items: Iterable[RawItem | Outcome], want: Want, jobs: int) -> Iterator[Outcome]:
-    from concurrent.futures import ProcessPoolExecutor
+    """Raises WorkerDied (evalkit.engine.workers) when a worker process dies; the workers never outlive
+    this generator, whether it ends, fails or is closed."""
+    from evalkit.engine.workers import worker_pool
 
-    with ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(str(config.folder), want)) as pool:
+    with worker_pool(jobs, _init_worker, (str(config.folder), want)) as pool:
         pending: deque[tuple[list[RawItem | Outcome], Future[list[Outcome]]]] = deque()
         for chunk in _chunks(items, CHUNK):
             raw = [item for item in chunk if isinstance(item, RawItem)]
