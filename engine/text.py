@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import re
 
 _OTHER_ENCODINGS = (  # UTF-32's little-endian mark begins with UTF-16's: it is looked for first
     (codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
@@ -35,3 +36,25 @@ def decode_utf8(raw: bytes) -> str:
         column = len(raw[line_start:exc.start].decode("utf-8", "replace")) + 1
         raise NotText(f"the file is not UTF-8 text (byte {exc.start}: 0x{raw[exc.start]:02x})",
                       raw.count(b"\n", 0, exc.start) + 1, column) from None
+
+
+def lone_surrogate(character: str) -> str:
+    """What to say of a lone surrogate written as an escape."""
+    return (f"\\u{ord(character):04x} is a lone surrogate (half of a UTF-16 pair), not a character: "
+            "no UTF-8 output can hold it")
+
+
+SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def shown(name: str) -> str:
+    """A file name as every output shows it: valid UTF-8, whatever bytes it holds. A byte that is not
+    UTF-8 (which Python keeps as a surrogate, U+DC80 to U+DCFF) becomes `\\xNN`, as `ls -b` shows it."""
+    if name.isascii() or not SURROGATES.search(name):
+        return name
+    return SURROGATES.sub(_escaped, name)
+
+
+def _escaped(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"

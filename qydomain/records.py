@@ -12,6 +12,7 @@ b'{"data_source": "typos", "extra_info": {"label": "hi"}, "response": "hi", "sco
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,6 +79,9 @@ def _parse(raw: bytes) -> dict[str, Any]:
         raise RowError("invalid-json", f"invalid JSON: {error.msg} (column {error.colno})") from None
     except RecursionError:
         raise RowError("invalid-json", "invalid JSON: nested too deeply") from None
+    except ValueError:  # an integer of more digits than Python converts (4,300: int_max_str_digits)
+        raise RowError("number-too-large", f"a number of more than {sys.get_int_max_str_digits():,} digits "
+                                           "(the limit of Python's integer conversion)") from None
     if not isinstance(row, dict):
         raise RowError("not-an-object", f"expected a JSON object, found {_json_type(row)}")
     return row

@@ -26,11 +26,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from evalkit.engine.check import UsageProblem, check_paths
     from evalkit.engine.reporters import render, use_colour
+    from evalkit.engine.text import shown
 
     try:
         report = check_paths(args.paths, args.samples, args.strict)
     except UsageProblem as problem:
-        print(f"evalkit check: {problem}", file=sys.stderr)
+        print(f"evalkit check: {shown(str(problem))}", file=sys.stderr)
         return 2
     output = render(report, args.format, colour=use_colour(sys.stdout))
     if output:
