@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from .dispatch import ScoreFn, UnknownDataSource, scorer_for
+from .dispatch import ScoreFn, UnknownDataSource, scorer_for, too_large
 
 _OUTPUT_FIELDS = ("model_output", "response")
 _BOM = b"\xef\xbb\xbf"  # a byte-order mark some editors write first
@@ -49,7 +49,10 @@ def score_json_line(raw: bytes) -> ScoredRow:
     extra_info = _required(row, "extra_info", dict, 'an object with a "label"')
     _required(extra_info, "label", str, "a string", where="extra_info.")
     output_field = next((name for name in _OUTPUT_FIELDS if name in row), _OUTPUT_FIELDS[0])
-    value = scorer(_required(row, output_field, str, "a string"), extra_info)
+    output = _required(row, output_field, str, "a string")
+    value = scorer(output, extra_info)
+    if value == 0.0 and (why := too_large(row["data_source"], output, extra_info)):  # bounded: refused, not 0
+        raise RowError("too-large", why)
     return ScoredRow(row["data_source"], value, _with_score(raw, row, value), "score" not in row)
 
 
