@@ -16,6 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterator, Sequence
 
+from evalkit.engine.atomic import write_text_atomic
 from evalkit.engine.check import UsageProblem, config_folders, rule_positions
 from evalkit.engine.config import Config, analyze, config_files
 from evalkit.engine.diagnostics import FILE_START, Diagnostic, Fix, Span, closest, error, has_errors, info
@@ -483,7 +484,10 @@ def _rewrite_file(path: Path, outcomes: list[Outcome]) -> None:
             _assign(case["expect"], key, value)
     out = StringIO()
     yaml.dump(data, out)
-    path.write_text(out.getvalue(), encoding="utf-8")
+    try:
+        write_text_atomic(path, out.getvalue())  # a full disk or SIGTERM leaves the old file whole
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None  # named after the test file
 
 
 def _represent_null(representer: Any, _: None) -> Any:
