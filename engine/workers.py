@@ -49,8 +49,8 @@ def capped_jobs(asked: int, command: str) -> int:
 @contextlib.contextmanager
 def worker_pool(jobs: int, initializer: Callable[..., None] | None = None,
                 initargs: tuple[Any, ...] = ()) -> Iterator[ProcessPoolExecutor]:
-    """A process pool whose workers are killed when the block ends by an exception; a worker that died
-    raises WorkerDied."""
+    """A process pool whose workers are stopped when the block ends by an exception (`_stop`); a worker
+    that died raises WorkerDied."""
     pool = ProcessPoolExecutor(jobs, initializer=_start_worker, initargs=(os.getpid(), initializer, initargs))
     try:
         yield pool
@@ -88,17 +88,30 @@ def _start_worker(parent: int, initializer: Callable[..., None] | None, initargs
 
 
 def _die_with(parent: int) -> None:
+    """End this worker when `parent` ends. PR_SET_PDEATHSIG follows the process that started the worker:
+    the parent itself (fork), or a fork server that ends with it (Python 3.14's default)."""
+    born_of_parent = os.getppid() == parent
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             import ctypes
 
             ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:  # the parent died before the line above took effect
+    if born_of_parent and os.getppid() != parent:  # the parent died before the line above took effect
         os._exit(1)
     threading.Thread(target=_watch, args=(parent,), daemon=True, name="parent-watchdog").start()
 
 
 def _watch(parent: int) -> None:
-    while os.getppid() == parent:
+    while _alive(parent):
         time.sleep(WATCHDOG_INTERVAL_S)
     os._exit(1)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: the number was reused, the parent is gone
+        return False
+    return True

@@ -20,16 +20,15 @@ from evalkit.engine.workers import WorkerDied
 
 
 class OutputFailed(Exception):
-    """An output could not be written; `name` is the file (or "stdout"), `reason` why."""
+    """An output could not be written: `cannot write NAME: REASON`, NAME the file, the log or stdout."""
 
     def __init__(self, name: str, reason: str) -> None:
         super().__init__(f"cannot write {name}: {reason}")
-        self.name, self.reason = name, reason
 
 
 @contextlib.contextmanager
 def _writing(name: str) -> Iterator[None]:
-    """Name the output in any error writing it (a full disk, a closed pipe's neighbour), opening to closing."""
+    """Name the output in any error writing it (a full disk, a file too large), from opening to closing."""
     try:
         yield
     except BrokenPipeError:  # stdout's reader went away (`| head -1`): the dispatcher ends quietly
@@ -72,7 +71,7 @@ class RunLog:
         now = time.time()
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now)) + f",{int(now * 1000) % 1000:03d}"
         with _writing(f"the log {self.path}"):
-            self._handle.write(f"{stamp} {level} {message % args}\n")
+            self._handle.write(f"{stamp} {level} {message % args if args else message}\n")
             self._handle.flush()
 
     def close(self) -> None:
