@@ -94,7 +94,7 @@ def too_large(data_source: str, model_output: str, extra_info: Mapping[str, Any]
     if work <= MAX_MATCHING_WORK:
         return None
     return (f"too large to score: {len(truth):,} plot sentences against {len(answer):,} in the answer would "
-            f"take {work / MAX_MATCHING_WORK:,.1f} times the matching limit (about a second)")
+            f"take {work / MAX_MATCHING_WORK:,.1f} times the matching limit (about half a second)")
 
 
 def score(data_source: str, model_output: str, extra_info: Mapping[str, Any]) -> float:
