@@ -138,6 +138,10 @@ class EvalRun:
         if clash:
             print(f"evalkit eval: {clash}; give each output its own file", file=sys.stderr)
             return 2
+        folder = next((path for path in _outputs(self.args) if os.path.isdir(path)), None)
+        if folder is not None:  # found now, not after a batch was evaluated for a report it cannot hold
+            print(f"evalkit eval: cannot write {shown(folder)}: it is a folder", file=sys.stderr)
+            return 2
         try:
             self.log = RunLog(self.args.log_file)
         except OSError as exc:
@@ -236,6 +240,10 @@ class EvalRun:
 
 
 OUTPUT_FLAGS = ("out", "explain_json", "report_md", "log_file")
+
+
+def _outputs(args: argparse.Namespace) -> list[str]:
+    return [path for path in (getattr(args, flag) for flag in OUTPUT_FLAGS) if path is not None]
 
 
 def _same_output(args: argparse.Namespace) -> str | None:

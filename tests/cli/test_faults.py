@@ -94,3 +94,12 @@ def test_a_rules_yaml_that_cannot_be_read_is_an_error_not_skipped(tmp_path: Path
     evaluated = evalkit("eval", str(SEED), "--config-dir", "config", cwd=tmp_path)
     assert evaluated.returncode == 2
     assert evaluated.stderr.startswith(expected)
+
+
+@pytest.mark.parametrize("flag", ["--out", "--explain-json", "--report-md", "--log-file"])
+def test_an_output_that_is_a_folder_is_refused_before_anything_is_evaluated(tmp_path: Path, flag: str) -> None:
+    (tmp_path / "folder").mkdir()
+    done = evalkit("eval", str(SEED), flag, "folder", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == "evalkit eval: cannot write folder: it is a folder\n"
