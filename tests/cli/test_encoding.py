@@ -149,3 +149,15 @@ def test_a_rule_test_with_a_5000_digit_integer_is_refused_at_its_position(tmp_pa
     output = done.stdout.decode("utf-8") + done.stderr.decode("utf-8")
     assert done.returncode != 0
     assert "tests/score.yaml:4:21: error[number-too-large] expected a number within a float's range" in output
+
+
+def test_rule_test_output_shows_a_folder_name_that_is_not_utf8_escaped(tmp_path: Path) -> None:
+    import shutil
+
+    suite = tmp_path / BAD_NAME
+    shutil.copytree(ROOT / "tests" / "ruletests" / "fixtures" / "suite", suite)
+    done = evalkit("test", BAD_NAME, "--coverage", cwd=tmp_path)
+    output = done.stdout.decode("utf-8")
+    assert done.returncode == 1
+    assert "FAIL bad\\xff/tests/failing.yaml:34 a submission file that does not exist" in output
+    assert "bad\\xff/submissions/missing.json: cannot read the file" in output
