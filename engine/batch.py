@@ -19,7 +19,7 @@ from evalkit.engine.inputs import expand_inputs, jsonl_lines, parse_text, read_p
 from evalkit.engine.text import shown
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 CHUNK = 256
 WINDOW = 4
@@ -175,12 +175,15 @@ def _parallel(config: Config, items: Iterable[RawItem | Outcome], want: Want, jo
             raw = [item for item in chunk if isinstance(item, RawItem)]
             pending.append((chunk, pool.submit(_run_chunk, raw)))
             if len(pending) >= WINDOW * jobs:  # read no further ahead: memory stays flat, results flow
-                yield from _in_order(*pending.popleft())
+                yield from _in_order(*pending.popleft(), pool)
         while pending:
-            yield from _in_order(*pending.popleft())
+            yield from _in_order(*pending.popleft(), pool)
 
 
-def _in_order(chunk: list[RawItem | Outcome], future: Future[list[Outcome]]) -> Iterator[Outcome]:
-    done = iter(future.result())
+def _in_order(chunk: list[RawItem | Outcome], future: Future[list[Outcome]],
+              pool: ProcessPoolExecutor) -> Iterator[Outcome]:
+    from evalkit.engine.workers import result_of
+
+    done = iter(result_of(future, pool))
     for item in chunk:
         yield item if isinstance(item, Outcome) else next(done)

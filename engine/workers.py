@@ -14,14 +14,16 @@ import signal
 import sys
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import wait
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 WATCHDOG_INTERVAL_S = 1.0
 STOP_GRACE_S = 5.0
+POLL_S = 0.5
+T = TypeVar("T")
 
 
 class WorkerDied(Exception):
@@ -55,12 +57,40 @@ def worker_pool(jobs: int, initializer: Callable[..., None] | None = None,
     try:
         yield pool
     except BrokenProcessPool:
-        _stop(pool)
+        _unstick(pool)
         raise WorkerDied("a worker process died (killed, or out of memory?); try fewer --jobs") from None
     except BaseException:
         _stop(pool)
         raise
     pool.shutdown()
+
+
+def result_of(future: Future[T], pool: ProcessPoolExecutor) -> T:
+    """`future.result()`, raising BrokenProcessPool also when a worker died handing a result back: the pool's
+    own thread then waits for the rest of that result forever, and would never say the pool is broken."""
+    while True:
+        try:
+            return future.result(timeout=POLL_S)
+        except TimeoutError:
+            if wait(_sentinels(pool), timeout=0):  # a worker ended: during a run, only by being killed
+                raise BrokenProcessPool("a worker process died") from None
+
+
+def _sentinels(pool: ProcessPoolExecutor) -> list[Any]:
+    return [process.sentinel for process in list((getattr(pool, "_processes", None) or {}).values())]
+
+
+def _unstick(pool: ProcessPoolExecutor) -> None:
+    """Kill every worker and close this process's end of the result pipe, so that the pool's thread, should
+    it wait for the rest of a result cut in half, reads its end and ends (the interpreter waits for it)."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(OSError):
+            process.kill()
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+    if writer is not None:
+        with contextlib.suppress(OSError):
+            writer.close()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:

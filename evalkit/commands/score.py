@@ -183,7 +183,7 @@ def _score_chunks(chunks: Iterable[Chunk], path: str, jobs: int) -> Iterator[tup
         for chunk in chunks:
             yield chunk.end_offset, score_chunk(path, chunk.lines)
         return
-    from evalkit.engine.workers import WorkerDied, worker_pool
+    from evalkit.engine.workers import WorkerDied, result_of, worker_pool
 
     try:
         with worker_pool(jobs) as pool:
@@ -192,9 +192,9 @@ def _score_chunks(chunks: Iterable[Chunk], path: str, jobs: int) -> Iterator[tup
                 pending.append((chunk, pool.submit(score_chunk, path, chunk.lines, True)))
                 if len(pending) >= jobs * CHUNKS_IN_FLIGHT_PER_JOB:
                     done, future = pending.popleft()
-                    yield done.end_offset, _rebuilt(done.lines, future.result())
+                    yield done.end_offset, _rebuilt(done.lines, result_of(future, pool))
             for done, future in pending:
-                yield done.end_offset, _rebuilt(done.lines, future.result())
+                yield done.end_offset, _rebuilt(done.lines, result_of(future, pool))
     except WorkerDied as died:
         raise _Unusable(f"{path}: {died}") from None
 

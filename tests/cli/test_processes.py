@@ -179,7 +179,8 @@ def test_a_killed_worker_ends_the_run_in_one_message(request: pytest.FixtureRequ
     workers = started(run, lines)
     os.kill(workers[0], signal.SIGKILL)
     wait_for(lambda: not alive(workers[0]), "the worker to die")
-    run.write(lines)  # more work for a pool that is broken, if it has not seen it yet
+    more = threading.Thread(target=run.write, args=(lines,), daemon=True)  # more work for a pool that is
+    more.start()  # broken, if it has not seen it yet; written aside, as the command may no longer read
     code, _, err = run.finish()
     assert code == 2
     assert err.endswith(message) and "Traceback" not in err
