@@ -11,7 +11,7 @@ import json
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Iterator, Protocol
 
 from evalkit.engine.config import Config, analyze
 from evalkit.engine.evaluator import Evaluator
@@ -171,13 +171,14 @@ def _chunks(items: Iterable[RawItem | Outcome], size: int) -> Iterator[list[RawI
         yield chunk
 
 
-def evaluate_all(config: Config, items: Iterable[RawItem | Outcome], want: Want, jobs: int = 1) -> Iterator[Outcome]:
+def evaluate_all(config: Config, items: Iterable[RawItem | Outcome], want: Want,
+                 jobs: int = 1) -> Generator[Outcome, None, None]:
     """Outcomes in input order; with jobs > 1, chunks are evaluated in worker processes."""
     return run_items(items, BatchEvaluator(config, want), EvalRecipe(str(config.folder), want), jobs)
 
 
 def run_items(items: Iterable[RawItem | Outcome], runner: ItemRunner, recipe: Callable[[], ItemRunner],
-              jobs: int) -> Iterator[Any]:
+              jobs: int) -> Generator[Any, None, None]:
     """What `runner.run` returns for each item, in input order, and the Outcomes (unreadable items) as
     they are. With jobs > 1, chunks run in worker processes, each with the runner `recipe` makes (a
     picklable callable: workers load the config themselves)."""
@@ -209,6 +210,7 @@ def _in_order(chunk: list[RawItem | Outcome], future: Future[list[Any]],
               pool: ProcessPoolExecutor) -> Iterator[Any]:
     from evalkit.engine.workers import result_of
 
-    done = iter(result_of(future, pool))
+    results: list[Any] = result_of(future, pool)
+    done = iter(results)
     for item in chunk:
         yield item if isinstance(item, Outcome) else next(done)

@@ -103,7 +103,7 @@ def _stop(pool: ProcessPoolExecutor) -> None:
     running = {process.sentinel: process for process in processes}
     while running and time.monotonic() < deadline:
         for ended in wait(list(running), timeout=deadline - time.monotonic()):
-            running.pop(ended)  # type: ignore[call-overload]
+            running.pop(ended)
     for process in running.values():
         with contextlib.suppress(OSError):
             process.kill()

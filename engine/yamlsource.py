@@ -168,7 +168,7 @@ class _Builder:
         try:
             return self._constructor.construct_object(node)
         except ValueError:  # an integer of more digits than Python converts (4,300: int_max_str_digits)
-            self.diagnostics.append(error(self.path, _span(node), "number-too-large",
+            self.diagnostics.append(error(self.path, _span(node, self.lines), "number-too-large",
                                           "expected a number within a float's range (about ±1.8e308), found "
                                           f"an integer of {len(str(node.value).lstrip('+-'))} digits"))
             return None

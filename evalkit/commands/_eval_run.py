@@ -10,7 +10,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterator, TextIO
+from typing import IO, Any, Iterator, TextIO
 
 from evalkit.engine.atomic import atomic_output, write_text_atomic
 from evalkit.engine.batch import Outcome, Want, count_items, evaluate_all, raw_items
@@ -41,7 +41,7 @@ def _writing(name: str) -> Iterator[None]:
 class Sink:
     """One output's handle, with its name for error messages."""
 
-    def __init__(self, name: str, handle: TextIO) -> None:
+    def __init__(self, name: str, handle: IO[str]) -> None:
         self.name, self.handle = name, handle
 
     def write(self, text: str) -> None:
