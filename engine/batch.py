@@ -11,14 +11,15 @@ import json
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Iterator, Protocol
 
 from evalkit.engine.config import Config, analyze
 from evalkit.engine.evaluator import Evaluator
 from evalkit.engine.inputs import expand_inputs, jsonl_lines, parse_text, read_problem, read_text
+from evalkit.engine.text import shown
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 CHUNK = 256
 WINDOW = 4
@@ -64,9 +65,9 @@ def raw_items(paths: Iterable[str]) -> Iterator[RawItem | Outcome]:
             yield from _jsonl_items(path)
             continue
         try:
-            yield RawItem(str(path), read_text(path), path.suffix)
+            yield RawItem(shown(str(path)), read_text(path), path.suffix)
         except (OSError, ValueError) as exc:
-            yield Outcome(str(path), error=read_problem(exc))
+            yield Outcome(shown(str(path)), error=read_problem(exc))
 
 
 def _jsonl_items(path: Path) -> Iterator[RawItem | Outcome]:
@@ -170,13 +171,14 @@ def _chunks(items: Iterable[RawItem | Outcome], size: int) -> Iterator[list[RawI
         yield chunk
 
 
-def evaluate_all(config: Config, items: Iterable[RawItem | Outcome], want: Want, jobs: int = 1) -> Iterator[Outcome]:
+def evaluate_all(config: Config, items: Iterable[RawItem | Outcome], want: Want,
+                 jobs: int = 1) -> Generator[Outcome, None, None]:
     """Outcomes in input order; with jobs > 1, chunks are evaluated in worker processes."""
     return run_items(items, BatchEvaluator(config, want), EvalRecipe(str(config.folder), want), jobs)
 
 
 def run_items(items: Iterable[RawItem | Outcome], runner: ItemRunner, recipe: Callable[[], ItemRunner],
-              jobs: int) -> Iterator[Any]:
+              jobs: int) -> Generator[Any, None, None]:
     """What `runner.run` returns for each item, in input order, and the Outcomes (unreadable items) as
     they are. With jobs > 1, chunks run in worker processes, each with the runner `recipe` makes (a
     picklable callable: workers load the config themselves)."""
@@ -189,20 +191,26 @@ def run_items(items: Iterable[RawItem | Outcome], runner: ItemRunner, recipe: Ca
 
 def _parallel(items: Iterable[RawItem | Outcome], recipe: Callable[[], ItemRunner],
               jobs: int) -> Iterator[Any]:
-    from concurrent.futures import ProcessPoolExecutor
+    """Raises WorkerDied (evalkit.engine.workers) when a worker process dies; the workers never outlive
+    this generator, whether it ends, fails or is closed."""
+    from evalkit.engine.workers import worker_pool
 
-    with ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(recipe,)) as pool:
+    with worker_pool(jobs, _init_worker, (recipe,)) as pool:
         pending: deque[tuple[list[RawItem | Outcome], Future[list[Any]]]] = deque()
         for chunk in _chunks(items, CHUNK):
             raw = [item for item in chunk if isinstance(item, RawItem)]
             pending.append((chunk, pool.submit(_run_chunk, raw)))
             if len(pending) >= WINDOW * jobs:  # read no further ahead: memory stays flat, results flow
-                yield from _in_order(*pending.popleft())
+                yield from _in_order(*pending.popleft(), pool)
         while pending:
-            yield from _in_order(*pending.popleft())
+            yield from _in_order(*pending.popleft(), pool)
 
 
-def _in_order(chunk: list[RawItem | Outcome], future: Future[list[Any]]) -> Iterator[Any]:
-    done = iter(future.result())
+def _in_order(chunk: list[RawItem | Outcome], future: Future[list[Any]],
+              pool: ProcessPoolExecutor) -> Iterator[Any]:
+    from evalkit.engine.workers import result_of
+
+    results: list[Any] = result_of(future, pool)
+    done = iter(results)
     for item in chunk:
         yield item if isinstance(item, Outcome) else next(done)

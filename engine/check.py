@@ -115,8 +115,7 @@ def _targets_of(path: Path) -> list[Target]:
     if path.is_dir():
         folders = list(config_folders(path))
         if not folders:
-            raise UsageProblem(f"{path}: no config files found here or below "
-                               f"(looked for {', '.join(n + '.yaml' for n in CONFIG_NAMES)})")
+            raise UsageProblem(no_config_files(path, " or below"))
         return [Target(folder) for folder in folders]
     if not path.exists():
         raise UsageProblem(f"{path}: no such file or folder")
@@ -124,6 +123,12 @@ def _targets_of(path: Path) -> list[Target]:
         raise UsageProblem(f"{path}: not a config file (expected one of "
                            f"{', '.join(n + '.yaml' for n in CONFIG_NAMES)}, or .yml)")
     return [Target(path.parent, frozenset({path.resolve()}))]
+
+
+def no_config_files(folder: Path, where: str = "") -> str:
+    """What `check` and `eval --config-dir` say of a folder without config files: nothing to check, and no
+    rules to evaluate with (which would pass every submission silently)."""
+    return f"{folder}: no config files found here{where} (looked for {', '.join(n + '.yaml' for n in CONFIG_NAMES)})"
 
 
 def _merge(first: Target, second: Target) -> Target:

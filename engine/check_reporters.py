@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 from evalkit.engine.check import CheckReport
 from evalkit.engine.diagnostics import Diagnostic, Severity, Span, describe
+from evalkit.engine.text import shown
 
 FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -54,8 +55,8 @@ def text(report: CheckReport, colour: bool = False) -> str:
 def _text_line(d: Diagnostic, colour: bool) -> str:
     if not colour:
         return d.format()
-    where = f"{_BOLD}{d.path}:{d.span.line}:{d.span.column}:{_RESET}"
-    return f"{where} {_COLOURS[d.severity]}{d.severity}{_RESET}{_DIM}[{d.code}]{_RESET} {d.message}"
+    where = f"{_BOLD}{shown(d.path)}:{d.span.line}:{d.span.column}:{_RESET}"
+    return f"{where} {_COLOURS[d.severity]}{d.severity}{_RESET}{_DIM}[{d.code}]{_RESET} {shown(d.message)}"
 
 
 def use_colour(stream: Any) -> bool:
@@ -71,7 +72,7 @@ def as_json(report: CheckReport) -> str:
     return json.dumps({
         "diagnostics": [d.to_dict() for d in report.diagnostics],
         "summary": {
-            "folders": [str(f) for f in report.folders], "files": report.files, "samples": report.samples,
+            "folders": [shown(str(f)) for f in report.folders], "files": report.files, "samples": report.samples,
             "errors": report.count(Severity.ERROR), "warnings": report.count(Severity.WARNING),
             "infos": report.count(Severity.INFO),
         },
@@ -102,7 +103,7 @@ def _sarif_result(d: Diagnostic, rule_index: int) -> dict[str, Any]:
     location = _artifact(d.path)
     result: dict[str, Any] = {
         "ruleId": d.code, "ruleIndex": rule_index, "level": _SARIF_LEVELS[d.severity],
-        "message": {"text": d.message},
+        "message": {"text": shown(d.message)},
         "locations": [{"physicalLocation": {"artifactLocation": location, "region": _region(d.span)}}],
     }
     if d.fix is not None:
@@ -125,7 +126,7 @@ def _artifact(path: str) -> dict[str, str]:
         relative = resolved.relative_to(Path.cwd().resolve())
     except ValueError:
         return {"uri": resolved.as_uri()}
-    return {"uri": quote(relative.as_posix()), "uriBaseId": "%SRCROOT%"}
+    return {"uri": quote(os.fsencode(relative.as_posix())), "uriBaseId": "%SRCROOT%"}  # bytes: any name
 
 
 def github(report: CheckReport) -> str:
@@ -135,10 +136,10 @@ def github(report: CheckReport) -> str:
 
 def _annotation(d: Diagnostic) -> str:
     span = d.span
-    properties = {"file": d.path, "line": span.line, "col": span.column, "endLine": span.end_line,
+    properties = {"file": shown(d.path), "line": span.line, "col": span.column, "endLine": span.end_line,
                   "endColumn": span.end_column, "title": f"evalkit {d.code}"}
     rendered = ",".join(f"{key}={_escape(str(value), True)}" for key, value in properties.items())
-    return f"::{_GITHUB_COMMANDS[d.severity]} {rendered}::{_escape(d.message, False)}"
+    return f"::{_GITHUB_COMMANDS[d.severity]} {rendered}::{_escape(shown(d.message), False)}"
 
 
 def _escape(value: str, property_value: bool) -> str:

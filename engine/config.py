@@ -79,17 +79,23 @@ def config_files(folder: Path, unsaved: Mapping[str, str] | None = None) -> dict
     for name in CONFIG_NAMES:
         for suffix in (".yaml", ".yml"):
             candidate = folder / f"{name}{suffix}"
-            if _is_file(candidate) or unsaved and str(candidate) in unsaved:
+            if _present(candidate) or unsaved and str(candidate) in unsaved:
                 found[name] = candidate
                 break
     return found
 
 
-def _is_file(path: Path) -> bool:
+def _present(path: Path) -> bool:
+    """A file, or what stands where one should and cannot be read (a folder, a symbolic link that loops or
+    leads nowhere): analyze() reports why, rather than skipping it as if absent."""
     try:
-        return path.is_file()
-    except OSError:  # a folder we may not enter: analyze() reports it
+        os.lstat(path)
+    except OSError:  # absent, or a folder we may not enter: analyze() reports the latter
         return False
+    try:
+        return path.is_file() or path.is_dir() or not path.exists()
+    except OSError:  # a symbolic link that loops
+        return True
 
 
 def config_name(path: Path) -> str | None:

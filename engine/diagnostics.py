@@ -10,6 +10,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalkit.engine.text import shown
+
 
 class Severity(enum.IntEnum):
     ERROR = 1
@@ -70,21 +72,22 @@ class Diagnostic:
         return self.span.column
 
     def format(self) -> str:
-        return f"{self.path}:{self.span.line}:{self.span.column}: {self.severity}[{self.code}] {self.message}"
+        """`path:line:col: severity[code] message`, valid UTF-8 whatever bytes the file name holds."""
+        return shown(f"{self.path}:{self.span.line}:{self.span.column}: {self.severity}[{self.code}] {self.message}")
 
     def sort_key(self) -> tuple[str, int, int, int, str]:
         return (self.path, self.span.line, self.span.column, self.severity, self.code)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "path": self.path,
+            "path": shown(self.path),
             "line": self.span.line,
             "column": self.span.column,
             "end_line": self.span.end_line,
             "end_column": self.span.end_column,
             "severity": str(self.severity),
             "code": self.code,
-            "message": self.message,
+            "message": shown(self.message),
         }
         if self.fix is not None:
             out["fix"] = {"title": self.fix.title, "text": self.fix.text}

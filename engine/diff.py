@@ -30,6 +30,8 @@ FIELDS = {
     "corrected_ranking": "ranking",
     "rewrite_final": "rewrite",
     "fired_rules": "fired",
+    "ranking_feedback": "ranking_feedback",
+    "prompt_feedback": "prompt_feedback",
 }
 """The fields a change lists, by the result object's names, in this order: the Snapshot attribute of each."""
 
@@ -45,6 +47,8 @@ class Snapshot(NamedTuple):
     ranking: tuple[Any, ...]
     rewrite: str
     fired: tuple[str, ...]  # rule ids in firing order
+    ranking_feedback: str
+    prompt_feedback: str
 
     @classmethod
     def of(cls, result: Result) -> Snapshot:
@@ -56,6 +60,8 @@ class Snapshot(NamedTuple):
             tuple(result.corrected_ranking),
             result.rewrite_final,
             tuple(rule.id for rule in result.fired_rules),
+            result.ranking_feedback,
+            result.prompt_feedback,
         )
 
     def value(self, name: str) -> Any:

@@ -64,7 +64,7 @@ def field_lines(item: ItemDiff, arrow: str = "->") -> list[tuple[str, str]]:
             ]
         elif name in ("flags", "fired_rules"):
             rows.append((name, _set_change(values[0], values[1], arrow)))
-        elif name == "rewrite_final":
+        elif name in ("rewrite_final", "ranking_feedback", "prompt_feedback"):
             rows.append((name, _text_change(values[0], values[1], arrow)))
         else:
             rows.append((name, f"{shown(values[0])} {arrow} {shown(values[1])}"))
@@ -159,8 +159,22 @@ def text(report: DiffReport) -> str:
 # --- Markdown -------------------------------------------------------------------------------------
 
 
+_MARKDOWN_ESCAPES = str.maketrans(
+    {**{c: "\\" + c for c in "\\`*_[]!|~"}, "<": "&lt;", ">": "&gt;", "&": "&amp;"}
+)
+"""Model output and sources in a PR comment stay text: no link, image, emphasis, HTML or table cell
+break comes from what a submission holds (GitHub honours a backslash before any ASCII punctuation)."""
+
+
+class Code(str):
+    """A cell shown as code (a rule id, a ref, a hash): a code span, whose text Markdown leaves alone."""
+
+
 def _cell(value: Any) -> str:
-    return str(value).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+    if isinstance(value, Code):
+        text = value.replace("|", "\\|")  # a table cell ends at a bare | even inside a code span
+        return f"`` {text} ``" if "`" in text else f"`{text}`"
+    return str(value).translate(_MARKDOWN_ESCAPES)
 
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[Any]], right_from: int = 1) -> list[str]:
@@ -182,11 +196,11 @@ def markdown(report: DiffReport) -> str:
     lines += _md_table(
         ["", "base", "head"],
         [
-            ["config", f"`{report.base.ref}`", f"`{report.head.ref}`"],
+            ["config", Code(report.base.ref), Code(report.head.ref)],
             [
                 "config hash",
-                f"`{report.base.config_hash[:SHORT_HASH]}`",
-                f"`{report.head.config_hash[:SHORT_HASH]}`",
+                Code(report.base.config_hash[:SHORT_HASH]),
+                Code(report.head.config_hash[:SHORT_HASH]),
             ],
             ["errors", *report.errors],
         ],
@@ -201,7 +215,7 @@ def markdown(report: DiffReport) -> str:
             ),
         ]
     moved = [
-        [f"`{r}`", _count(e["base"]), _count(e["head"]), rule_change(e)]
+        [Code(r), _count(e["base"]), _count(e["head"]), rule_change(e)]
         for r, e in data["rules"].items()
         if rule_change(e)
     ]
@@ -212,7 +226,7 @@ def markdown(report: DiffReport) -> str:
         _md_table(
             ["rule", "base", "head", "change"],
             [
-                [f"`{r}`", _count(e["base"]), _count(e["head"]), rule_change(e)]
+                [Code(r), _count(e["base"]), _count(e["head"]), rule_change(e)]
                 for r, e in data["rules"].items()
             ],
         ),
@@ -230,7 +244,7 @@ def _details(data: dict[str, Any]) -> list[str]:
         body += [
             *_md_table(
                 ["flag", "gained", "lost"],
-                [[f"`{k}`", v["gained"], v["lost"]] for k, v in data["flags"].items()],
+                [[Code(k), v["gained"], v["lost"]] for k, v in data["flags"].items()],
             ),
             "",
         ]

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -15,7 +17,9 @@ from typing import Any, Iterable, Iterator
 from evalkit.engine import limits
 from evalkit.engine.positions import LineMap, split_lines
 from evalkit.engine.submission import Submission, SubmissionError, parse_submission
-from evalkit.engine.text import NotText, capped_lines, check_not_other_encoding, decode_utf8, read_capped
+from evalkit.engine.text import (
+    NotText, capped_lines, check_not_other_encoding, decode_utf8, lone_surrogate, read_capped, shown,
+)
 
 SUBMISSION_SUFFIXES = (".json", ".yaml", ".yml", ".jsonl")
 
@@ -52,7 +56,7 @@ def expand_inputs(paths: Iterable[Path | str]) -> tuple[list[Path], list[str]]:
         elif path.exists():
             files.append(path)
         else:
-            missing.append(str(raw))
+            missing.append(shown(str(raw)))
     return files, missing
 
 
@@ -77,9 +81,35 @@ def read_problem(exc: OSError | ValueError) -> str:
 
 def parse_json(text: str) -> Any:
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except RecursionError:
         raise ValueError("the JSON is nested too deeply") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # an integer of more digits than Python converts (4,300: int_max_str_digits)
+        found = _LONG_NUMBER.search(text)
+        at = found.start() if found else 0
+        digits = f"{len(found.group()):,}" if found else "too many"
+        raise json.JSONDecodeError(f"a number of {digits} digits; the limit is {_MAX_DIGITS:,}", text, at) from None
+    if _MAYBE_SURROGATE.search(text):
+        _refuse_lone_surrogate(text)
+    return data
+
+
+_MAX_DIGITS = sys.get_int_max_str_digits()
+_LONG_NUMBER = re.compile(rf"\d{{{_MAX_DIGITS + 1},}}")
+_MAYBE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+_JSON_ESCAPE = re.compile(r"\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+"""An escaped backslash, a surrogate pair (one character) or a lone surrogate, each as it is written."""
+
+
+def _refuse_lone_surrogate(text: str) -> None:
+    """Raise JSONDecodeError at a `\\ud800` escape not paired: a lone surrogate is no character, and no
+    UTF-8 output can hold it. `text` is valid JSON, so every backslash starts an escape."""
+    for found in _JSON_ESCAPE.finditer(text):
+        if len(found.group()) == 6:
+            character = chr(int(found.group()[2:], 16))
+            raise json.JSONDecodeError(lone_surrogate(character), text, found.start())
 
 
 def _load_yaml(text: str, source: str) -> Any:
@@ -114,7 +144,7 @@ def jsonl_lines(path: Path) -> Iterator[tuple[str, str | None, str | None]]:
     or a file that cannot be read; reading goes on after a bad line. The file is streamed, so its size has
     no limit; a line has a submission's. Lines end at b"\\n" only (a "\\r" before it is JSON whitespace):
     `str.splitlines` would also cut at U+2028 or U+0085, which JSON allows raw in a string."""
-    source = str(path)
+    source = shown(str(path))
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed below, also when the caller stops early
     except OSError as exc:
@@ -148,7 +178,7 @@ def _line_text(raw: bytes) -> tuple[str | None, str | None]:
 
 def read_file(path: Path) -> Iterator[LoadedSubmission]:
     """Every submission in one file, each parsed or carrying its error."""
-    source = str(path)
+    source = shown(str(path))
     if path.suffix == ".jsonl":
         for where, line, problem in jsonl_lines(path):
             if line is None:

@@ -12,9 +12,11 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterator, Sequence
 
+from evalkit.engine.atomic import write_text_atomic
 from evalkit.engine.check import UsageProblem, config_folders, rule_positions
 from evalkit.engine.config import Config, analyze, config_files, read_config_file
 from evalkit.engine.diagnostics import Diagnostic, Fix, Span, closest, error, has_errors, info
@@ -290,7 +292,7 @@ def expects_anything(case: Case) -> bool:
 
 
 def compare(expect: dict[str, Any], result: Result) -> list[Mismatch]:
-    tolerance = float(expect.get("tolerance", DEFAULT_TOLERANCE))
+    tolerance = expect.get("tolerance", DEFAULT_TOLERANCE)
     found = [COMPARISONS[key](expected, result, tolerance)
              for key, expected in expect.items() if key in COMPARISONS]
     return [mismatch for mismatch in found if mismatch is not None]
@@ -364,9 +366,16 @@ def _rewrite(expected: str, result: Result, _: float) -> Mismatch | None:
 
 
 def _close(expected: float | None, actual: float | None, tolerance: float) -> bool:
+    """|expected - actual| <= tolerance, exactly: an integer beyond a float's range (`score: 2**1100`) is
+    compared as the integer it is, not converted (which raised OverflowError)."""
     if expected is None or actual is None:
         return expected is actual
-    return math.isclose(expected, actual, rel_tol=0.0, abs_tol=tolerance)
+    if all(isinstance(value, int) or math.isfinite(value) for value in (expected, actual, tolerance)):
+        return abs(Fraction(expected) - Fraction(actual)) <= Fraction(tolerance)
+    try:
+        return math.isclose(expected, actual, rel_tol=0.0, abs_tol=tolerance)  # an infinity or a NaN
+    except OverflowError:  # a huge integer against an infinity: only an infinite tolerance spans them
+        return math.isinf(tolerance)
 
 
 COMPARISONS: dict[str, Callable[[Any, Result, float], Mismatch | None]] = {
@@ -482,7 +491,10 @@ def _rewrite_file(path: Path, outcomes: list[CaseOutcome]) -> None:
             _assign(case["expect"], key, value)
     out = StringIO()
     yaml.dump(data, out)
-    path.write_text(out.getvalue(), encoding="utf-8")
+    try:
+        write_text_atomic(path, out.getvalue())  # a full disk or SIGTERM leaves the old file whole
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None  # named after the test file
 
 
 def _represent_null(representer: Any, _: None) -> Any:

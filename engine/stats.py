@@ -125,7 +125,8 @@ class Throughput:
 
     @property
     def per_hour(self) -> float | None:
-        return self.decisions / self.active_hours if self.active_hours > 0 else None
+        """None below a minute of activity: a rate from seconds would say nothing (thousands an hour)."""
+        return self.decisions / self.active_hours if self.active_hours >= 1 / 60 else None
 
     def to_dict(self) -> dict[str, Any]:
         return {

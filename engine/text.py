@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import re
 import stat
 from pathlib import Path
 from typing import BinaryIO, Iterator
@@ -89,3 +90,25 @@ def not_a_regular_file(path: Path | str) -> str | None:
     if stat.S_ISREG(mode):
         return None
     return next((kind for test, kind in _KINDS if test(mode)), "not a regular file")
+
+
+def lone_surrogate(character: str) -> str:
+    """What to say of a lone surrogate written as an escape."""
+    return (f"\\u{ord(character):04x} is a lone surrogate (half of a UTF-16 pair), not a character: "
+            "no UTF-8 output can hold it")
+
+
+SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def shown(name: str) -> str:
+    """A file name as every output shows it: valid UTF-8, whatever bytes it holds. A byte that is not
+    UTF-8 (which Python keeps as a surrogate, U+DC80 to U+DCFF) becomes `\\xNN`, as `ls -b` shows it."""
+    if name.isascii() or not SURROGATES.search(name):
+        return name
+    return SURROGATES.sub(_escaped, name)
+
+
+def _escaped(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"

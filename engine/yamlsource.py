@@ -165,7 +165,13 @@ class _Builder:
         if isinstance(node, yaml.SequenceNode):
             self._enter(depth + 1)
             return [self.build(item, (*at, i), None, depth + 1) for i, item in enumerate(node.value)]
-        return self._constructor.construct_object(node)
+        try:
+            return self._constructor.construct_object(node)
+        except ValueError:  # an integer of more digits than Python converts (4,300: int_max_str_digits)
+            self.diagnostics.append(error(self.path, _span(node, self.lines), "number-too-large",
+                                          "expected a number within a float's range (about ±1.8e308), found "
+                                          f"an integer of {len(str(node.value).lstrip('+-'))} digits"))
+            return None
 
     def _enter(self, depth: int) -> None:
         if self._max_depth is not None and depth > self._max_depth:  # also where an alias refers to itself

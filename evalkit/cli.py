@@ -11,7 +11,9 @@ import argparse
 import contextlib
 import importlib
 import os
+import signal
 import sys
+import threading
 from typing import Protocol, Sequence
 
 COMMANDS: dict[str, str] = {
@@ -64,12 +66,30 @@ def _chosen_command(argv: Sequence[str]) -> str | None:
     return None
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is so that it unwinds as from Ctrl+C: temporary files are removed,
+    worker processes stopped."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+UNWOUND_ON_SIGTERM = ("eval", "score", "test", "check")
+"""The commands that write files or start workers; the TUI and the language server keep the default."""
+
+
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     chosen = _chosen_command(argv)
     parser = build_parser(chosen, prog, argv)
+    unwind = chosen in UNWOUND_ON_SIGTERM and threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if unwind else None
     try:
         return _flushed(_run(parser, argv))
+    except Terminated:
+        print("terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -80,6 +100,9 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         command = prog or " ".join(filter(None, ("evalkit", chosen)))
         print(f"{command}: {_os_problem(error)}", file=sys.stderr)
         return 2
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:

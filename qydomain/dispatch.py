@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping
 
 from .connections import connections_process_results
 from .typos import typos_process_results
-from .unscrambling import plot_unscrambling_process_results
+from .unscrambling import MAX_MATCHING_WORK, matching_work, plot_unscrambling_process_results, sentences
 
 ScoreFn = Callable[[str, Mapping[str, Any]], float]
 
@@ -82,6 +82,19 @@ def scorer_for(data_source: str) -> ScoreFn:
         return SCORERS[data_source]
     except (KeyError, TypeError):  # TypeError: an unhashable value, e.g. a list read from JSON
         raise UnknownDataSource(data_source) from None
+
+
+def too_large(data_source: str, model_output: str, extra_info: Mapping[str, Any]) -> str | None:
+    """Why a pair scored 0 without being scored (its work would exceed the scorer's bound), or None."""
+    label = _label(extra_info)
+    if data_source != "unscrambling" or not isinstance(label, str):
+        return None
+    truth, answer = sentences(label, strip_think(model_output))
+    work = matching_work(truth, answer)
+    if work <= MAX_MATCHING_WORK:
+        return None
+    return (f"too large to score: {len(truth):,} plot sentences against {len(answer):,} in the answer would "
+            f"take {work / MAX_MATCHING_WORK:,.1f} times the matching limit (about half a second)")
 
 
 def score(data_source: str, model_output: str, extra_info: Mapping[str, Any]) -> float:

@@ -12,10 +12,11 @@ b'{"data_source": "typos", "extra_info": {"label": "hi"}, "response": "hi", "sco
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from typing import Any
 
-from .dispatch import ScoreFn, UnknownDataSource, scorer_for
+from .dispatch import ScoreFn, UnknownDataSource, scorer_for, too_large
 
 _OUTPUT_FIELDS = ("model_output", "response")
 _BOM = b"\xef\xbb\xbf"  # a byte-order mark some editors write first
@@ -48,7 +49,10 @@ def score_json_line(raw: bytes) -> ScoredRow:
     extra_info = _required(row, "extra_info", dict, 'an object with a "label"')
     _required(extra_info, "label", str, "a string", where="extra_info.")
     output_field = next((name for name in _OUTPUT_FIELDS if name in row), _OUTPUT_FIELDS[0])
-    value = scorer(_required(row, output_field, str, "a string"), extra_info)
+    output = _required(row, output_field, str, "a string")
+    value = scorer(output, extra_info)
+    if value == 0.0 and (why := too_large(row["data_source"], output, extra_info)):  # bounded: refused, not 0
+        raise RowError("too-large", why)
     return ScoredRow(row["data_source"], value, _with_score(raw, row, value), "score" not in row)
 
 
@@ -78,6 +82,9 @@ def _parse(raw: bytes) -> dict[str, Any]:
         raise RowError("invalid-json", f"invalid JSON: {error.msg} (column {error.colno})") from None
     except RecursionError:
         raise RowError("invalid-json", "invalid JSON: nested too deeply") from None
+    except ValueError:  # an integer of more digits than Python converts (4,300: int_max_str_digits)
+        raise RowError("number-too-large", f"a number of more than {sys.get_int_max_str_digits():,} digits "
+                                           "(the limit of Python's integer conversion)") from None
     if not isinstance(row, dict):
         raise RowError("not-an-object", f"expected a JSON object, found {_json_type(row)}")
     return row

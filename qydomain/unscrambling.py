@@ -10,6 +10,12 @@ Each of the n ground-truth sentences is matched to the answer sentence at the sm
 [0, 1, …, n-1] and O, the score is max(0, (n - d) / n). Unlike LiveBench, the match is by edit distance,
 not by difflib's similarity ratio.
 
+The work is bounded: `matching_work` counts what the matching costs (the characters compared, 64 at a time
+as rapidfuzz does, for each ground-truth sentence the answer does not repeat verbatim, against every
+answer sentence; and the ordering distance), and a pair above MAX_MATCHING_WORK (about half a second)
+scores 0 without being matched: `evalkit score` reports it as a `too-large` error entry. Plot summaries
+of over a thousand distinct sentences a side are refused; any number of verbatim sentences costs little.
+
 >>> plot_unscrambling_process_results(
 ...     "The hero wakes up. He fights the dragon. He wins the gold.",
 ...     "<PLOT_SUMMARY>The hero wakes up. He wins the gold. He fights the dragon.</PLOT_SUMMARY>")
@@ -29,16 +35,37 @@ _CLOSE = "</PLOT_SUMMARY>"
 _NOT_SENTENCES = frozenset({_CLOSE, "**End of Plot Summary**"})
 
 
+MAX_MATCHING_WORK = 300_000_000
+"""Units of `matching_work`: 0.5 s of matching on this project's machine, 1.1 s when it is busy
+(benchmarks/bench_unscrambling_bound.py)."""
+_BLOCK = 64  # characters rapidfuzz's bit-parallel Levenshtein compares at once
+_PER_PAIR = 32  # the cost of a comparison beyond its characters, in the same units
+_PER_ORDERING_BLOCK = 4  # the ordering distance compares integers: cheaper per block than characters
+
+
 @malformed_scores_zero(0.0)
 def plot_unscrambling_process_results(ground_truth: str, llm_answer: str) -> float:
-    """The ordering score in [0, 1] (0.0 for a malformed pair or an answer without sentences)."""
-    truth = split_sentences(ground_truth)
-    answer = split_sentences(plot_summary(llm_answer), drop=_NOT_SENTENCES)
-    if not truth or not answer:
+    """The ordering score in [0, 1] (0.0 for a malformed pair, an answer without sentences, or a pair whose
+    matching would exceed MAX_MATCHING_WORK)."""
+    truth, answer = sentences(ground_truth, llm_answer)
+    if not truth or not answer or matching_work(truth, answer) > MAX_MATCHING_WORK:
         return 0.0
     n = len(truth)
     distance = Levenshtein.distance(list(range(n)), answer_ordering(truth, answer))
     return max(0.0, (n - distance) / n)
+
+
+def sentences(ground_truth: str, llm_answer: str) -> tuple[list[str], list[str]]:
+    """The ground truth's sentences and those of the answer's summary."""
+    return split_sentences(ground_truth), split_sentences(plot_summary(llm_answer), drop=_NOT_SENTENCES)
+
+
+def matching_work(truth: list[str], answer: list[str]) -> int:
+    """What scoring the pair costs, in the units of MAX_MATCHING_WORK."""
+    verbatim = set(answer)
+    queries = sum(-(-len(sentence) // _BLOCK) for sentence in truth if sentence not in verbatim)
+    ordering = len(truth) * -(-len(truth) // _BLOCK)
+    return queries * sum(len(sentence) + _PER_PAIR for sentence in answer) + ordering * _PER_ORDERING_BLOCK
 
 
 def plot_summary(llm_answer: str) -> str:

@@ -10,40 +10,76 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterator, TextIO
+from typing import IO, Any, Iterator, TextIO
 
 from evalkit.engine.atomic import atomic_output, write_text_atomic
 from evalkit.engine.batch import Outcome, Want, count_items, evaluate_all, raw_items
 from evalkit.engine.config import Config
 from evalkit.engine.config_cache import load_for_eval
+from evalkit.engine.text import shown
+from evalkit.engine.workers import WorkerDied
+
+
+class OutputFailed(Exception):
+    """An output could not be written: `cannot write NAME: REASON`, NAME the file, the log or stdout."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(f"cannot write {name}: {reason}")
+
+
+@contextlib.contextmanager
+def _writing(name: str) -> Iterator[None]:
+    """Name the output in any error writing it (a full disk, a file too large), from opening to closing."""
+    try:
+        yield
+    except BrokenPipeError:  # stdout's reader went away (`| head -1`): the dispatcher ends quietly
+        raise
+    except OSError as exc:
+        raise OutputFailed(name, exc.strerror or str(exc)) from None
+
+
+class Sink:
+    """One output's handle, with its name for error messages."""
+
+    def __init__(self, name: str, handle: IO[str]) -> None:
+        self.name, self.handle = name, handle
+
+    def write(self, text: str) -> None:
+        with _writing(self.name):
+            self.handle.write(text)
 
 
 class RunLog:
-    """The seed's --log-file: one line per config and per submission. Without the flag it does nothing and
-    `logging` is not even imported (it is a tenth of the cold start)."""
+    """The seed's --log-file: one line per config and per submission, as `logging`'s
+    `%(asctime)s %(levelname)s %(message)s` writes them (without importing it: a tenth of the cold start).
+    Without the flag it does nothing; a failed write stops the run (OutputFailed), once."""
 
     def __init__(self, path: str | None) -> None:
-        self._logger: Any = None
+        self.path = path
+        self._handle: TextIO | None = None
         if path:
-            import logging
-
-            handler = logging.FileHandler(path, encoding="utf-8")
-            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
-            self._logger = logging.Logger("evalkit.eval", logging.INFO)  # not registered: one per run
-            self._logger.addHandler(handler)
+            self._handle = open(path, "a", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
 
     def info(self, message: str, *args: Any) -> None:
-        if self._logger is not None:
-            self._logger.info(message, *args)
+        self._write("INFO", message, args)
 
     def warning(self, message: str, *args: Any) -> None:
-        if self._logger is not None:
-            self._logger.warning(message, *args)
+        self._write("WARNING", message, args)
+
+    def _write(self, level: str, message: str, args: tuple[Any, ...]) -> None:
+        if self._handle is None:
+            return
+        now = time.time()
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now)) + f",{int(now * 1000) % 1000:03d}"
+        with _writing(f"the log {self.path}"):
+            self._handle.write(f"{stamp} {level} {message % args if args else message}\n")
+            self._handle.flush()
 
     def close(self) -> None:
-        if self._logger is not None:
-            for handler in self._logger.handlers:
-                handler.close()
+        if self._handle is not None:
+            handle, self._handle = self._handle, None
+            with contextlib.suppress(OSError):  # a failed write was reported already
+                handle.close()
 
 
 class Progress:
@@ -103,6 +139,10 @@ class EvalRun:
         if clash:
             print(f"evalkit eval: {clash}; give each output its own file", file=sys.stderr)
             return 2
+        folder = next((path for path in _outputs(self.args) if os.path.isdir(path)), None)
+        if folder is not None:  # found now, not after a batch was evaluated for a report it cannot hold
+            print(f"evalkit eval: cannot write {shown(folder)}: it is a folder", file=sys.stderr)
+            return 2
         try:
             self.log = RunLog(self.args.log_file)
         except OSError as exc:
@@ -110,6 +150,9 @@ class EvalRun:
             return 2
         try:
             return self._execute()
+        except (OutputFailed, WorkerDied) as exc:
+            print(f"evalkit eval: {exc}", file=sys.stderr)
+            return 2
         finally:
             self.log.close()
 
@@ -117,7 +160,7 @@ class EvalRun:
         missing = [p for p in self.args.inputs if not Path(p).exists()]
         if missing:
             for path in missing:
-                print(f"evalkit eval: {path}: no such file or folder", file=sys.stderr)
+                print(f"evalkit eval: {shown(path)}: no such file or folder", file=sys.stderr)
             return 2
         config = self._config()
         if config is None:
@@ -134,25 +177,26 @@ class EvalRun:
         outcomes = evaluate_all(config, itertools.chain(first, items), want, self.args.jobs)
         try:
             errors = self._stream(config, outcomes, batch, progress)
-        except BrokenPipeError:  # stdout's reader went away (`| head -1`): the dispatcher ends quietly
+        except BaseException:
+            progress.clear()  # the message that follows starts at the left edge
             raise
-        except OSError as exc:
-            progress.clear()
-            print(f"evalkit eval: cannot write {exc.filename or 'to stdout'}: {exc.strerror}", file=sys.stderr)
-            return 2
-        except KeyboardInterrupt:
-            progress.clear()
-            raise
+        finally:
+            outcomes.close()  # worker processes end here, whatever ended the run
         return 1 if errors else 0
 
     def _config(self) -> Config | None:
         config = load_for_eval(self.args.config_dir)
+        if not config.files and not config.diagnostics:  # an empty --config-dir: `check` refuses it too
+            from evalkit.engine.check import no_config_files
+
+            print(f"evalkit eval: {shown(no_config_files(config.folder))}", file=sys.stderr)
+            return None
         for diagnostic in config.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
         if config.plan is None:
             print("evalkit eval: the config has errors; nothing was evaluated", file=sys.stderr)
             return None
-        self.log.info("config %s (hash %s, rule version %s)", config.folder, config.config_hash, config.plan.rule_version)
+        self.log.info("config %s (hash %s, rule version %s)", shown(str(config.folder)), config.config_hash, config.plan.rule_version)
         return config
 
     def _stream(self, config: Config, outcomes: Iterator[Outcome], batch: bool, progress: Progress) -> int:
@@ -161,8 +205,8 @@ class EvalRun:
         reported: list[Outcome] = []
         errors = 0
         with contextlib.ExitStack() as outputs:
-            results = outputs.enter_context(atomic_output(args.out)) if args.out else sys.stdout
-            explain = outputs.enter_context(atomic_output(args.explain_json)) if args.explain_json else None
+            results = self._open(outputs, args.out) or Sink("stdout", sys.stdout)
+            explain = self._open(outputs, args.explain_json)
             for outcome in outcomes:
                 self._record(outcome, progress)
                 progress.step()
@@ -175,8 +219,17 @@ class EvalRun:
                                             label=outcome.label))
             progress.finish()
             if args.report_md:
-                write_text_atomic(args.report_md, _report(config, reported))
+                with _writing(args.report_md):
+                    write_text_atomic(args.report_md, _report(config, reported))
         return errors
+
+    @staticmethod
+    def _open(outputs: contextlib.ExitStack, path: str | None) -> Sink | None:
+        """An output file, written atomically; an error closing it (the last flush) names it too."""
+        if path is None:
+            return None
+        outputs.enter_context(_writing(path))
+        return Sink(path, outputs.enter_context(atomic_output(path)))
 
     def _record(self, outcome: Outcome, progress: Progress) -> None:
         if outcome.error:
@@ -188,6 +241,10 @@ class EvalRun:
 
 
 OUTPUT_FLAGS = ("out", "explain_json", "report_md", "log_file")
+
+
+def _outputs(args: argparse.Namespace) -> list[str]:
+    return [path for path in (getattr(args, flag) for flag in OUTPUT_FLAGS) if path is not None]
 
 
 def _same_output(args: argparse.Namespace) -> str | None:

@@ -44,6 +44,7 @@ def _rate(text: str) -> float:
 def run(args: argparse.Namespace) -> int:
     from evalkit.engine.check import ReviewVerdicts, UsageProblem, check_paths
     from evalkit.engine.check_reporters import render, use_colour
+    from evalkit.engine.text import shown
 
     if args.max_discard_rate is not None and args.journals is None:
         print("evalkit check: --max-discard-rate needs --journals GLOB", file=sys.stderr)
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         report = check_paths(args.paths, args.samples, args.strict, verdicts)
     except UsageProblem as problem:
-        print(f"evalkit check: {problem}", file=sys.stderr)
+        print(f"evalkit check: {shown(str(problem))}", file=sys.stderr)
         return 2
     output = render(report, args.format, colour=use_colour(sys.stdout))
     if output:

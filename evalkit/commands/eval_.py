@@ -29,6 +29,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from evalkit.commands._eval_run import EvalRun
+    from evalkit.engine.workers import capped_jobs
 
     if args.jobs < 1:
         print("evalkit eval: --jobs must be at least 1", file=sys.stderr)
@@ -37,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
         from evalkit.commands._ray_run import run_eval
 
         return run_eval(args)
+    args.jobs = capped_jobs(args.jobs, "evalkit eval")
     return EvalRun(args).execute()
 
 

@@ -104,7 +104,12 @@ def _config(config_dir: str | None) -> Config:
 
     if config_dir is not None and not Path(config_dir).is_dir():
         raise _Unusable(f"--config-dir {config_dir}: no such folder")
-    return analyze(config_dir)
+    config = analyze(config_dir)
+    if not config.files and not config.diagnostics:  # as `check` and `eval` refuse it
+        from evalkit.engine.check import no_config_files
+
+        raise _Unusable(no_config_files(config.folder))
+    return config
 
 
 def open_session(config: Config, journal_path: Path) -> tuple[ReviewSession, Journal, int]:

@@ -19,8 +19,7 @@ import os
 import sys
 import time
 from collections import deque
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Iterator, NamedTuple
 
 if TYPE_CHECKING:
@@ -90,8 +89,10 @@ def run(args: argparse.Namespace) -> int:
         from evalkit.commands._ray_run import run_score
 
         return run_score(args)
+    from evalkit.engine.workers import capped_jobs
     from evalkit.qydomain.summary import ScoreSummary
 
+    args.jobs = capped_jobs(args.jobs, "evalkit score")
     summary = ScoreSummary()
     try:
         bad_lines = _score_file(args, summary)
@@ -105,30 +106,33 @@ def run(args: argparse.Namespace) -> int:
 
 def _score_file(args: argparse.Namespace, summary: ScoreSummary) -> int:
     """Score every line of args.input into the output; returns the number of bad lines."""
-    source = _open_input(args.input)
+    from evalkit.engine.text import shown
+
+    name = shown(args.input)  # valid UTF-8 in every message and error entry, whatever bytes the name holds
+    source = _open_input(args.input, name)
     with source, _output(args.out) as write:
-        progress = _Progress(args.input, os.fstat(source.fileno()).st_size)
+        progress = _Progress(name, os.fstat(source.fileno()).st_size)
         bad_lines = 0
-        for chunk_end, outcomes in _score_chunks(_chunks(source, args.input), args.input, args.jobs):
+        for chunk_end, outcomes in _score_chunks(_chunks(source, name), name, args.jobs):
             write(b"".join(outcome.output for outcome in outcomes if outcome.output is not None))
             for outcome in outcomes:
                 if outcome.scored is not None:
                     summary.add(*outcome.scored)
                     continue
                 bad_lines += 1
-                _show_error(progress, bad_lines, f"{args.input}:{outcome.number}: {outcome.error}")
+                _show_error(progress, bad_lines, f"{name}:{outcome.number}: {outcome.error}")
             progress.update(chunk_end, summary.total + bad_lines)
         progress.clear()
     return bad_lines
 
 
-def _open_input(path: str) -> BinaryIO:
+def _open_input(path: str, name: str) -> BinaryIO:
     if os.path.isdir(path):
-        raise _Unusable(f"{path}: cannot read: it is a folder, expected a .jsonl file")
+        raise _Unusable(f"{name}: cannot read: it is a folder, expected a .jsonl file")
     try:
         return open(path, "rb")
     except OSError as error:
-        raise _Unusable(f"{path}: cannot read: {error.strerror}") from None
+        raise _Unusable(f"{name}: cannot read: {error.strerror}") from None
 
 
 def _chunks(source: BinaryIO, path: str) -> Iterator[Chunk]:
@@ -198,18 +202,20 @@ def _score_chunks(chunks: Iterable[Chunk], path: str, jobs: int) -> Iterator[tup
         for chunk in chunks:
             yield chunk.end_offset, score_chunk(path, chunk.lines)
         return
+    from evalkit.engine.workers import WorkerDied, result_of, worker_pool
+
     try:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with worker_pool(jobs) as pool:
             pending: deque[tuple[Chunk, Future[list[Outcome]]]] = deque()
             for chunk in chunks:
                 pending.append((chunk, pool.submit(score_chunk, path, chunk.lines, True)))
                 if len(pending) >= jobs * CHUNKS_IN_FLIGHT_PER_JOB:
                     done, future = pending.popleft()
-                    yield done.end_offset, _rebuilt(done.lines, future.result())
+                    yield done.end_offset, _rebuilt(done.lines, result_of(future, pool))
             for done, future in pending:
-                yield done.end_offset, _rebuilt(done.lines, future.result())
-    except BrokenProcessPool:
-        raise _Unusable(f"{path}: a worker process died (out of memory?); try fewer --jobs") from None
+                yield done.end_offset, _rebuilt(done.lines, result_of(future, pool))
+    except WorkerDied as died:
+        raise _Unusable(f"{path}: {died}") from None
 
 
 def _show_error(progress: _Progress, count: int, message: str) -> None:
@@ -286,18 +292,20 @@ class _Progress:
 
 
 def _render_summary(args: argparse.Namespace, summary: ScoreSummary, bad_lines: int) -> str:
+    from evalkit.engine.text import shown
+
     stats = summary.stats()
     if args.format == "json":
         return json.dumps(
             {
-                "input": args.input,
+                "input": shown(args.input),
                 "scored": summary.total,
                 "bad_lines": bad_lines,
                 "data_sources": {name: source.to_dict() for name, source in stats.items()},
             }
         )
     plural = "" if bad_lines == 1 else "s"
-    lines = [f"{args.input}: {summary.total} rows scored, {bad_lines} bad line{plural}"]
+    lines = [f"{shown(args.input)}: {summary.total} rows scored, {bad_lines} bad line{plural}"]
     if stats:
         lines.append(f"{'data_source':<14}{'count':>8}" + "".join(f"{name:>8}" for name in _COLUMNS))
         for name, source in stats.items():

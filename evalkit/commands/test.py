@@ -12,6 +12,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from evalkit.engine.text import shown
+
 if TYPE_CHECKING:
     from evalkit.engine.ruletests import CaseOutcome, Suite
 
@@ -32,13 +34,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         targets = find_suites(args.paths)
     except UsageProblem as problem:
-        print(f"evalkit test: {problem}", file=sys.stderr)
+        print(f"evalkit test: {shown(str(problem))}", file=sys.stderr)
         return 2
     suites = [run_suite(folder, files) for folder, files in targets]
     outcomes = [outcome for suite in suites for outcome in suite.outcomes]
     if args.update:
         for path in update_files(outcomes):
-            print(f"updated {path}")
+            print(f"updated {shown(str(path))}")
     passed, failed = _report(suites, args.coverage)
     print(f"{passed} passed, {failed} failed")
     if any(suite.config.plan is None for suite in suites):
@@ -58,7 +60,7 @@ def _report(suites: list[Suite], coverage: bool) -> tuple[int, int]:
                 print(diagnostic.format())
             failed += any(d.severity == 1 for d in test_file.diagnostics)
         for outcome in suite.outcomes:
-            print(_case_report(outcome))
+            print(shown(_case_report(outcome)))  # its messages may name files too
             passed += outcome.passed or outcome.updated
             failed += not (outcome.passed or outcome.updated)
         if coverage:
@@ -69,12 +71,12 @@ def _report(suites: list[Suite], coverage: bool) -> tuple[int, int]:
 def _print_invalid_config(suite: Suite) -> None:
     for diagnostic in suite.config.diagnostics:
         print(diagnostic.format())
-    print(f"{suite.config.folder}: the config has errors; its tests were not run", file=sys.stderr)
+    print(f"{shown(str(suite.config.folder))}: the config has errors; its tests were not run", file=sys.stderr)
 
 
 def _case_report(outcome: CaseOutcome) -> str:
     case = outcome.case
-    where = f"{case.path}:{case.line} {case.name}"
+    where = f"{shown(str(case.path))}:{case.line} {case.name}"
     if outcome.updated:
         return f"UPDATED {where}"
     if outcome.passed:
@@ -110,6 +112,6 @@ def _shown(value: Any) -> str:
 def _print_coverage(suite: Suite) -> None:
     uncovered = suite.uncovered()
     total = suite.rule_count()
-    print(f"coverage {suite.config.folder}: {total - len(uncovered)} of {total} rules fired by some test")
+    print(f"coverage {shown(str(suite.config.folder))}: {total - len(uncovered)} of {total} rules fired by some test")
     for diagnostic in uncovered:
         print(diagnostic.format())

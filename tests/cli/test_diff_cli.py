@@ -324,11 +324,11 @@ def test_markdown_is_a_short_table_with_the_details_folded(repo: Path) -> None:
     ).stdout
     head, _, folded = out.partition("<details>")
     assert head.startswith("### evalkit diff: 21 of 31 submissions changed\n")
-    assert "| neutral → needs_review | 14 |" in head
+    assert "| neutral → needs\\_review | 14 |" in head
     assert "| `very_short_answers` | 2 | 23 | +21 |" in head
     assert "| `low_optimality_penalty` |" not in head  # unchanged rules only in the folded table
     assert "<summary>Changed submissions (21)</summary>" in folded
-    assert "| label | neutral → needs_review |" in folded
+    assert "| label | neutral → needs\\_review |" in folded
     assert out.count("<details>") == out.count("</details>") == 3
 
 
@@ -386,3 +386,14 @@ def test_a_link_out_of_the_repository_at_the_base_is_a_one_line_error(repo: Path
         "evalkit diff: --base HEAD: HEAD:config/prompt.yaml: a symbolic link git cannot follow at HEAD "
         f"(symlink: {outside})\n"
     )
+
+
+def test_a_feedback_template_change_is_a_change(repo: Path) -> None:
+    ranking = repo / "config" / "ranking.yaml"
+    text = ranking.read_text(encoding="utf-8")
+    ranking.write_text(text.replace("Ranking incluye todas", "El ranking incluye todas"), encoding="utf-8")
+    code, report = diff_json("--base", "HEAD", "--config-dir", "config", "samples", cwd=repo)
+    assert code == 0 and report["changed"] > 0
+    assert all(set(change) == {"source", "ranking_feedback"} for change in report["changes"])
+    assert report["changes"][0]["ranking_feedback"][1].startswith("El ranking incluye todas")
+

@@ -127,6 +127,22 @@ def test_markdown_lists_the_first_hundred_changes_and_counts_the_rest() -> None:
     found = report(BASE, head_with([EDITS[0]]), [short] * 130)
     assert found.changed == 130
     text = markdown(found)
-    assert text.count("| label | neutral → needs_review |") == 100
+    assert text.count("| label | neutral → needs\\_review |") == 100  # text escaped for Markdown
     assert "… and 30 more (`--format json` lists them all)" in text
     assert "<summary>Changed submissions (130)</summary>" in text
+
+
+def test_markdown_shows_what_a_submission_holds_as_text() -> None:
+    from evalkit.engine.diffrender import markdown
+
+    head = head_with([("max_total_length: 80", "max_total_length: 400")])
+    runner = DiffRunner(BASE, head)
+    hostile = "![x](http://tracker.invalid/p.png) <img src=x> | *bold* `code`"
+    out = DiffReport.between(BASE, head, "main|`x`", "head")
+    out = out.add_all(runner.compare(hostile, parse_submission(data)) for data in SAMPLES)
+    assert out.changed > 0
+    page = markdown(out)
+    for raw in ("![x](", "<img", "*bold*", " | *", "`code`"):
+        assert raw not in page
+    assert "\\!\\[x\\](http://tracker.invalid/p.png) &lt;img src=x&gt; \\| \\*bold\\* \\`code\\`" in page
+    assert "`` main\\|`x` ``" in page  # a ref stays code, its bar escaped for the table

@@ -91,3 +91,31 @@ def test_scores_compare_answer_positions_so_an_inserted_sentence_shifts_the_rest
 )
 def test_malformed_input_scores_zero(ground_truth: object, answer: object) -> None:
     assert plot_unscrambling_process_results(ground_truth, answer) == 0.0
+
+
+def _reworded(n: int) -> tuple[str, str]:
+    truth = [f"Sentence {i} of the plot" for i in range(n)]
+    return ". ".join(truth) + ".", "<PLOT_SUMMARY>" + ". ".join(s + " again" for s in truth) + ".</PLOT_SUMMARY>"
+
+
+def test_a_pair_above_the_work_bound_scores_zero_without_matching(monkeypatch: pytest.MonkeyPatch) -> None:
+    from evalkit.qydomain import unscrambling
+
+    ground_truth, answer = _reworded(3)
+    assert plot_unscrambling_process_results(ground_truth, answer) == 1.0
+    work = unscrambling.matching_work(*unscrambling.sentences(ground_truth, answer))
+    monkeypatch.setattr(unscrambling, "MAX_MATCHING_WORK", work - 1)
+    assert plot_unscrambling_process_results(ground_truth, answer) == 0.0
+
+
+def test_twenty_thousand_distinct_sentences_a_side_are_above_the_bound() -> None:
+    from evalkit.qydomain import unscrambling
+
+    truth, answer = unscrambling.sentences(*_reworded(20_000))
+    assert unscrambling.matching_work(truth, answer) > unscrambling.MAX_MATCHING_WORK
+
+
+def test_any_number_of_verbatim_sentences_is_within_the_bound() -> None:
+    truth = [f"Sentence {i} of the plot" for i in range(20_000)]
+    answer = "<PLOT_SUMMARY>" + ". ".join(truth) + ".</PLOT_SUMMARY>"
+    assert plot_unscrambling_process_results(". ".join(truth) + ".", answer) == 1.0

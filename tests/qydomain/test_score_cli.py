@@ -213,3 +213,17 @@ def test_a_terminal_gets_a_progress_bar_only_for_a_large_file(
     assert ("data.jsonl [" in shown and "%" in shown and "\r" in shown) is bar_shown
 
 
+
+
+def test_an_unscrambling_row_too_large_to_match_is_an_error_entry_and_the_run_goes_on(tmp_path: Path) -> None:
+    truth = [f"Sentence {i} of the plot" for i in range(20_000)]
+    huge = row("unscrambling", ". ".join(truth) + ".",
+               "<PLOT_SUMMARY>" + ". ".join(s + " again" for s in reversed(truth)) + ".</PLOT_SUMMARY>")
+    write_jsonl(tmp_path / "data.jsonl", jsonl([ROWS[3], huge, ROWS[3]]))
+    result = evalkit_score("data.jsonl", "--out", "scored.jsonl", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    lines = [json.loads(line) for line in (tmp_path / "scored.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [line.get("score") for line in lines] == [SCORES[3], None, SCORES[3]]
+    assert lines[1]["source"] == "data.jsonl:2"
+    assert lines[1]["error"]["code"] == "too-large"
+    assert lines[1]["error"]["message"].startswith("too large to score: 20,000 plot sentences against 20,000 ")

@@ -78,3 +78,21 @@ def test_a_multi_line_rewrite_is_written_as_a_literal_block(suite: Path) -> None
     evalkit_test(suite, "--update")
     assert "      rewrite_final: |-\n        A binary heap gives the closest node\n\n        Expand it." in \
         failing.read_text(encoding="utf-8")
+
+
+def test_update_on_a_full_disk_names_the_test_file_and_leaves_it_whole(suite: Path) -> None:
+    import resource
+
+    failing = suite / "tests" / "failing.yaml"
+    before = failing.read_bytes()
+    limit = len(before) + 16  # files may not grow past this: the updated file would
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    done = subprocess.run([str(EVALKIT), "test", str(suite), "--update"], capture_output=True, text=True,
+                          timeout=120, preexec_fn=small_files)
+    assert done.returncode == 2
+    assert done.stderr == f"evalkit test: {failing}: File too large\n"
+    assert failing.read_bytes() == before
+    assert [p.name for p in failing.parent.iterdir() if p.name.endswith(".tmp")] == []

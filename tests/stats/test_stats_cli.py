@@ -369,3 +369,10 @@ def test_an_entry_the_replay_skips_is_not_counted_as_a_decision(reviewer: Any, e
     after = stats_json(evalkit, str(journal))["journals"][0]
     assert after["skipped_entries"] == before["skipped_entries"] + 1
     assert after["decisions"] == before["decisions"]
+
+
+def test_under_a_minute_of_activity_gives_no_rate(reviewer: Any, evalkit: Any) -> None:
+    ana = reviewer("ana", lambda p: ("accept", None), step=timedelta(seconds=1))
+    journal = stats_json(evalkit, str(ana))["journals"][0]
+    assert journal["decisions"] > 2 and 0 < journal["active_hours"] < 1 / 60
+    assert journal["decisions_per_hour"] is None  # not thousands an hour from a few seconds

@@ -1,0 +1,201 @@
+"""`evalkit eval --jobs` and `evalkit score --jobs` as a supervisor, a shell or the kernel end them: SIGTERM,
+SIGKILL, Ctrl+C, a worker killed (by the OOM killer, say). The workers never outlive the command nor hold
+the caller's pipes, SIGTERM leaves no temporary file, and a dead worker ends the run in one message.
+
+The input is a named pipe the test feeds, so the command is caught mid-run at a known point: its workers
+started, its output's temporary file open, and its main thread waiting for more lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED_LINE = json.dumps(json.loads((ROOT / "samples" / "sample_submission.json").read_text(encoding="utf-8")))
+SCORE_LINE = json.dumps({"data_source": "typos", "extra_info": {"label": "hello"}, "model_output": "hello"})
+DEADLINE_S = 20.0  # catastrophe scale: a worker left behind lives forever
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is `pid`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def wait_for(condition: object, what: str) -> None:
+    deadline = time.monotonic() + DEADLINE_S
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.05)
+
+
+class Run:
+    """The command reading from a named pipe the test writes to."""
+
+    def __init__(self, tmp_path: Path, command: list[str], line: str) -> None:
+        self.fifo = tmp_path / "feed.jsonl"
+        os.mkfifo(self.fifo)
+        self.folder = tmp_path
+        self.process = subprocess.Popen([sys.executable, "-m", "evalkit", *command, str(self.fifo)], cwd=tmp_path,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                        start_new_session=True)
+        self.feed = open(self.fifo, "w", encoding="utf-8")  # noqa: SIM115 - opens once the command reads
+        self.line = line
+        self.seen: list[int] = []  # every worker seen, to kill should a test fail with one left behind
+
+    def write(self, count: int) -> None:
+        try:
+            self.feed.write((self.line + "\n") * count)
+            self.feed.flush()
+        except BrokenPipeError:  # the command ended already (what some tests check)
+            pass
+
+    def workers(self, jobs: int = 2) -> list[int]:
+        wait_for(lambda: len(children(self.process.pid)) >= jobs, f"{jobs} worker processes")
+        self.seen = children(self.process.pid)
+        return self.seen
+
+    def temporary_files(self) -> list[str]:
+        return [p.name for p in self.folder.iterdir() if p.name.endswith(".tmp")]
+
+    def finish(self) -> tuple[int, str, str]:
+        """Exit code, stdout and stderr; the pipes reach their end only once no process holds them."""
+        with_feed_closed = threading.Thread(target=self._close_feed, daemon=True)
+        with_feed_closed.start()
+        out, err = self.process.communicate(timeout=DEADLINE_S)
+        return self.process.returncode, out, err
+
+    def _close_feed(self) -> None:
+        try:
+            self.feed.close()
+        except OSError:  # nobody reads any more
+            pass
+
+
+def _runs_on(pid: int, fifo: Path) -> bool:
+    try:
+        return str(fifo).encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def eval_run(tmp_path: Path) -> Iterator[Run]:
+    run = Run(tmp_path, ["eval", "--jobs", "2", "--out", "results.jsonl"], SEED_LINE)
+    yield run
+    _cleanup(run)
+
+
+@pytest.fixture
+def score_run(tmp_path: Path) -> Iterator[Run]:
+    run = Run(tmp_path, ["score", "--jobs", "2", "--out", "scored.jsonl"], SCORE_LINE)
+    yield run
+    _cleanup(run)
+
+
+def _cleanup(run: Run) -> None:
+    for pid in {run.process.pid, *children(run.process.pid), *run.seen}:
+        if alive(pid) and _runs_on(pid, run.fifo):  # a pid number may have been reused since
+            os.kill(pid, signal.SIGKILL)
+    run.process.wait()
+
+
+def started(run: Run, lines: int) -> list[int]:
+    """Feed `lines`, then return the workers once the output's temporary file exists."""
+    run.write(lines)
+    workers = run.workers()
+    wait_for(lambda: run.temporary_files(), "the output's temporary file")
+    return workers
+
+
+@pytest.mark.parametrize(("fixture", "lines"), [("eval_run", 600), ("score_run", 2500)])
+def test_sigterm_stops_the_workers_and_removes_the_temporary_file(request: pytest.FixtureRequest,
+                                                                    fixture: str, lines: int) -> None:
+    run: Run = request.getfixturevalue(fixture)
+    workers = started(run, lines)
+    run.process.send_signal(signal.SIGTERM)
+    code, _, err = run.finish()
+    assert code == 128 + signal.SIGTERM
+    assert err.endswith("terminated\n") and "Traceback" not in err
+    wait_for(lambda: not any(alive(pid) for pid in workers), "the workers to end")
+    assert run.temporary_files() == []
+    assert not (run.folder / "results.jsonl").exists() and not (run.folder / "scored.jsonl").exists()
+
+
+@pytest.mark.parametrize(("fixture", "lines"), [("eval_run", 600), ("score_run", 2500)])
+def test_workers_die_with_a_parent_killed_outright(request: pytest.FixtureRequest, fixture: str,
+                                                   lines: int) -> None:
+    run: Run = request.getfixturevalue(fixture)
+    workers = started(run, lines)
+    run.process.kill()
+    code, _, _ = run.finish()  # returns only once no worker holds the caller's stdout and stderr
+    assert code == -signal.SIGKILL
+    wait_for(lambda: not any(alive(pid) for pid in workers), "the workers to end")
+
+
+def test_ctrl_c_reaches_the_process_group_and_ends_the_run_once(eval_run: Run) -> None:
+    workers = started(eval_run, 600)
+    os.killpg(eval_run.process.pid, signal.SIGINT)
+    code, _, err = eval_run.finish()
+    assert code == 130
+    assert err == "interrupted\n"  # the workers ignore Ctrl+C: no traceback of theirs
+    wait_for(lambda: not any(alive(pid) for pid in workers), "the workers to end")
+    assert eval_run.temporary_files() == []
+
+
+@pytest.mark.parametrize(("fixture", "lines", "message"), [
+    ("eval_run", 600, "evalkit eval: a worker process died (killed, or out of memory?); try fewer --jobs\n"),
+    ("score_run", 2500, "feed.jsonl: a worker process died (killed, or out of memory?); try fewer --jobs\n"),
+])
+def test_a_killed_worker_ends_the_run_in_one_message(request: pytest.FixtureRequest, fixture: str, lines: int,
+                                                    message: str) -> None:
+    run: Run = request.getfixturevalue(fixture)
+    workers = started(run, lines)
+    os.kill(workers[0], signal.SIGKILL)
+    wait_for(lambda: not alive(workers[0]), "the worker to die")
+    more = threading.Thread(target=run.write, args=(lines,), daemon=True)  # more work for a pool that is
+    more.start()  # broken, if it has not seen it yet; written aside, as the command may no longer read
+    code, _, err = run.finish()
+    assert code == 2
+    assert err.endswith(message) and "Traceback" not in err
+    wait_for(lambda: not any(alive(pid) for pid in workers), "the other worker to end")
+    assert run.temporary_files() == []
+
+
+@pytest.mark.parametrize("command", [["eval"], ["score"]])
+def test_jobs_beyond_the_cores_are_capped_and_said_once(tmp_path: Path, command: list[str]) -> None:
+    cores = len(os.sched_getaffinity(0))
+    line = SEED_LINE if command == ["eval"] else SCORE_LINE
+    (tmp_path / "in.jsonl").write_text((line + "\n") * 3, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "evalkit", *command, "in.jsonl", "--jobs", str(cores + 50)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    said = f"evalkit {command[0]}: --jobs {cores + 50} is more than the {cores} cores here; using {cores}\n"
+    assert done.stderr.count(said) == 1
+    assert len(done.stdout.splitlines()) == 3
