@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable
 import yaml
 from lsprotocol import types
 
-from evalkit.engine.ruletests import ID_LISTS
+from evalkit.engine.ruletest_load import ID_LISTS
 from evalkit.engine.semantic import rule_entries
 from evalkit.lsp import schemanav
 from evalkit.lsp.docs import DimensionSetting, dimension_markdown, key_markdown

@@ -1,8 +1,8 @@
 """Rule test files (`<config folder>/tests/*.yaml`) in the editor: which documents are rule tests, and
 their diagnostics against the folder's config as the editor holds it (unsaved config buffers included).
 
-The checks are `evalkit test`'s own (`engine.ruletests.check_test_text`): YAML, the ruletest schema, rule
-ids the config lacks (with the closest one as a fix), and the cases whose submission cannot be read,
+The checks are `evalkit test`'s own (`engine.ruletest_load.check_test_text`): YAML, the ruletest schema,
+rule ids the config lacks (with the closest one as a fix), and the cases whose submission cannot be read,
 which `evalkit test` reports only when it runs them.
 """
 
@@ -14,7 +14,7 @@ from typing import Iterable, Mapping
 from evalkit.engine.check import rule_positions
 from evalkit.engine.config import Config, config_files
 from evalkit.engine.diagnostics import Diagnostic
-from evalkit.engine.ruletests import TESTS_FOLDER, case_problems, check_test_text
+from evalkit.engine.ruletest_load import TESTS_FOLDER, case_problems, check_test_text
 
 SCHEMA = "ruletest"  # the schema rule test files follow (schemas/ruletest.schema.json)
 

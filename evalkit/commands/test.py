@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from evalkit.engine.text import shown
 
 if TYPE_CHECKING:
-    from evalkit.engine.ruletests import CaseOutcome, Suite
+    from evalkit.engine.ruletest_run import CaseOutcome, Suite
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -29,7 +29,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from evalkit.engine.check import UsageProblem
-    from evalkit.engine.ruletests import find_suites, run_suite, update_files
+    from evalkit.engine.ruletest_load import find_suites
+    from evalkit.engine.ruletest_run import run_suite
+    from evalkit.engine.ruletest_update import update_files
 
     try:
         targets = find_suites(args.paths)
@@ -89,7 +91,7 @@ def _case_report(outcome: CaseOutcome) -> str:
 
 
 def _mismatch_lines(outcome: CaseOutcome) -> list[str]:
-    from evalkit.engine.ruletests import explain_rule
+    from evalkit.engine.ruletest_explain import explain_rule
 
     lines = []
     for mismatch in outcome.mismatches:

@@ -12,7 +12,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from evalkit import schemas
-from evalkit.engine.ruletests import check_test_text
+from evalkit.engine.ruletest_load import check_test_text
 
 if TYPE_CHECKING:
     from conftest import Editor

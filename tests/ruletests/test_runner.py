@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.engine.check import UsageProblem
-from evalkit.engine.ruletests import find_suites, load_test_file, merged, run_suite
+from evalkit.engine.ruletest_load import find_suites, load_test_file, merged
+from evalkit.engine.ruletest_run import run_suite
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SUITE = FIXTURES / "suite"

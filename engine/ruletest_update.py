@@ -1,0 +1,111 @@
+"""`evalkit test --update`: the actual outcomes of failed cases written back into their test files, through
+a ruamel.yaml round trip that keeps the files' comments and layout, atomically (engine/atomic.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from evalkit.engine.atomic import write_text_atomic
+from evalkit.engine.result import Result
+from evalkit.engine.ruletest_run import CaseOutcome, expects_anything, fired_ids
+
+RECORDED = ("fired", "label", "score", "flags")
+"""What --update records for a case that has no expectations yet."""
+
+
+def recorded_values(outcome: CaseOutcome) -> dict[str, Any]:
+    """What --update writes into the case's `expect`: the actual value of each mismatched key (for
+    must_fire and must_not_fire, the ids that now hold), or the usual keys for a case without any."""
+    result = outcome.result
+    if result is None:
+        return {}
+    if not expects_anything(outcome.case):
+        return {key: _actual(key, result, None) for key in RECORDED}
+    return {m.key: _actual(m.key, result, m.expected) for m in outcome.mismatches}
+
+
+def _actual(key: str, result: Result, expected: Any) -> Any:
+    fired = fired_ids(result)
+    values: dict[str, Callable[[], Any]] = {
+        "fired": lambda: fired,
+        "must_fire": lambda: [i for i in expected if i in fired],
+        "must_not_fire": lambda: [i for i in expected if i not in fired],
+        "label": lambda: result.label,
+        "score": lambda: _plain_number(result.score),
+        "flags": lambda: sorted(name for name, on in result.flags.items() if on),
+        "corrected_ratings": lambda: {dim: _plain_number(result.corrected_ratings[dim]["updated"])
+                                      for dim in expected},
+        "ranking": lambda: list(result.corrected_ranking),
+        "rewrite_final": lambda: result.rewrite_final,
+    }
+    return values[key]()
+
+
+def _plain_number(value: float | None) -> float | int | None:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def update_files(outcomes: list[CaseOutcome]) -> list[Path]:
+    """Write the actual outcomes of the failed cases back into their files; returns the files changed."""
+    by_file: dict[Path, list[CaseOutcome]] = {}
+    for outcome in outcomes:
+        if recorded_values(outcome) and not outcome.passed:
+            by_file.setdefault(outcome.case.path, []).append(outcome)
+    for path, changed in by_file.items():
+        _rewrite_file(path, changed)
+        for outcome in changed:
+            outcome.updated = True
+    return list(by_file)
+
+
+def _rewrite_file(path: Path, outcomes: list[CaseOutcome]) -> None:
+    from io import StringIO
+
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.util import load_yaml_guess_indent
+
+    yaml = YAML()
+    yaml.preserve_quotes = True
+    yaml.representer.add_representer(type(None), _represent_null)  # ruamel would write `score:` for null
+    yaml.width = 4096  # never re-wrap long strings the author wrote on one line
+    data, indent, block_seq_indent = load_yaml_guess_indent(path.read_text(encoding="utf-8-sig"), yaml=yaml)
+    yaml.indent(mapping=2, sequence=indent or 4, offset=2 if block_seq_indent is None else block_seq_indent)
+    for outcome in outcomes:
+        case = data["cases"][outcome.case.index]
+        if case.get("expect") is None:
+            case["expect"] = CommentedMap()
+        for key, value in recorded_values(outcome).items():
+            _assign(case["expect"], key, value)
+    out = StringIO()
+    yaml.dump(data, out)
+    try:
+        write_text_atomic(path, out.getvalue())  # a full disk or SIGTERM leaves the old file whole
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None  # named after the test file
+
+
+def _represent_null(representer: Any, _: None) -> Any:
+    return representer.represent_scalar("tag:yaml.org,2002:null", "null")
+
+
+def _assign(expect: Any, key: str, value: Any) -> None:
+    """Set expect[key], keeping the existing node (and so its flow or block style) where the kinds match."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.scalarstring import LiteralScalarString
+
+    current = expect.get(key)
+    if current == value and key in expect:
+        return  # equal already (4.0 against 4): leave the author's spelling alone
+    if isinstance(current, CommentedSeq) and isinstance(value, list):
+        current[:] = value
+    elif isinstance(current, CommentedMap) and isinstance(value, dict):
+        current.update({k: v for k, v in value.items() if current.get(k) != v})
+    elif isinstance(value, (list, dict)):
+        node = CommentedSeq(value) if isinstance(value, list) else CommentedMap(value)
+        node.fa.set_flow_style()
+        expect[key] = node
+    else:
+        expect[key] = LiteralScalarString(value) if isinstance(value, str) and "\n" in value else value
