@@ -83,7 +83,7 @@ class DiesOnce(EvaluateBatch):
 
 def test_an_evaluator_killed_mid_run_is_replaced_and_no_row_is_lost_or_doubled(
         tmp_path: Path, cluster: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    submissions = write_submissions(tmp_path / "many.jsonl", 3000)
+    submissions = write_submissions(tmp_path / "many.jsonl", 1000)  # ten batches of 100 over two actors
     local = run_evalkit("eval", str(submissions), "--out", "local.jsonl", cwd=tmp_path)
     assert local.returncode == 1, local.stderr
     monkeypatch.setattr(DiesOnce, "marker", tmp_path / "died")
