@@ -86,10 +86,15 @@ def read() -> Callable[[list[Path]], list[Any]]:
 
 
 @pytest.fixture
-def make_app(tmp_path: Path) -> Callable[..., Any]:
-    """make_app(inputs, config_dir=..., journal=..., watch=False): a ReviewApp built as the command does."""
+def make_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Any]:
+    """make_app(inputs, config_dir=..., journal=..., watch=False): a ReviewApp built as the command does.
+
+    The background evaluation's pause after each move (0.3 s, for a reviewer's next keypress) is cut to
+    10 ms: Pilot's keys come as fast as the app takes them, and each test would wait out every pause."""
     from evalkit.commands.review import open_session
     from evalkit.tui.app import ReviewApp
+
+    monkeypatch.setattr("evalkit.tui.app.INTERACTION_PAUSE", 0.01)
 
     def make(
         inputs: list[Path], config_dir: Path = CONFIG_DIR, journal: Path | None = None, watch: bool = False
