@@ -107,8 +107,10 @@ class Result:
     @property
     def skipped_rules(self) -> list[SkippedRule]:
         signals = self.signals
-        return [entry if isinstance(entry, SkippedRule) else SkippedRule(entry.id, entry.type, entry.when, signals)
-                for entry in self.not_fired]
+        return [
+            entry if isinstance(entry, SkippedRule) else SkippedRule(entry.id, entry.type, entry.when, signals)
+            for entry in self.not_fired
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         return {
