@@ -382,9 +382,13 @@ async def test_live_rules_reevaluate_and_show_what_changed(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         rules = config_copy / "rules.yaml"
-        rules.write_text(
-            rules.read_text(encoding="utf-8").replace("delta: -0.5", "delta: -1.5"), encoding="utf-8"
-        )
+
+        def save(text: str) -> None:  # as editors save: whole, never a half-written file to poll
+            staged = rules.with_name("rules.yaml.saving")
+            staged.write_text(text, encoding="utf-8")
+            staged.replace(rules)
+
+        save(rules.read_text(encoding="utf-8").replace("delta: -0.5", "delta: -1.5"))
         deadline = time.monotonic() + 10
         while app.changes_seen == 0:
             assert time.monotonic() < deadline, "the config change was not picked up"
@@ -393,7 +397,7 @@ async def test_live_rules_reevaluate_and_show_what_changed(
         await pilot.pause()
         assert "rating accuracy: proposed 4.5 → 3.5" in shown_text(app, "#changes-text")
         assert app.query_one(ProposalsTable).proposals[0].proposed == 3.5
-        rules.write_text("rating_rules: [{id: broken}]\n", encoding="utf-8")
+        save("rating_rules: [{id: broken}]\n")
         deadline = time.monotonic() + 10
         while app.session.config.ok:
             assert time.monotonic() < deadline, "the broken config was not picked up"
