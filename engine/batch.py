@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Iterator, Protocol
 
+import re2
+
 from evalkit.engine.config import Config, analyze
 from evalkit.engine.evaluator import Evaluator
 from evalkit.engine.inputs import expand_inputs, jsonl_lines, parse_text, read_problem, read_text
@@ -96,8 +98,37 @@ def count_items(paths: Iterable[str]) -> int:
     return total
 
 
+try:  # a C encoder about four times as fast as json.dumps, its output respaced in C as json.dumps spaces it
+    from msgspec.json import encode as _fast_encode
+    from msgspec.json import format as _fast_format
+except ImportError:  # pragma: no cover - a dependency; kept optional for a partial install
+    _fast_encode = _fast_format = None
+
+_NOT_AS_PYTHON = re2.compile(rb"(?:^|[:,\[])-?(?:[0-9]+(?:\.[0-9]+)?e|0\.0000)")
+"""Where msgspec's compact output may write a float otherwise than Python's repr (json.dumps): in exponent
+form (msgspec `1e16`, `1e-7`; Python `1e+16`, `1e-07`) and below 1e-4 (msgspec `0.00003`; Python `3e-05`).
+A string holding the like (`:1e5`) sends its line to json.dumps too: the same bytes, slower. RE2 is three
+times as fast as `re` at this."""
+
+
+def dumps_line(value: Any) -> str:
+    """`json.dumps(value, ensure_ascii=False)`, byte for byte: the same separators (", " and ": "), key
+    order, escapes (only '"', '\\' and control characters; all else raw UTF-8) and float reprs. msgspec
+    encodes what it writes the same; json.dumps what it would not (floats below 1e-4 or in exponent form; NaN and
+    infinities, which evaluation never produces: ratings are finite; lone surrogates, which it refuses)."""
+    if _fast_encode is not None:
+        try:
+            encoded = _fast_encode(value)
+        except Exception:  # noqa: BLE001 - a lone surrogate, an integer beyond 64 bits
+            pass
+        else:
+            if _NOT_AS_PYTHON.search(encoded) is None:
+                return _fast_format(encoded, indent=0).decode("utf-8")
+    return json.dumps(value, ensure_ascii=False)
+
+
 def _dumps(value: Any, pretty: bool) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=2 if pretty else None)
+    return json.dumps(value, ensure_ascii=False, indent=2) if pretty else dumps_line(value)
 
 
 class BatchEvaluator:
