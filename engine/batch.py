@@ -14,10 +14,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Iterator, Protocol
 
 import re2
+from msgspec.json import encode as _fast_encode  # C: about four times as fast as json.dumps
+from msgspec.json import format as _fast_format  # respaces its output as json.dumps spaces it, in C
 
-from evalkit.engine.config import Config, analyze
+from evalkit.engine.config import Config
 from evalkit.engine.evaluator import Evaluator
-from evalkit.engine.inputs import expand_inputs, jsonl_lines, parse_text, read_problem, read_text
+from evalkit.engine.inputs import (
+    block_lines, expand_inputs, jsonl_blocks, jsonl_lines, parse_text, read_problem, read_text,
+)
 from evalkit.engine.text import shown
 
 if TYPE_CHECKING:
@@ -56,7 +60,7 @@ class RawItem:
     suffix: str
 
 
-def raw_items(paths: Iterable[str]) -> Iterator[RawItem | Outcome]:
+def raw_items(paths: Iterable[str]) -> Generator[RawItem | Outcome, None, None]:
     """Inputs as raw text items (one per JSONL line), read as they are needed: a JSONL file of any size is
     streamed a line at a time. Unreadable paths and lines come back as error outcomes."""
     files, missing = expand_inputs(paths)
@@ -98,11 +102,6 @@ def count_items(paths: Iterable[str]) -> int:
     return total
 
 
-try:  # a C encoder about four times as fast as json.dumps, its output respaced in C as json.dumps spaces it
-    from msgspec.json import encode as _fast_encode
-    from msgspec.json import format as _fast_format
-except ImportError:  # pragma: no cover - a dependency; kept optional for a partial install
-    _fast_encode = _fast_format = None
 
 _NOT_AS_PYTHON = re2.compile(rb"(?:^|[:,\[])-?(?:[0-9]+(?:\.[0-9]+)?e|0\.0000)")
 """Where msgspec's compact output may write a float otherwise than Python's repr (json.dumps): in exponent
@@ -114,16 +113,16 @@ times as fast as `re` at this."""
 def dumps_line(value: Any) -> str:
     """`json.dumps(value, ensure_ascii=False)`, byte for byte: the same separators (", " and ": "), key
     order, escapes (only '"', '\\' and control characters; all else raw UTF-8) and float reprs. msgspec
-    encodes what it writes the same; json.dumps what it would not (floats below 1e-4 or in exponent form; NaN and
-    infinities, which evaluation never produces: ratings are finite; lone surrogates, which it refuses)."""
-    if _fast_encode is not None:
-        try:
-            encoded = _fast_encode(value)
-        except Exception:  # noqa: BLE001 - a lone surrogate, an integer beyond 64 bits
-            pass
-        else:
-            if _NOT_AS_PYTHON.search(encoded) is None:
-                return _fast_format(encoded, indent=0).decode("utf-8")
+    encodes what it writes the same; json.dumps what it would not (floats below 1e-4 or in exponent form;
+    NaN and infinities, which evaluation never produces: ratings are finite; lone surrogates, which it
+    refuses)."""
+    try:
+        encoded = _fast_encode(value)
+    except Exception:  # noqa: BLE001 - a lone surrogate, an integer beyond 64 bits
+        pass
+    else:
+        if _NOT_AS_PYTHON.search(encoded) is None:
+            return _fast_format(encoded, indent=0).decode("utf-8")
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -175,7 +174,9 @@ class EvalRecipe:
     want: Want
 
     def __call__(self) -> BatchEvaluator:
-        return BatchEvaluator(analyze(Path(self.folder)), self.want)
+        from evalkit.engine.config_cache import load_for_eval  # the parent's compiled config, from the cache
+
+        return BatchEvaluator(load_for_eval(Path(self.folder)), self.want)
 
 
 _worker: ItemRunner | None = None
@@ -245,3 +246,154 @@ def _in_order(chunk: list[RawItem | Outcome], future: Future[list[Any]],
     done = iter(results)
     for item in chunk:
         yield item if isinstance(item, Outcome) else next(done)
+
+
+def error_json(outcome: Outcome) -> str:
+    return json.dumps({"source": outcome.source, "error": {"message": outcome.error}}, ensure_ascii=False)
+
+
+def jsonl_line(outcome: Outcome, field: str) -> str:
+    """One outcome's line of JSON Lines, with its "source" first: `field` ("result" or "explain"), or its
+    error entry."""
+    body = getattr(outcome, field)
+    if body is None:
+        return error_json(outcome) + "\n"
+    return f'{{"source": {json.dumps(outcome.source, ensure_ascii=False)}, ' + body[1:] + "\n"
+
+
+@dataclass(frozen=True, slots=True)
+class LineBlock:
+    """Lines of a JSONL file, undecoded, for a worker to decode, evaluate and render (jsonl_blocks)."""
+
+    source: str
+    first: int
+    lines: list[bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """A chunk's outputs, rendered by a worker and encoded (UTF-8, valid whatever the text holds): what the
+    parent writes as it is, in order. `notes` holds
+    every outcome without its result and explain (for the log and the report) when the parent asked for
+    them, else only the errors (for stderr)."""
+
+    result: bytes
+    explain: bytes | None
+    count: int
+    notes: list[Outcome]
+
+
+Task = LineBlock | list[RawItem | Outcome]
+
+
+def can_render_in_workers(paths: Iterable[str]) -> bool:
+    """Whether `evaluate_rendered` may read `paths`: regular files and folders (read again from the start;
+    a pipe is read once, by raw_items)."""
+    import os
+    import stat
+
+    for path in paths:
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            return False
+    return True
+
+
+def evaluate_rendered(config: Config, paths: list[str], want: Want, jobs: int,
+                      notes: bool) -> Generator[Rendered, None, None]:
+    """The JSON Lines of a batch, rendered in `jobs` worker processes, chunk by chunk in input order. The
+    parent reads a JSONL file's lines as bytes and hands them on; workers decode, parse, evaluate, encode
+    and join, so the parent only writes. `notes`: every outcome's notes (a log or a report is wanted)."""
+    from evalkit.engine.workers import worker_pool
+
+    recipe = RenderRecipe(EvalRecipe(str(config.folder), want), notes)
+    with worker_pool(jobs, _init_worker, (recipe,)) as pool:
+        pending: deque[Future[Rendered]] = deque()
+        for task in _tasks(paths):
+            pending.append(pool.submit(_run_task, task))
+            if len(pending) >= WINDOW * jobs:
+                yield _result(pending.popleft(), pool)
+        while pending:
+            yield _result(pending.popleft(), pool)
+
+
+def _result(future: Future[Rendered], pool: ProcessPoolExecutor) -> Rendered:
+    from evalkit.engine.workers import result_of
+
+    return result_of(future, pool)
+
+
+def _tasks(paths: Iterable[str]) -> Iterator[Task]:
+    files, missing = expand_inputs(paths)
+    pending: list[RawItem | Outcome] = [Outcome(name, error="no such file or folder") for name in missing]
+    for path in files:
+        if path.suffix == ".jsonl":
+            for source, first, lines, problem in jsonl_blocks(path, CHUNK):
+                if problem is not None:
+                    pending.append(Outcome(source, error=problem))
+                    continue
+                if pending:
+                    yield pending
+                    pending = []
+                yield LineBlock(source, first, lines)
+            continue
+        try:
+            pending.append(RawItem(shown(str(path)), read_text(path), path.suffix))
+        except (OSError, ValueError) as exc:
+            pending.append(Outcome(shown(str(path)), error=read_problem(exc)))
+        if len(pending) >= CHUNK:
+            yield pending
+            pending = []
+    if pending:
+        yield pending
+
+
+@dataclass(frozen=True, slots=True)
+class RenderRecipe:
+    """A worker's BatchEvaluator, which renders whole chunks (evaluate_rendered)."""
+
+    recipe: EvalRecipe
+    notes: bool
+
+    def __call__(self) -> ChunkRenderer:
+        return ChunkRenderer(self.recipe(), self.notes)
+
+
+class ChunkRenderer:
+    def __init__(self, evaluator: BatchEvaluator, notes: bool) -> None:
+        self.evaluator, self.notes = evaluator, notes
+
+    def run(self, item: RawItem) -> Outcome:
+        return self.evaluator.run(item)
+
+    def render(self, task: Task) -> Rendered:
+        outcomes = list(self._outcomes(task))
+        explain = self.evaluator.want.explain
+        return Rendered(
+            _encoded([jsonl_line(outcome, "result") for outcome in outcomes]),
+            _encoded([jsonl_line(outcome, "explain") for outcome in outcomes]) if explain else None,
+            len(outcomes),
+            [Outcome(o.source, report=o.report, error=o.error, label=o.label, fired=o.fired)
+             for o in outcomes if self.notes or o.error is not None],
+        )
+
+    def _outcomes(self, task: Task) -> Iterator[Outcome]:
+        run = self.evaluator.run
+        if isinstance(task, LineBlock):
+            for where, text, problem in block_lines(task.source, task.first, task.lines):
+                yield Outcome(where, error=problem) if text is None else run(RawItem(where, text, ".json"))
+            return
+        for item in task:
+            yield item if isinstance(item, Outcome) else run(item)
+
+
+def _encoded(lines: list[str]) -> bytes:
+    return "".join(lines).encode("utf-8", "backslashreplace")
+
+
+def _run_task(task: Task) -> Rendered:
+    assert isinstance(_worker, ChunkRenderer)
+    return _worker.render(task)
