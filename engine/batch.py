@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Iterator, 
 from evalkit.engine.config import Config
 from evalkit.engine.evaluator import Evaluator
 from evalkit.engine.inputs import (
-    block_lines, expand_inputs, jsonl_blocks, jsonl_lines, parse_text, read_problem, read_text,
+    expand_inputs, jsonl_lines, line_ranges, parse_text, range_lines, read_problem, read_text,
 )
-from evalkit.engine.text import shown
+from evalkit.engine.text import NotText, check_not_other_encoding, shown
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -287,15 +287,6 @@ def jsonl_line(outcome: Outcome, field: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class LineBlock:
-    """Lines of a JSONL file, undecoded, for a worker to decode, evaluate and render (jsonl_blocks)."""
-
-    source: str
-    first: int
-    lines: list[bytes]
-
-
-@dataclass(frozen=True, slots=True)
 class Rendered:
     """A chunk's outputs, rendered by a worker and encoded (UTF-8, valid whatever the text holds): what the
     parent writes as it is, in order. `notes` holds
@@ -308,7 +299,19 @@ class Rendered:
     notes: list[Outcome]
 
 
-Task = LineBlock | list[RawItem | Outcome]
+@dataclass(frozen=True, slots=True)
+class LineRange:
+    """Bytes `start` to `end` of a regular JSONL file, whole lines, the first numbered `first`: a worker
+    reads them itself (line_ranges)."""
+
+    path: str
+    source: str
+    start: int
+    end: int
+    first: int
+
+
+Task = LineRange | list[RawItem | Outcome]
 
 
 def can_render_in_workers(paths: Iterable[str]) -> bool:
@@ -330,8 +333,9 @@ def can_render_in_workers(paths: Iterable[str]) -> bool:
 def evaluate_rendered(config: Config, paths: list[str], want: Want, jobs: int,
                       notes: bool) -> Generator[Rendered, None, None]:
     """The JSON Lines of a batch, rendered in `jobs` worker processes, chunk by chunk in input order. The
-    parent reads a JSONL file's lines as bytes and hands them on; workers decode, parse, evaluate, encode
-    and join, so the parent only writes. `notes`: every outcome's notes (a log or a report is wanted)."""
+    parent only finds where ranges of a JSONL file's lines start (line_ranges) and writes what comes back;
+    workers read their ranges, decode, parse, evaluate, encode and join. Other files are read by the parent
+    and handed on as text. `notes`: every outcome's notes (a log or a report is wanted)."""
     from evalkit.engine.workers import worker_pool
 
     recipe = RenderRecipe(EvalRecipe(str(config.folder), want), notes)
@@ -355,15 +359,15 @@ def _tasks(paths: Iterable[str]) -> Iterator[Task]:
     files, missing = expand_inputs(paths)
     pending: list[RawItem | Outcome] = [Outcome(name, error="no such file or folder") for name in missing]
     for path in files:
-        if path.suffix == ".jsonl":
-            for source, first, lines, problem in jsonl_blocks(path, CHUNK):
-                if problem is not None:
-                    pending.append(Outcome(source, error=problem))
-                    continue
-                if pending:
-                    yield pending
-                    pending = []
-                yield LineBlock(source, first, lines)
+        if path.suffix == ".jsonl":  # a regular file (can_render_in_workers)
+            ranges = _line_ranges(path)
+            if isinstance(ranges, Outcome):
+                pending.append(ranges)
+                continue
+            if pending:
+                yield pending
+                pending = []
+            yield from ranges
             continue
         try:
             pending.append(RawItem(shown(str(path)), read_text(path), path.suffix))
@@ -374,6 +378,21 @@ def _tasks(paths: Iterable[str]) -> Iterator[Task]:
             pending = []
     if pending:
         yield pending
+
+
+RANGE_BYTES = 256 * 1024
+"""A worker's share of a JSONL file with --jobs: about 250 submissions of a kilobyte."""
+
+
+def _line_ranges(path: Path) -> list[LineRange] | Outcome:
+    """A regular JSONL file's ranges, or the one error jsonl_lines gives for a file it cannot read at all."""
+    source = shown(str(path))
+    try:
+        with open(path, "rb") as handle:
+            check_not_other_encoding(handle.peek(4)[:4])
+            return [LineRange(str(path), source, *part) for part in line_ranges(handle, RANGE_BYTES)]
+    except (OSError, NotText) as exc:
+        return Outcome(source, error=read_problem(exc))
 
 
 @dataclass(frozen=True, slots=True)
@@ -407,8 +426,8 @@ class ChunkRenderer:
 
     def _outcomes(self, task: Task) -> Iterator[Outcome]:
         run = self.evaluator.run
-        if isinstance(task, LineBlock):
-            for where, text, problem in block_lines(task.source, task.first, task.lines):
+        if isinstance(task, LineRange):
+            for where, text, problem in range_lines(Path(task.path), task.source, task.start, task.end, task.first):
                 yield Outcome(where, error=problem) if text is None else run(RawItem(where, text, ".json"))
             return
         for item in task:

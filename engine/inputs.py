@@ -12,7 +12,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from evalkit.engine import limits
 from evalkit.engine.positions import LineMap, split_lines
@@ -188,49 +188,49 @@ def jsonl_lines(path: Path) -> Iterator[tuple[str, str | None, str | None]]:
 _TOO_LONG = "the line is longer than {:,} bytes"
 
 
-def jsonl_blocks(path: Path, size: int) -> Iterator[tuple[str, int, list[bytes], str | None]]:
-    """jsonl_lines' lines undecoded, `size` at a time: (`path`, first line's number, raw lines, each with its
-    b"\n", blank ones included, None), or (where, 0, [], why) for a line or a file that cannot be read, in
-    the same order. For `eval --jobs`: workers decode, parse and evaluate; a block's line k is `path:first+k`, the
-    first line's UTF-8 byte order mark is dropped here."""
-    source = shown(str(path))
+def line_ranges(handle: BinaryIO, size: int) -> Iterator[tuple[int, int, int]]:
+    """(start, end, number of the first line) of ranges of `handle` of about `size` bytes of whole lines (a
+    range ends after a newline, or at the end), read from where it is: a parent's share of `--jobs` work,
+    whose workers read the ranges themselves. Reads blocks and counts newlines in C; raises OSError."""
+    start = offset = handle.tell()
+    first = 1
+    newlines = 0
+    while block := handle.read(size):
+        cut = block.rfind(b"\n")
+        if cut < 0 or offset + cut + 1 - start < size // 2:
+            newlines += block.count(b"\n")
+            offset += len(block)
+            continue
+        newlines += block.count(b"\n", 0, cut + 1)
+        yield start, offset + cut + 1, first
+        start, first = offset + cut + 1, first + newlines
+        newlines = block.count(b"\n", cut + 1)
+        offset += len(block)
+    if offset > start:
+        yield start, offset, first
+
+
+def range_lines(path: Path, source: str, start: int, end: int, first: int
+                ) -> Iterator[tuple[str, str | None, str | None]]:
+    """jsonl_lines' triples for the lines of `path` from byte `start` to `end` (line_ranges), `first` the
+    number of the first: a worker's share of `eval --jobs`."""
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below, also when the caller stops early
-    except OSError as exc:
-        yield source, 0, [], read_problem(exc)
-        return
-    with handle:
-        lines: list[bytes] = []
-        first = 1
-        try:
-            check_not_other_encoding(handle.peek(4)[:4])
-            for number, (_, raw) in enumerate(capped_lines(handle, limits.MAX_SUBMISSION_BYTES), start=1):
+        with open(path, "rb") as handle:
+            handle.seek(start)
+            offset = start
+            for number, (consumed, raw) in enumerate(capped_lines(handle, limits.MAX_SUBMISSION_BYTES), first):
+                offset += consumed
                 if raw is None:
-                    if lines:
-                        yield source, first, lines, None
-                    lines, first = [], number + 1
-                    yield f"{source}:{number}", 0, [], _TOO_LONG.format(limits.MAX_SUBMISSION_BYTES)
-                    continue
-                if number == 1 and raw.startswith(codecs.BOM_UTF8):
-                    raw = raw[len(codecs.BOM_UTF8):]
-                lines.append(raw)
-                if len(lines) >= size:
-                    yield source, first, lines, None
-                    lines, first = [], number + 1
-        except (OSError, NotText) as exc:
-            if lines:
-                yield source, first, lines, None
-            yield source, 0, [], read_problem(exc)
-            return
-        if lines:
-            yield source, first, lines, None
-
-
-def block_lines(source: str, first: int, lines: list[bytes]) -> Iterator[tuple[str, str | None, str | None]]:
-    """jsonl_lines' triples for one of jsonl_blocks' blocks (blank lines skipped)."""
-    for number, raw in enumerate(lines, start=first):
-        if raw.strip():
-            yield (f"{source}:{number}", *_line_text(raw))
+                    yield f"{source}:{number}", None, _TOO_LONG.format(limits.MAX_SUBMISSION_BYTES)
+                else:
+                    if number == 1 and raw.startswith(codecs.BOM_UTF8):
+                        raw = raw[len(codecs.BOM_UTF8):]
+                    if raw.strip():
+                        yield (f"{source}:{number}", *_line_text(raw))
+                if offset >= end:
+                    return
+    except OSError as exc:
+        yield source, None, read_problem(exc)
 
 
 def _line_text(raw: bytes) -> tuple[str | None, str | None]:

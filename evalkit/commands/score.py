@@ -188,26 +188,12 @@ def _score_ranges(source: BinaryIO, path: str, name: str, jobs: int, write: Call
 
 
 def _ranges(source: BinaryIO, name: str) -> Iterator[Range]:
-    """Ranges of about RANGE_BYTES, each ending after a newline (or at the end of the file)."""
-    start = offset = 0
-    first = 1
-    newlines = 0
+    from evalkit.engine.inputs import line_ranges
+
     try:
-        while block := source.read(RANGE_BYTES):
-            cut = block.rfind(b"\n")
-            if cut < 0 or offset + cut + 1 - start < RANGE_BYTES // 2:
-                newlines += block.count(b"\n")
-                offset += len(block)
-                continue
-            newlines += block.count(b"\n", 0, cut + 1)
-            yield Range(start, offset + cut + 1, first)
-            start, first = offset + cut + 1, first + newlines
-            newlines = block.count(b"\n", cut + 1)
-            offset += len(block)
+        yield from (Range(*part) for part in line_ranges(source, RANGE_BYTES))
     except OSError as error:
         raise _Unusable(f"{name}: cannot read: {error.strerror}") from None
-    if offset > start:
-        yield Range(start, offset, first)
 
 
 def score_range(path: str, name: str, part: Range) -> Scored:
