@@ -78,7 +78,7 @@ def _dangling(config: Path) -> None:
     os.symlink("nowhere.yaml", config / "rules.yaml")
 
 
-@pytest.mark.parametrize(("make", "reason"), [(_folder, "Is a directory"),
+@pytest.mark.parametrize(("make", "reason"), [(_folder, "it is a folder"),
                                               (_loop, "Too many levels of symbolic links"),
                                               (_dangling, "No such file or directory")])
 def test_a_rules_yaml_that_cannot_be_read_is_an_error_not_skipped(tmp_path: Path, make: object,
