@@ -116,6 +116,58 @@ def batch_end_to_end(size: int, jobs: int, runs: int = 3) -> None:
           f"median {statistics.median(times):.2f} s end to end ({lines:,} lines out)")
 
 
+def _batch_file(folder: Path, size: int) -> Path:
+    samples = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((ROOT / "samples").glob("*.json"))]
+    source = folder / "batch.jsonl"
+    source.write_text("".join(json.dumps(samples[i % len(samples)]) + "\n" for i in range(size)))
+    return source
+
+
+def _spread(values: list[float]) -> str:
+    quartiles = statistics.quantiles(values, n=4) if len(values) > 1 else values * 3
+    return f"median {statistics.median(values):.3f} s (quartiles {quartiles[0]:.3f}-{quartiles[2]:.3f})"
+
+
+def jsonl_against_floor(size: int, runs: int) -> None:
+    """Issue 15: `evalkit eval` on a JSONL file in one process against the floor of json.loads on each
+    input line plus json.dumps(ensure_ascii=False) on each result, and `--jobs 2` against one process.
+    Wall time and CPU time (user+sys of the command and its workers, which other work does not inflate)."""
+    import resource
+    import timeit
+
+    with tempfile.TemporaryDirectory() as tmp:
+        source = _batch_file(Path(tmp), size)
+        out = Path(tmp) / "out.jsonl"
+        subprocess.run([*EVALKIT, "eval", str(source), "--out", str(out)], check=True)
+        inputs = source.read_text(encoding="utf-8").splitlines()
+        results = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+
+        def floor() -> None:
+            for line in inputs:
+                json.loads(line)
+            for result in results:
+                json.dumps(result, ensure_ascii=False)
+
+        floors = timeit.repeat(floor, number=1, repeat=max(3, runs // 3))
+        print(f"floor, json.loads + json.dumps of {size:,} lines in process: {_spread(floors)}", flush=True)
+        figures: dict[int, tuple[list[float], list[float]]] = {}
+        for jobs in (1, 2):
+            walls, cpus = [], []
+            for _ in range(runs):
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                start = time.perf_counter()
+                subprocess.run([*EVALKIT, "eval", str(source), "--out", str(out), "--jobs", str(jobs)], check=True)
+                walls.append(time.perf_counter() - start)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+            figures[jobs] = walls, cpus
+            ratio = statistics.median(walls) / statistics.median(floors)
+            print(f"evalkit eval {size:,} lines --jobs {jobs}: wall {_spread(walls)}, {ratio:.2f}x the floor; "
+                  f"CPU {_spread(cpus)}", flush=True)
+        speedup = statistics.median(figures[1][0]) / statistics.median(figures[2][0])
+        print(f"--jobs 2 against one process: {speedup:.2f}x (wall medians)")
+
+
 _PEAK_MEMORY = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True); "
                 "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
 
@@ -177,8 +229,13 @@ def main() -> None:
     parser.add_argument("--stream", type=int, default=60_000, help="lines of the streamed batch")
     parser.add_argument("--evals-only", action="store_true", help="only the in-process figures")
     parser.add_argument("--long-texts", action="store_true", help="only evaluate() on long texts")
+    parser.add_argument("--jsonl", action="store_true", help="only the JSONL batch against the JSON floor")
     args = parser.parse_args()
     print(f"engine: {engine_build()}")
+    if args.jsonl:
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        jsonl_against_floor(args.batch, args.runs)
+        return
     if args.long_texts:
         long_texts()
         return

@@ -14,10 +14,10 @@ import signal
 import sys
 import threading
 import time
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from multiprocessing.connection import wait
-from typing import Any, Callable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
+
+if TYPE_CHECKING:  # imported where a pool is made: a third of the cold start of a one-file `evalkit eval`
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 WATCHDOG_INTERVAL_S = 1.0
@@ -53,6 +53,9 @@ def worker_pool(jobs: int, initializer: Callable[..., None] | None = None,
                 initargs: tuple[Any, ...] = ()) -> Iterator[ProcessPoolExecutor]:
     """A process pool whose workers are stopped when the block ends by an exception (`_stop`); a worker
     that died raises WorkerDied."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     pool = ProcessPoolExecutor(jobs, initializer=_start_worker, initargs=(os.getpid(), initializer, initargs))
     try:
         yield pool
@@ -68,6 +71,9 @@ def worker_pool(jobs: int, initializer: Callable[..., None] | None = None,
 def result_of(future: Future[T], pool: ProcessPoolExecutor) -> T:
     """`future.result()`, raising BrokenProcessPool also when a worker died handing a result back: the pool's
     own thread then waits for the rest of that result forever, and would never say the pool is broken."""
+    from concurrent.futures.process import BrokenProcessPool
+    from multiprocessing.connection import wait
+
     while True:
         try:
             return future.result(timeout=POLL_S)
@@ -97,6 +103,8 @@ def _stop(pool: ProcessPoolExecutor) -> None:
     """Cancel what has not started and let each worker end the chunk it holds (a fraction of a second);
     kill those still busy after STOP_GRACE_S. Killing at once could cut a result in half in the pool's
     pipe, where the pool's own thread would wait for the rest forever (and the interpreter for it, at exit)."""
+    from multiprocessing.connection import wait
+
     processes = list((getattr(pool, "_processes", None) or {}).values())  # no public way before Python 3.14
     pool.shutdown(wait=False, cancel_futures=True)
     deadline = time.monotonic() + STOP_GRACE_S

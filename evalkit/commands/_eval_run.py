@@ -10,10 +10,13 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import IO, Any, Iterator, TextIO
+from typing import IO, Any, Generator, Iterator, TextIO
 
 from evalkit.engine.atomic import atomic_output, write_text_atomic
-from evalkit.engine.batch import Outcome, Want, count_items, evaluate_all, raw_items
+from evalkit.engine.batch import (
+    Outcome, Rendered, Want, can_render_in_workers, count_items, error_json, evaluate_all, evaluate_rendered,
+    jsonl_line, raw_items,
+)
 from evalkit.engine.config import Config
 from evalkit.engine.config_cache import load_for_eval
 from evalkit.engine.text import shown
@@ -47,6 +50,16 @@ class Sink:
     def write(self, text: str) -> None:
         with _writing(self.name):
             self.handle.write(text)
+
+    def write_bytes(self, data: bytes) -> None:
+        """UTF-8 text already encoded (a worker's chunk), past the text layer when there is one below."""
+        with _writing(self.name):
+            buffer = getattr(self.handle, "buffer", None)
+            if buffer is None:
+                self.handle.write(data.decode("utf-8"))
+                return
+            self.handle.flush()
+            buffer.write(data)
 
 
 class RunLog:
@@ -93,7 +106,10 @@ class Progress:
         self._open = False  # a bar is on the line
 
     def step(self) -> None:
-        self.done += 1
+        self.advance(1)
+
+    def advance(self, count: int) -> None:
+        self.done += count
         self.total = max(self.total, self.done)
         now = time.monotonic()
         if self.enabled and now - self._last > 0.1:
@@ -174,7 +190,12 @@ class EvalRun:
         want = Want(result=True, explain=bool(self.args.explain_json), report=bool(self.args.report_md),
                     pretty=not batch)
         progress = Progress(count_items(self.args.inputs) if batch and sys.stderr.isatty() else 0)
-        outcomes = evaluate_all(config, itertools.chain(first, items), want, self.args.jobs)
+        if batch and self.args.jobs > 1 and can_render_in_workers(self.args.inputs):
+            items.close()  # workers read the inputs again, from the start, and render whole chunks
+            outcomes: Generator[Any, None, None] = evaluate_rendered(
+                config, self.args.inputs, want, self.args.jobs, bool(self.args.log_file or self.args.report_md))
+        else:
+            outcomes = evaluate_all(config, itertools.chain(first, items), want, self.args.jobs)
         try:
             errors = self._stream(config, outcomes, batch, progress)
         except BaseException:
@@ -199,8 +220,9 @@ class EvalRun:
         self.log.info("config %s (hash %s, rule version %s)", shown(str(config.folder)), config.config_hash, config.plan.rule_version)
         return config
 
-    def _stream(self, config: Config, outcomes: Iterator[Outcome], batch: bool, progress: Progress) -> int:
-        """Write each outcome as it comes; returns how many were errors."""
+    def _stream(self, config: Config, outcomes: Iterator[Outcome | Rendered], batch: bool,
+                progress: Progress) -> int:
+        """Write each outcome (or chunk rendered by a worker) as it comes; returns how many were errors."""
         args = self.args
         reported: list[Outcome] = []
         errors = 0
@@ -208,6 +230,9 @@ class EvalRun:
             results = self._open(outputs, args.out) or Sink("stdout", sys.stdout)
             explain = self._open(outputs, args.explain_json)
             for outcome in outcomes:
+                if isinstance(outcome, Rendered):
+                    errors += self._write_rendered(outcome, results, explain, progress, reported)
+                    continue
                 self._record(outcome, progress)
                 progress.step()
                 errors += outcome.error is not None
@@ -221,6 +246,21 @@ class EvalRun:
             if args.report_md:
                 with _writing(args.report_md):
                     write_text_atomic(args.report_md, _report(config, reported))
+        return errors
+
+    def _write_rendered(self, rendered: Rendered, results: Sink, explain: Sink | None, progress: Progress,
+                        reported: list[Outcome]) -> int:
+        """A worker's chunk: its lines written as they are; the log, stderr and the report from its notes."""
+        errors = 0
+        for note in rendered.notes:
+            self._record(note, progress)
+            errors += note.error is not None
+        if self.args.report_md:
+            reported.extend(rendered.notes)
+        results.write_bytes(rendered.result)
+        if explain is not None and rendered.explain is not None:
+            explain.write_bytes(rendered.explain)
+        progress.advance(rendered.count)
         return errors
 
     @staticmethod
@@ -263,18 +303,15 @@ def _same_output(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _error_json(outcome: Outcome) -> str:
-    return json.dumps({"source": outcome.source, "error": {"message": outcome.error}}, ensure_ascii=False)
+_error_json = error_json
 
 
 def _rendered(outcome: Outcome, field: str, batch: bool) -> str:
     """One outcome's line of JSON Lines (with its "source"), or a single submission's pretty JSON."""
     body = getattr(outcome, field)
-    if body is None:
-        return _error_json(outcome) + "\n"
-    if not batch:
-        return body + "\n"
-    return f'{{"source": {json.dumps(outcome.source, ensure_ascii=False)}, ' + body[1:] + "\n"
+    if batch or body is None:
+        return jsonl_line(outcome, field)
+    return body + "\n"
 
 
 def _report(config: Config, outcomes: list[Outcome]) -> str:

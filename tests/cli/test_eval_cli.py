@@ -510,3 +510,32 @@ def test_whole_numbers_are_read_the_same_written_either_way(tmp_path: Path, styl
     assert (result["score"], result["label"]) == (1.0, "good")
     assert result["flags"] == {"justification_required": True}
     assert result["rewrite_final"].endswith("\n\nExpand content.")  # shorter than 300
+
+
+def test_jobs_2_workers_read_the_lines_themselves_and_every_output_and_message_is_jobs_1s(tmp_path: Path) -> None:
+    """With --jobs, workers get a JSONL file's raw lines and render whole chunks; what the lines hold at their
+    edges (a byte order mark, blank lines, bytes that are not UTF-8, a line too broken to parse) and the
+    inputs around them (a UTF-16 file, a single .json) come out as in one process: results
+    on stdout, stderr, the log (without its times) and the report."""
+    good = json.dumps(submission(), ensure_ascii=False).encode("utf-8")
+    lines = [b"\xef\xbb\xbf" + good, b"", b"   ", b'{"prompt": "\xff"}', b"{broken"]
+    lines += [json.dumps(submission(prompt=f"p{n}")).encode() for n in range(700)] + [b"\r", good]
+    (tmp_path / "a.jsonl").write_bytes(b"\n".join(lines))  # no newline after the last line
+    (tmp_path / "b.jsonl").write_text(json.dumps(submission()), encoding="utf-16")
+    (tmp_path / "c.json").write_text(json.dumps(submission(prompt="c")), encoding="utf-8")
+    seen = {}
+    for jobs in ("1", "2"):
+        done = evalkit_eval("a.jsonl", "b.jsonl", "c.json", "a.jsonl", "--jobs", jobs,
+                            "--log-file", f"log{jobs}", "--report-md", f"report{jobs}.md", cwd=tmp_path)
+        log = re.sub(r"^\S+ \S+ ", "", (tmp_path / f"log{jobs}").read_text(encoding="utf-8"), flags=re.M)
+        seen[jobs] = (done.returncode, done.stdout, done.stderr, log,
+                      (tmp_path / f"report{jobs}.md").read_text(encoding="utf-8"))
+    assert seen["1"] == seen["2"]
+    returncode, stdout, stderr, log, _ = seen["2"]
+    assert returncode == 1
+    sources = [line["source"] for line in jsonl(stdout)]
+    assert sources[:4] == ["a.jsonl:1", "a.jsonl:4", "a.jsonl:5", "a.jsonl:6"]
+    assert sources[703:708] == ["a.jsonl:707", "b.jsonl", "c.json", "a.jsonl:1", "a.jsonl:4"]
+    assert len(sources) == 2 * 704 + 2
+    assert "a.jsonl:4: error: column 13: the line is not UTF-8 text (byte 0xff)" in stderr
+    assert log.count("label=") == 2 * 702 + 1

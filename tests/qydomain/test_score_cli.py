@@ -227,3 +227,34 @@ def test_an_unscrambling_row_too_large_to_match_is_an_error_entry_and_the_run_go
     assert lines[1]["source"] == "data.jsonl:2"
     assert lines[1]["error"]["code"] == "too-large"
     assert lines[1]["error"]["message"].startswith("too large to score: 20,000 plot sentences against 20,000 ")
+
+
+def test_jobs_2_workers_reading_their_own_ranges_of_a_large_file_give_jobs_1s_output(tmp_path: Path) -> None:
+    """With --jobs on a file, workers read ranges of about 1 MB of whole lines themselves: line numbers,
+    blank lines, a byte order mark, bad lines, a line with no newline at the end and lines longer than a
+    range all come out as in one process (output, stderr, summary)."""
+    padding = "x" * 3000
+    lines = [b"\xef\xbb\xbf" + json.dumps(dict(ROWS[0], pad=padding)).encode()]
+    for index in range(1, 1500):
+        if index % 211 == 5:
+            lines.append(b"not json")
+        elif index % 97 == 3:
+            lines.append(b"   ")
+        elif index == 700:
+            lines.append(json.dumps(dict(ROWS[1], pad="y" * 1_500_000)).encode())  # longer than a range
+        else:
+            lines.append(json.dumps(dict(ROWS[index % len(ROWS)], id=index, pad=padding)).encode())
+    (tmp_path / "data.jsonl").write_bytes(b"\n".join(lines))  # the last line has no newline
+    assert (tmp_path / "data.jsonl").stat().st_size > 5_000_000
+    serial = evalkit_score("data.jsonl", "--out", "serial.jsonl", cwd=tmp_path)
+    parallel = evalkit_score("data.jsonl", "--out", "parallel.jsonl", "--jobs", "2", cwd=tmp_path)
+    assert serial.returncode == parallel.returncode == 1
+    assert (serial.stdout, serial.stderr) == (parallel.stdout, parallel.stderr)
+    assert (tmp_path / "serial.jsonl").read_bytes() == (tmp_path / "parallel.jsonl").read_bytes()
+    errors = [line for line in serial.stderr.splitlines() if line.startswith("data.jsonl:")]
+    assert errors == [f"data.jsonl:{index + 1}: invalid JSON: Expecting value (column 1)"
+                      for index in range(1500) if index % 211 == 5]
+    output = (tmp_path / "parallel.jsonl").read_text(encoding="utf-8").splitlines()
+    ids = [json.loads(line).get("id") for line in output]
+    blank = [index for index in range(1500) if index % 97 == 3 and index % 211 != 5]
+    assert ids[-1] == 1499 and len(output) == 1500 - len(blank)
