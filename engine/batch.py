@@ -180,7 +180,7 @@ class BatchEvaluator:
 
 
 def _report_section(source: str, data: dict[str, Any]) -> str:
-    from evalkit.engine.report import submission_section
+    from evalkit.engine.report_md import submission_section
 
     return submission_section(source, data)
 

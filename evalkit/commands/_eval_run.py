@@ -316,7 +316,7 @@ def _rendered(outcome: Outcome, field: str, batch: bool) -> str:
 
 def _report(config: Config, outcomes: list[Outcome]) -> str:
     from evalkit.commands.eval_ import summary_of
-    from evalkit.engine.report import render_report
+    from evalkit.engine.report_md import render_report
 
     summary: dict[str, Any] = {**summary_of(outcomes), "config_hash": config.config_hash,
                                "rule_version": config.plan.rule_version if config.plan else None}
