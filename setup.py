@@ -25,8 +25,18 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
 STAGE = ROOT / "build" / "mypyc-src"
-COMPILED = ("actions", "conditions", "context", "evaluator", "needles", "phases", "plan", "regex", "result",
-            "submission")
+COMPILED = (
+    "actions",
+    "conditions",
+    "context",
+    "evaluator",
+    "needles",
+    "phases",
+    "plan",
+    "regex",
+    "result",
+    "submission",
+)
 """The modules every evaluation runs through (evalkit.engine.*). Templates stay interpreted: Jinja's
 sandbox subclass is defined inside a function, which mypyc refuses, and compiling it gained nothing."""
 

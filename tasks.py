@@ -2,7 +2,7 @@
 """Project tasks that need nothing but Python 3.11+ and pip.
 
     python3 tasks.py demo   # make .venv, install evalkit, evaluate the shipped samples
-    python3 tasks.py test   # make .venv, install evalkit with its test tools and Ray, run the whole test suite
+    python3 tasks.py test   # make .venv, install evalkit, its test tools and Ray; run the whole suite
     python3 tasks.py lint   # ruff (lint and format) over the tree, mypy over the package as installed
                             # (--types: mypy only)
 
@@ -41,8 +41,6 @@ def _build_inputs() -> str:
 
 
 def ensure_venv() -> None:
-    if sys.version_info < (3, 11):
-        sys.exit(f"evalkit needs Python 3.11 or newer; this is {sys.version.split()[0]}")
     wanted = _build_inputs()
     if STAMP.exists() and STAMP.read_text() == wanted:
         return
@@ -66,8 +64,11 @@ def ensure_system_tools() -> None:
         _run("apt-get", "update", "-qq")
         _run("apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing)
     else:
-        print(f"tasks.py: {', '.join(missing)} missing and not installable here (root and apt-get needed); "
-              "the tests that drive them fail saying so", flush=True)
+        print(
+            f"tasks.py: {', '.join(missing)} missing and not installable here (root and apt-get needed); "
+            "the tests that drive them fail saying so",
+            flush=True,
+        )
 
 
 def demo() -> None:
@@ -76,11 +77,22 @@ def demo() -> None:
     out.mkdir(exist_ok=True)
     _run(BIN / "evalkit", "eval", "samples/sample_submission.json", "--out", "out/result.json")
     try:
-        _run(BIN / "evalkit", "eval", "samples", "--out", "out/results.jsonl", "--report-md", "out/report.md",
-             "--explain-json", "out/explain.jsonl")
+        _run(
+            BIN / "evalkit",
+            "eval",
+            "samples",
+            "--out",
+            "out/results.jsonl",
+            "--report-md",
+            "out/report.md",
+            "--explain-json",
+            "out/explain.jsonl",
+        )
     except subprocess.CalledProcessError as exc:
         sys.exit(exc.returncode)
-    print("\nResults: out/result.json (the seed's sample), out/results.jsonl, out/explain.jsonl, out/report.md")
+    print(
+        "\nResults: out/result.json (the seed's sample), out/results.jsonl, out/explain.jsonl, out/report.md"
+    )
 
 
 def test() -> None:
@@ -89,8 +101,11 @@ def test() -> None:
     extra = sys.argv[2:]
     # one worker per core (pytest-xdist); `-n 0` in the arguments runs everything in this process. Tests
     # marked xdist_group (the Ray tests: one Ray at a time) run on one worker, one after another.
-    parallel = [] if any(a.startswith(("-n", "--numprocesses")) for a in extra) else ["-n", "auto", "--dist",
-                                                                                      "loadgroup"]
+    parallel = (
+        []
+        if any(a.startswith(("-n", "--numprocesses")) for a in extra)
+        else ["-n", "auto", "--dist", "loadgroup"]
+    )
     _run(BIN / "python", "-m", "pytest", "-q", *parallel, *extra)
     if not extra:
         os.environ["EVALKIT_PURE"] = "1"
@@ -123,8 +138,11 @@ def lint() -> None:
         _run(BIN / "ruff", "format", "--check", ".")
     tree = _typecheck_tree()
     print("+ mypy -p evalkit (in build/typecheck)", flush=True)
-    subprocess.run([str(BIN / "python"), "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
-                    "-p", "evalkit"], cwd=tree, check=True)
+    subprocess.run(
+        [str(BIN / "python"), "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), "-p", "evalkit"],
+        cwd=tree,
+        check=True,
+    )
 
 
 TASKS = {"demo": demo, "test": test, "lint": lint}

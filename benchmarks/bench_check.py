@@ -30,8 +30,12 @@ def check_jsonschema() -> Path | None:
     print(f"installing check-jsonschema into {THROWAWAY} ...", file=sys.stderr)
     try:
         subprocess.run([sys.executable, "-m", "venv", str(THROWAWAY)], check=True, capture_output=True)
-        subprocess.run([str(THROWAWAY / "bin" / "pip"), "install", "-q", "check-jsonschema"], check=True,
-                       capture_output=True, timeout=600)
+        subprocess.run(
+            [str(THROWAWAY / "bin" / "pip"), "install", "-q", "check-jsonschema"],
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
         print(f"check-jsonschema could not be installed ({exc}); timing evalkit only", file=sys.stderr)
         return None
@@ -66,8 +70,10 @@ def _timed(command: list[str]) -> tuple[float, float]:
 
 def describe(name: str, wall: list[float], cpu: list[float]) -> str:
     ms = sorted(t * 1000 for t in wall)
-    return (f"{name:<58} wall median {statistics.median(ms):6.0f} ms (min {ms[0]:5.0f}, max {ms[-1]:5.0f})   "
-            f"cpu median {statistics.median(cpu) * 1000:5.0f} ms")
+    return (
+        f"{name:<58} wall median {statistics.median(ms):6.0f} ms (min {ms[0]:5.0f}, max {ms[-1]:5.0f})   "
+        f"cpu median {statistics.median(cpu) * 1000:5.0f} ms"
+    )
 
 
 def import_offenders(limit: int, runs: int = 7) -> list[str]:
@@ -79,14 +85,20 @@ def import_offenders(limit: int, runs: int = 7) -> list[str]:
             if name not in best or cumulative < best[name][0]:
                 best[name] = (cumulative, own)
     rows = sorted(((cumulative, own, name) for name, (cumulative, own) in best.items()), reverse=True)
-    return [f"  {cumulative / 1000:7.1f} ms cumulative {own / 1000:6.1f} ms self  {name}"
-            for cumulative, own, name in rows[:limit]]
+    return [
+        f"  {cumulative / 1000:7.1f} ms cumulative {own / 1000:6.1f} ms self  {name}"
+        for cumulative, own, name in rows[:limit]
+    ]
 
 
 def _import_times() -> list[tuple[str, int, int]]:
     """(module, cumulative µs, self µs) from one `python -X importtime` run."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "evalkit", "check", "config_samples"],
-                          cwd=REPO, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "evalkit", "check", "config_samples"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     rows = []
     for line in done.stderr.splitlines():
         if line.startswith("import time:") and "cumulative" not in line:
@@ -106,7 +118,11 @@ def main() -> None:
     other = check_jsonschema()
     if other is not None:
         commands["check-jsonschema --schemafile rules.schema.json rules.yaml"] = [
-            str(other), "--schemafile", "schemas/rules.schema.json", "config_samples/rules.yaml"]
+            str(other),
+            "--schemafile",
+            "schemas/rules.schema.json",
+            "config_samples/rules.yaml",
+        ]
     found = timings(commands, args.runs)
     for name, (wall, cpu) in found.items():
         print(describe(name, wall, cpu))

@@ -25,8 +25,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 EVALKIT = [sys.executable, "-m", "evalkit"]
@@ -42,6 +42,7 @@ def evals_per_second(repeats: int = 15) -> None:
     evaluator = Evaluator(load_config())
     seed = json.loads((ROOT / "samples/sample_submission.json").read_text(encoding="utf-8"))
     varied = [s.data for s in read_inputs([ROOT / "samples"]) if s.submission is not None]
+
     def evaluate(data: dict) -> None:
         evaluator.evaluate(data)
 
@@ -52,6 +53,7 @@ def evals_per_second(repeats: int = 15) -> None:
     # when asked: `evalkit eval` always asks, the Python API and the review app only for what they show
     for label, step in (("evaluate(dict)", evaluate), ("evaluate(dict).to_dict()", evaluate_to_dict)):
         for name, batch in (("seed sample", [seed]), (f"{len(varied)} varied samples", varied)):
+
             def run(batch: list = batch, step: Callable[[dict], None] = step) -> None:
                 for data in batch:
                     step(data)
@@ -59,8 +61,10 @@ def evals_per_second(repeats: int = 15) -> None:
             number = max(1, 2000 // len(batch))
             times = timeit.repeat(run, setup="import gc; gc.enable()", number=number, repeat=repeats)
             per_eval = [t / (number * len(batch)) for t in times]
-            print(f"{label}, {name}: best {1 / min(per_eval):,.0f}/s ({min(per_eval) * 1e6:.0f} us), "
-                  f"median {1 / statistics.median(per_eval):,.0f}/s")
+            print(
+                f"{label}, {name}: best {1 / min(per_eval):,.0f}/s ({min(per_eval) * 1e6:.0f} us), "
+                f"median {1 / statistics.median(per_eval):,.0f}/s"
+            )
 
 
 def stretched(data: dict, total: int) -> dict:
@@ -91,13 +95,17 @@ def long_texts(repeats: int = 15) -> None:
         for total in (1_000, 10_000, 100_000):
             longer = stretched(data, total)
             number = max(5, 200_000 // total)
+
             def run(longer: dict = longer) -> None:
                 evaluator.evaluate(longer)
 
             times = [t / number for t in timeit.repeat(run, number=number, repeat=repeats)]
             length = evaluator.evaluate(longer).meta["signals"]["length_total"]
-            print(f"evaluate(dict), {name}, {length:,} chars: best {min(times) * 1e6:.0f} us, "
-                  f"median {statistics.median(times) * 1e6:.0f} us", flush=True)
+            print(
+                f"evaluate(dict), {name}, {length:,} chars: best {min(times) * 1e6:.0f} us, "
+                f"median {statistics.median(times) * 1e6:.0f} us",
+                flush=True,
+            )
 
 
 def batch_end_to_end(size: int, jobs: int, runs: int = 3) -> None:
@@ -109,11 +117,15 @@ def batch_end_to_end(size: int, jobs: int, runs: int = 3) -> None:
         times = []
         for _ in range(runs):
             start = time.perf_counter()
-            subprocess.run([*EVALKIT, "eval", str(source), "--out", str(out), "--jobs", str(jobs)], check=True)
+            subprocess.run(
+                [*EVALKIT, "eval", str(source), "--out", str(out), "--jobs", str(jobs)], check=True
+            )
             times.append(time.perf_counter() - start)
         lines = sum(1 for _ in out.open())
-    print(f"eval {size:,} JSONL submissions, --jobs {jobs}: best {min(times):.2f} s, "
-          f"median {statistics.median(times):.2f} s end to end ({lines:,} lines out)")
+    print(
+        f"eval {size:,} JSONL submissions, --jobs {jobs}: best {min(times):.2f} s, "
+        f"median {statistics.median(times):.2f} s end to end ({lines:,} lines out)"
+    )
 
 
 def _batch_file(folder: Path, size: int) -> Path:
@@ -156,20 +168,27 @@ def jsonl_against_floor(size: int, runs: int) -> None:
             for _ in range(runs):
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 start = time.perf_counter()
-                subprocess.run([*EVALKIT, "eval", str(source), "--out", str(out), "--jobs", str(jobs)], check=True)
+                subprocess.run(
+                    [*EVALKIT, "eval", str(source), "--out", str(out), "--jobs", str(jobs)], check=True
+                )
                 walls.append(time.perf_counter() - start)
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)
                 cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
             figures[jobs] = walls, cpus
             ratio = statistics.median(walls) / statistics.median(floors)
-            print(f"evalkit eval {size:,} lines --jobs {jobs}: wall {_spread(walls)}, {ratio:.2f}x the floor; "
-                  f"CPU {_spread(cpus)}", flush=True)
+            print(
+                f"evalkit eval {size:,} lines --jobs {jobs}: wall {_spread(walls)}, {ratio:.2f}x the floor; "
+                f"CPU {_spread(cpus)}",
+                flush=True,
+            )
         speedup = statistics.median(figures[1][0]) / statistics.median(figures[2][0])
         print(f"--jobs 2 against one process: {speedup:.2f}x (wall medians)")
 
 
-_PEAK_MEMORY = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True); "
-                "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+_PEAK_MEMORY = (
+    "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True); "
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+)
 
 
 def streamed_batch(size: int, jobs: int) -> None:
@@ -183,11 +202,14 @@ def streamed_batch(size: int, jobs: int) -> None:
                 handle.write(json.dumps(samples[i % len(samples)], ensure_ascii=False) + "\n")
         command = [*EVALKIT, "eval", str(source), "--out", str(Path(tmp) / "out.jsonl"), "--jobs", str(jobs)]
         start = time.perf_counter()
-        done = subprocess.run([sys.executable, "-c", _PEAK_MEMORY, *command], check=True, capture_output=True,
-                              text=True)
+        done = subprocess.run(
+            [sys.executable, "-c", _PEAK_MEMORY, *command], check=True, capture_output=True, text=True
+        )
         elapsed = time.perf_counter() - start
-        print(f"eval {size:,}-line JSONL ({source.stat().st_size / 1e6:.0f} MB), streamed, --jobs {jobs}: "
-              f"{elapsed:.2f} s, peak memory {int(done.stdout.split()[-1]) / 1024:.0f} MB")
+        print(
+            f"eval {size:,}-line JSONL ({source.stat().st_size / 1e6:.0f} MB), streamed, --jobs {jobs}: "
+            f"{elapsed:.2f} s, peak memory {int(done.stdout.split()[-1]) / 1024:.0f} MB"
+        )
 
 
 def cold_start(runs: int) -> None:
@@ -195,7 +217,13 @@ def cold_start(runs: int) -> None:
     an installed package): one warm-up run writes evalkit's cache and the first figure is what users see.
     Some environments set PYTHONDONTWRITEBYTECODE, and an editable install then compiles evalkit's own
     modules on every run (the standard library's and the dependencies' stay cached): the second figure."""
-    command = [str(ROOT / ".venv/bin/evalkit"), "eval", "samples/sample_submission.json", "--out", "/dev/null"]
+    command = [
+        str(ROOT / ".venv/bin/evalkit"),
+        "eval",
+        "samples/sample_submission.json",
+        "--out",
+        "/dev/null",
+    ]
     cached = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     _time_runs("evalkit's bytecode cached", command, cached, runs)
     for folder in PACKAGE_FOLDERS:
@@ -211,8 +239,10 @@ def _time_runs(label: str, command: list[str], env: dict[str, str], runs: int) -
         start = time.perf_counter()
         subprocess.run(command, cwd=ROOT, check=True, env=env)
         times.append(time.perf_counter() - start)
-    print(f"cold start `evalkit eval` on one file ({label}): "
-          f"median {statistics.median(times) * 1000:.0f} ms, min {min(times) * 1000:.0f} ms over {runs} runs")
+    print(
+        f"cold start `evalkit eval` on one file ({label}): "
+        f"median {statistics.median(times) * 1000:.0f} ms, min {min(times) * 1000:.0f} ms over {runs} runs"
+    )
 
 
 def engine_build() -> str:

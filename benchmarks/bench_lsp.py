@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -31,8 +32,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
@@ -185,10 +187,8 @@ class BenchClient:
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
                 raise TimeoutError("the server did not answer in time")
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.arrived.wait(), remaining)
-            except asyncio.TimeoutError:
-                pass
 
 
 class Document:
@@ -237,7 +237,7 @@ async def diagnostics_latency(document: Document, edits: int) -> list[float]:
         line = rule_line(100 + edit % 50, 1)
         sent = document.replace_line(line, f"    description: Edited description number {edit}.")
         key = (document.uri, document.version)
-        await document.bench.wait_for(lambda: key in document.bench.published)
+        await document.bench.wait_for(lambda key=key: key in document.bench.published)
         timings.append(document.bench.published[key] - sent)
         await asyncio.sleep(0.25)  # a typist's pause: the dry run of the previous edit may run meanwhile
     return timings
@@ -289,7 +289,7 @@ async def lens_latency(document: Document, edits: int, samples: int) -> list[flo
         condition = "min_total_length: 0" if edit % 2 == 0 else "max_total_length: 0"
         before = len(document.bench.refreshes)
         sent = document.replace_line(line, f"      {condition}")
-        await document.bench.wait_for(lambda: len(document.bench.refreshes) > before)
+        await document.bench.wait_for(lambda before=before: len(document.bench.refreshes) > before)
         titles = await lens_titles(document)
         expected = f"fires on {samples if edit % 2 == 0 else 0}/{samples} samples"  # then the change, if any
         if not titles.get(id_line, "").startswith(expected):
@@ -310,16 +310,20 @@ async def first_line_titles(document: Document) -> list[str]:
 
 def figures(name: str, seconds: list[float]) -> str:
     values = sorted(s * 1000 for s in seconds)
-    p95 = values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))]
+    p95 = values[min(len(values) - 1, round(0.95 * (len(values) - 1)))]
     return (
         f"{name:<44} n={len(values):<4} min {values[0]:6.1f}  median {statistics.median(values):6.1f}  "
         f"p95 {p95:6.1f}  max {values[-1]:6.1f} ms"
     )
 
 
-async def run_session(samples: int, measure: Callable[[Document], Awaitable[list[str]]],
-                      server_log: str | None, options: dict[str, Any] | None = None,
-                      length: int = RULE_LINES) -> list[str]:
+async def run_session(
+    samples: int,
+    measure: Callable[[Document], Awaitable[list[str]]],
+    server_log: str | None,
+    options: dict[str, Any] | None = None,
+    length: int = RULE_LINES,
+) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="evalkit-bench-") as temp:
         root = Path(temp)
         rules = make_workspace(root, samples, length)
@@ -387,6 +391,9 @@ if __name__ == "__main__":
     parser.add_argument("--completions", type=int, default=120)
     parser.add_argument("--lens-edits", type=int, default=12)
     parser.add_argument("--impact-only", action="store_true", help="only the live impact on 1,000 samples")
-    parser.add_argument("--server-log", metavar="FILE",
-                        help="the server logs every message and each re-check's analysis time to FILE")
+    parser.add_argument(
+        "--server-log",
+        metavar="FILE",
+        help="the server logs every message and each re-check's analysis time to FILE",
+    )
     asyncio.run(main(parser.parse_args()))

@@ -14,7 +14,7 @@ import random
 import re
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from evalkit.qydomain import (
     connections_process_results,

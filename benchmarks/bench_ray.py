@@ -36,8 +36,9 @@ def write_submissions(path: Path, count: int) -> None:
 
 def timed(data: Path, out: Path, *options: str) -> float:
     started = time.perf_counter()
-    result = subprocess.run([EVALKIT, "eval", str(data), "--out", str(out), *options],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [EVALKIT, "eval", str(data), "--out", str(out), *options], capture_output=True, text=True
+    )
     wall = time.perf_counter() - started
     if result.returncode not in (0, 1):
         raise SystemExit(f"evalkit eval {' '.join(options)} failed ({result.returncode}):\n{result.stderr}")

@@ -79,7 +79,7 @@ def submissions(count: int, seed: int = 7) -> list[dict[str, Any]]:
             {
                 **base,
                 "prompt": f"{base['prompt']} (#{number})",
-                "responses": [{"id": i, "text": t} for i, t in zip(ids, texts)],
+                "responses": [{"id": i, "text": t} for i, t in zip(ids, texts, strict=False)],
                 "ranking": ranking[: rng.randint(1, len(ranking))],
                 "ratings": {
                     **{d: round(rng.uniform(0, 5), 1) for d in base["ratings"] if d != "justification"},
@@ -180,8 +180,14 @@ async def measure(path: Path, presses: int) -> dict[str, Any]:
         await _moves(app, pilot, frames, presses, during, keep_evaluating, 2 * INTERACTION_PAUSE)
         baseline = [await _pilot_press(pilot, "f12") for _ in range(presses)]
         loaded = len(session.items)
-    return {"usable": usable, "during": during, "idle": idle, "background": background, "loaded": loaded,
-            "baseline": baseline}
+    return {
+        "usable": usable,
+        "during": during,
+        "idle": idle,
+        "background": background,
+        "loaded": loaded,
+        "baseline": baseline,
+    }
 
 
 async def _moves(
@@ -229,8 +235,10 @@ def report(figures: dict[str, Any], count: int, imports: float) -> str:
         p95 = ordered[max(int(len(ordered) * 0.95) - 1, 0)]
         median, worst = statistics.median(ordered), ordered[-1]
         best = ordered[0]
-        return (f"median {median * 1000:.0f} ms, min {best * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, "
-                f"max {worst * 1000:.0f} ms")
+        return (
+            f"median {median * 1000:.0f} ms, min {best * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, "
+            f"max {worst * 1000:.0f} ms"
+        )
 
     lines = [
         f"submissions:                       {count:,} in one JSONL file ({figures['loaded']:,} read)",

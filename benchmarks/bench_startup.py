@@ -29,8 +29,9 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def timed_runs(command: list[str], env: dict[str, str], runs: int,
-               warmup: int = 3) -> tuple[list[float], list[float]]:
+def timed_runs(
+    command: list[str], env: dict[str, str], runs: int, warmup: int = 3
+) -> tuple[list[float], list[float]]:
     """Wall-clock and CPU (user + system) seconds of each run."""
     for _ in range(warmup):
         subprocess.run(command, cwd=ROOT, check=True, env=env)
@@ -51,9 +52,12 @@ def report(label: str, runs: tuple[list[float], list[float]], floor: float | Non
     quartiles = statistics.quantiles(walls, n=4)
     ratio = f", {median / floor:.1f}x the bare interpreter" if floor else ""
     spread = f"quartiles {quartiles[0] * 1000:.1f}-{quartiles[2] * 1000:.1f}"
-    print(f"{label}: median {median * 1000:.1f} ms ({spread}, "
-          f"min {min(walls) * 1000:.1f}, max {max(walls) * 1000:.1f} ms, {len(walls)} runs){ratio}; "
-          f"CPU median {statistics.median(cpus) * 1000:.1f} ms", flush=True)
+    print(
+        f"{label}: median {median * 1000:.1f} ms ({spread}, "
+        f"min {min(walls) * 1000:.1f}, max {max(walls) * 1000:.1f} ms, {len(walls)} runs){ratio}; "
+        f"CPU median {statistics.median(cpus) * 1000:.1f} ms",
+        flush=True,
+    )
     return median
 
 
@@ -64,11 +68,17 @@ def main() -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "EVALKIT_NO_CACHE")}
     with tempfile.TemporaryDirectory() as cache:
         env["XDG_CACHE_HOME"] = cache  # a cache of this run's own, not the user's
-        floor = report("bare interpreter (python -c pass)",
-                       timed_runs([str(ROOT / ".venv/bin/python"), "-c", "pass"], env, args.runs), None)
+        floor = report(
+            "bare interpreter (python -c pass)",
+            timed_runs([str(ROOT / ".venv/bin/python"), "-c", "pass"], env, args.runs),
+            None,
+        )
         report("`evalkit eval FILE`, config cache warm", timed_runs(EVAL, env, args.runs), floor)
-        report("`evalkit eval FILE`, EVALKIT_NO_CACHE=1",
-               timed_runs(EVAL, {**env, "EVALKIT_NO_CACHE": "1"}, args.runs), floor)
+        report(
+            "`evalkit eval FILE`, EVALKIT_NO_CACHE=1",
+            timed_runs(EVAL, {**env, "EVALKIT_NO_CACHE": "1"}, args.runs),
+            floor,
+        )
 
 
 if __name__ == "__main__":

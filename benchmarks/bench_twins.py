@@ -15,8 +15,9 @@ import statistics
 import subprocess
 import sys
 import timeit
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,16 +50,23 @@ def validator_twin(repeat: int) -> tuple[str, float, float]:
 def validator_import() -> tuple[str, float, float]:
     """What `evalkit check` would add to its start by validating with jsonschema: its import, once the
     engine (which holds engine/validator.py) is loaded."""
-    code = ("import time, evalkit.engine; t = time.perf_counter(); import {}; "
-            "print(time.perf_counter() - t)")
+    code = "import time, evalkit.engine; t = time.perf_counter(); import {}; print(time.perf_counter() - t)"
 
     def imported(module: str) -> float:
-        return statistics.median(float(subprocess.run(
-            [sys.executable, "-c", code.format(module)], capture_output=True, text=True, check=True).stdout)
-            for _ in range(5))
+        return statistics.median(
+            float(
+                subprocess.run(
+                    [sys.executable, "-c", code.format(module)], capture_output=True, text=True, check=True
+                ).stdout
+            )
+            for _ in range(5)
+        )
 
-    return ("import beside the engine: (nothing more) vs jsonschema", imported("evalkit.engine.validator"),
-            imported("jsonschema"))
+    return (
+        "import beside the engine: (nothing more) vs jsonschema",
+        imported("evalkit.engine.validator"),
+        imported("jsonschema"),
+    )
 
 
 def submission_twin(repeat: int) -> tuple[str, float, float]:
@@ -66,8 +74,11 @@ def submission_twin(repeat: int) -> tuple[str, float, float]:
 
     data = json.loads((ROOT / "samples/sample_submission.json").read_text(encoding="utf-8"))
     assert _well_typed(data) is not None
-    return ("parse the seed sample: _well_typed vs _checked", per_call(lambda: _well_typed(data), repeat),
-            per_call(lambda: _checked(data), repeat))
+    return (
+        "parse the seed sample: _well_typed vs _checked",
+        per_call(lambda: _well_typed(data), repeat),
+        per_call(lambda: _checked(data), repeat),
+    )
 
 
 def template_twin(repeat: int) -> tuple[str, float, float]:
@@ -77,8 +88,11 @@ def template_twin(repeat: int) -> tuple[str, float, float]:
     context = {"corrected": {"accuracy": 4.5}, "signals": {"length_total": 1234}, "detail": {}}
     lookups, jinja = compile_template(source), _through_jinja(source)
     assert lookups(context) == jinja(context)
-    return ("render a lookup template: lookups vs Jinja", per_call(lambda: lookups(context), repeat),
-            per_call(lambda: jinja(context), repeat))
+    return (
+        "render a lookup template: lookups vs Jinja",
+        per_call(lambda: lookups(context), repeat),
+        per_call(lambda: jinja(context), repeat),
+    )
 
 
 def verdict_twin(repeat: int) -> tuple[str, float, float]:
@@ -90,13 +104,16 @@ def verdict_twin(repeat: int) -> tuple[str, float, float]:
     plan = load_config().plan
     assert plan is not None
     blocks = [rule.when for rule in [*plan.rating_rules, *plan.ranking_rules]]
-    signals = Signals.of(parse_submission(json.loads(
-        (ROOT / "samples/sample_submission.json").read_text(encoding="utf-8"))))
+    signals = Signals.of(
+        parse_submission(json.loads((ROOT / "samples/sample_submission.json").read_text(encoding="utf-8")))
+    )
     generated = compile_verdicts(blocks)
     assert generated(signals) == tuple(block.test(signals) for block in blocks)
-    return (f"test the shipped config's {len(blocks)} rules: generated vs Block.test",
-            per_call(lambda: generated(signals), repeat),
-            per_call(lambda: tuple(block.test(signals) for block in blocks), repeat))
+    return (
+        f"test the shipped config's {len(blocks)} rules: generated vs Block.test",
+        per_call(lambda: generated(signals), repeat),
+        per_call(lambda: tuple(block.test(signals) for block in blocks), repeat),
+    )
 
 
 def yaml_twin(repeat: int) -> tuple[str, float, float]:
@@ -104,9 +121,11 @@ def yaml_twin(repeat: int) -> tuple[str, float, float]:
 
     text = (ROOT / "config_samples/rules.yaml").read_text(encoding="utf-8")
     assert _parse_fast(text, "rules.yaml") == _parse_careful(text, "rules.yaml")
-    return ("parse rules.yaml: compose at once vs scan first",
-            per_call(lambda: _parse_fast(text, "rules.yaml"), repeat),
-            per_call(lambda: _parse_careful(text, "rules.yaml"), repeat))
+    return (
+        "parse rules.yaml: compose at once vs scan first",
+        per_call(lambda: _parse_fast(text, "rules.yaml"), repeat),
+        per_call(lambda: _parse_careful(text, "rules.yaml"), repeat),
+    )
 
 
 def main() -> None:
@@ -117,8 +136,14 @@ def main() -> None:
 
     print(f"engine: {'compiled (mypyc)' if evaluator.__file__.endswith('.so') else 'pure Python'}")
     print(f"{'twin':<62} {'fast':>10} {'careful':>10} {'ratio':>7}")
-    rows = [validator_twin(repeat), validator_import(), submission_twin(repeat), template_twin(repeat),
-            verdict_twin(repeat), yaml_twin(repeat)]
+    rows = [
+        validator_twin(repeat),
+        validator_import(),
+        submission_twin(repeat),
+        template_twin(repeat),
+        verdict_twin(repeat),
+        yaml_twin(repeat),
+    ]
     for name, fast, careful in rows:
         print(f"{name:<62} {fast * 1e6:>8.1f}us {careful * 1e6:>8.1f}us {careful / fast:>6.1f}x")
 

@@ -17,7 +17,23 @@ import time
 from evalkit.qydomain import unscrambling
 from evalkit.qydomain.unscrambling import matching_work, plot_unscrambling_process_results, sentences
 
-WORDS = "the hero dragon gold wakes fights wins village king queen sword castle night river forest".split()
+WORDS = [
+    "the",
+    "hero",
+    "dragon",
+    "gold",
+    "wakes",
+    "fights",
+    "wins",
+    "village",
+    "king",
+    "queen",
+    "sword",
+    "castle",
+    "night",
+    "river",
+    "forest",
+]
 SIZES = (500, 1000, 1200, 1500, 4000, 20000)
 UNBOUNDED_UP_TO = 4000
 TARGET_S = 2.0

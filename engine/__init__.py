@@ -30,7 +30,21 @@ def __getattr__(name: str) -> Any:
         return getattr(diagnostics, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 __all__ = [
-    "CONFIG_NAMES", "DIMENSIONS", "Config", "ConfigError", "Diagnostic", "Evaluator", "Fix", "Result",
-    "Severity", "Span", "Submission", "SubmissionError", "analyze", "load_config", "parse_submission",
+    "CONFIG_NAMES",
+    "DIMENSIONS",
+    "Config",
+    "ConfigError",
+    "Diagnostic",
+    "Evaluator",
+    "Fix",
+    "Result",
+    "Severity",
+    "Span",
+    "Submission",
+    "SubmissionError",
+    "analyze",
+    "load_config",
+    "parse_submission",
 ]

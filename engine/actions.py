@@ -6,7 +6,8 @@ record shown in `fired_rules` (a one-key object such as `{"set_flag": "low_accur
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from evalkit.engine.context import Detail, RuleState, Signals, rounded
 from evalkit.engine.templates import compile_template

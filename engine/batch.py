@@ -9,15 +9,21 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Iterator, Protocol
-
+from typing import TYPE_CHECKING, Any, Protocol
 
 from evalkit.engine.config import Config
 from evalkit.engine.evaluator import Evaluator
 from evalkit.engine.inputs import (
-    expand_inputs, jsonl_lines, line_ranges, parse_text, range_lines, read_problem, read_text,
+    expand_inputs,
+    jsonl_lines,
+    line_ranges,
+    parse_text,
+    range_lines,
+    read_problem,
+    read_text,
 )
 from evalkit.engine.text import NotText, check_not_other_encoding, shown
 
@@ -99,7 +105,6 @@ def count_items(paths: Iterable[str]) -> int:
     return total
 
 
-
 _NOT_AS_PYTHON = rb"(?:^|[:,\[])-?(?:[0-9]+(?:\.[0-9]+)?e|0\.0000)"
 """Where msgspec's compact output may write a float otherwise than Python's repr (json.dumps): in exponent
 form (msgspec `1e16`, `1e-7`; Python `1e+16`, `1e-07`) and below 1e-4 (msgspec `0.00003`; Python `3e-05`).
@@ -122,7 +127,7 @@ class _FastEncoder:
     def __call__(self, value: Any) -> str | None:
         try:
             encoded = self.encode(value)
-        except Exception:  # noqa: BLE001 - a lone surrogate, an integer beyond 64 bits
+        except Exception:
             return None
         if self.search(encoded) is not None:
             return None
@@ -228,14 +233,16 @@ def _chunks(items: Iterable[RawItem | Outcome], size: int) -> Iterator[list[RawI
         yield chunk
 
 
-def evaluate_all(config: Config, items: Iterable[RawItem | Outcome], want: Want,
-                 jobs: int = 1) -> Generator[Outcome, None, None]:
+def evaluate_all(
+    config: Config, items: Iterable[RawItem | Outcome], want: Want, jobs: int = 1
+) -> Generator[Outcome, None, None]:
     """Outcomes in input order; with jobs > 1, chunks are evaluated in worker processes."""
     return run_items(items, BatchEvaluator(config, want), EvalRecipe(str(config.folder), want), jobs)
 
 
-def run_items(items: Iterable[RawItem | Outcome], runner: ItemRunner, recipe: Callable[[], ItemRunner],
-              jobs: int) -> Generator[Any, None, None]:
+def run_items(
+    items: Iterable[RawItem | Outcome], runner: ItemRunner, recipe: Callable[[], ItemRunner], jobs: int
+) -> Generator[Any, None, None]:
     """What `runner.run` returns for each item, in input order, and the Outcomes (unreadable items) as
     they are. With jobs > 1, chunks run in worker processes, each with the runner `recipe` makes (a
     picklable callable: workers load the config themselves)."""
@@ -246,8 +253,9 @@ def run_items(items: Iterable[RawItem | Outcome], runner: ItemRunner, recipe: Ca
     yield from _parallel(items, recipe, jobs)
 
 
-def _parallel(items: Iterable[RawItem | Outcome], recipe: Callable[[], ItemRunner],
-              jobs: int) -> Iterator[Any]:
+def _parallel(
+    items: Iterable[RawItem | Outcome], recipe: Callable[[], ItemRunner], jobs: int
+) -> Iterator[Any]:
     """Raises WorkerDied (evalkit.engine.workers) when a worker process dies; the workers never outlive
     this generator, whether it ends, fails or is closed."""
     from evalkit.engine.workers import worker_pool
@@ -263,8 +271,9 @@ def _parallel(items: Iterable[RawItem | Outcome], recipe: Callable[[], ItemRunne
             yield from _in_order(*pending.popleft(), pool)
 
 
-def _in_order(chunk: list[RawItem | Outcome], future: Future[list[Any]],
-              pool: ProcessPoolExecutor) -> Iterator[Any]:
+def _in_order(
+    chunk: list[RawItem | Outcome], future: Future[list[Any]], pool: ProcessPoolExecutor
+) -> Iterator[Any]:
     from evalkit.engine.workers import result_of
 
     results: list[Any] = result_of(future, pool)
@@ -330,8 +339,9 @@ def can_render_in_workers(paths: Iterable[str]) -> bool:
     return True
 
 
-def evaluate_rendered(config: Config, paths: list[str], want: Want, jobs: int,
-                      notes: bool) -> Generator[Rendered, None, None]:
+def evaluate_rendered(
+    config: Config, paths: list[str], want: Want, jobs: int, notes: bool
+) -> Generator[Rendered, None, None]:
     """The JSON Lines of a batch, rendered in `jobs` worker processes, chunk by chunk in input order. The
     parent only finds where ranges of a JSONL file's lines start (line_ranges) and writes what comes back;
     workers read their ranges, decode, parse, evaluate, encode and join. Other files are read by the parent
@@ -420,14 +430,19 @@ class ChunkRenderer:
             _encoded([jsonl_line(outcome, "result") for outcome in outcomes]),
             _encoded([jsonl_line(outcome, "explain") for outcome in outcomes]) if explain else None,
             len(outcomes),
-            [Outcome(o.source, report=o.report, error=o.error, label=o.label, fired=o.fired)
-             for o in outcomes if self.notes or o.error is not None],
+            [
+                Outcome(o.source, report=o.report, error=o.error, label=o.label, fired=o.fired)
+                for o in outcomes
+                if self.notes or o.error is not None
+            ],
         )
 
     def _outcomes(self, task: Task) -> Iterator[Outcome]:
         run = self.evaluator.run
         if isinstance(task, LineRange):
-            for where, text, problem in range_lines(Path(task.path), task.source, task.start, task.end, task.first):
+            for where, text, problem in range_lines(
+                Path(task.path), task.source, task.start, task.end, task.first
+            ):
                 yield Outcome(where, error=problem) if text is None else run(RawItem(where, text, ".json"))
             return
         for item in task:

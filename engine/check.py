@@ -8,13 +8,22 @@ files are loaded for cross-references but whose diagnostics alone are reported (
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from evalkit.engine.config import CONFIG_NAMES, Config, analyze, config_files, config_name
-from evalkit.engine.diagnostics import (FILE_START, Diagnostic, Severity, Span, error, has_errors, info,
-                                        warning)
+from evalkit.engine.diagnostics import (
+    FILE_START,
+    Diagnostic,
+    Severity,
+    Span,
+    error,
+    has_errors,
+    info,
+    warning,
+)
 
 if TYPE_CHECKING:
     from evalkit.engine.inputs import LoadedSubmission
@@ -51,8 +60,10 @@ class CheckReport:
 
     def failed(self, strict: bool) -> bool:
         """Errors fail a check; warnings fail it too under --strict; infos never do."""
-        return any(d.severity is Severity.ERROR or (strict and d.severity is Severity.WARNING)
-                   for d in self.diagnostics)
+        return any(
+            d.severity is Severity.ERROR or (strict and d.severity is Severity.WARNING)
+            for d in self.diagnostics
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +97,11 @@ class ReviewVerdicts:
             return []
         stats = review_stats(reviews, Evaluator(config).evaluate)
         overruled = discarded_too_often(stats, self.max_discard_rate)
-        return [warning(str(path), span, "rule-discarded", overruled[rule_id])
-                for rule_id, path, span in rule_positions(config) if rule_id in overruled]
+        return [
+            warning(str(path), span, "rule-discarded", overruled[rule_id])
+            for rule_id, path, span in rule_positions(config)
+            if rule_id in overruled
+        ]
 
 
 def config_folders(tree: Path) -> Iterator[Path]:
@@ -120,15 +134,18 @@ def _targets_of(path: Path) -> list[Target]:
     if not path.exists():
         raise UsageProblem(f"{path}: no such file or folder")
     if config_name(path) is None:
-        raise UsageProblem(f"{path}: not a config file (expected one of "
-                           f"{', '.join(n + '.yaml' for n in CONFIG_NAMES)}, or .yml)")
+        raise UsageProblem(
+            f"{path}: not a config file (expected one of "
+            f"{', '.join(n + '.yaml' for n in CONFIG_NAMES)}, or .yml)"
+        )
     return [Target(path.parent, frozenset({path.resolve()}))]
 
 
 def no_config_files(folder: Path, where: str = "") -> str:
     """What `check` and `eval --config-dir` say of a folder without config files: nothing to check, and no
     rules to evaluate with (which would pass every submission silently)."""
-    return f"{folder}: no config files found here{where} (looked for {', '.join(n + '.yaml' for n in CONFIG_NAMES)})"
+    looked_for = ", ".join(name + ".yaml" for name in CONFIG_NAMES)
+    return f"{folder}: no config files found here{where} (looked for {looked_for})"
 
 
 def _merge(first: Target, second: Target) -> Target:
@@ -137,8 +154,12 @@ def _merge(first: Target, second: Target) -> Target:
     return Target(first.folder, first.only | second.only)
 
 
-def check_paths(paths: Sequence[str], samples_dir: str | None = None, strict: bool = False,
-                verdicts: ReviewVerdicts | None = None) -> CheckReport:
+def check_paths(
+    paths: Sequence[str],
+    samples_dir: str | None = None,
+    strict: bool = False,
+    verdicts: ReviewVerdicts | None = None,
+) -> CheckReport:
     """Check every config folder PATHs name; with `samples_dir`, also dry-run the rules on its submissions;
     with `verdicts`, warn on the rules whose proposals reviewers discard too often."""
     targets = find_targets(paths)
@@ -192,8 +213,9 @@ def sample_position(source: str) -> tuple[str, Span]:
     return source, FILE_START
 
 
-def dry_run(config: Config, samples: list[LoadedSubmission], samples_dir: str,
-            strict: bool) -> list[Diagnostic]:
+def dry_run(
+    config: Config, samples: list[LoadedSubmission], samples_dir: str, strict: bool
+) -> list[Diagnostic]:
     """Evaluate every valid sample: an evaluation that fails is an error; a rule that fires on no sample is
     an info (a warning under --strict), since it may be dead or only lack a sample that shows it."""
     from evalkit.engine.evaluator import Evaluator
@@ -209,20 +231,33 @@ def dry_run(config: Config, samples: list[LoadedSubmission], samples_dir: str,
             result = evaluator.evaluate(sample.submission)
         except Exception as exc:  # any failure is a finding about the config, never a crash of check
             path, span = sample_position(sample.source)
-            out.append(error(path, span, "evaluation-error",
-                             f"evaluating with {config.folder} failed: {type(exc).__name__}: {exc}"))
+            out.append(
+                error(
+                    path,
+                    span,
+                    "evaluation-error",
+                    f"evaluating with {config.folder} failed: {type(exc).__name__}: {exc}",
+                )
+            )
             continue
         fired.update(rule.id for rule in result.fired_rules)
     if valid:
-        out += _never_fired(config, fired, f"{len(valid)} sample submission{'s' if len(valid) != 1 else ''} "
-                                           f"in {samples_dir}", strict)
+        out += _never_fired(
+            config,
+            fired,
+            f"{len(valid)} sample submission{'s' if len(valid) != 1 else ''} in {samples_dir}",
+            strict,
+        )
     return out
 
 
 def _never_fired(config: Config, fired: set[str], where: str, strict: bool) -> list[Diagnostic]:
     report = warning if strict else info
-    return [report(str(path), span, "rule-never-fires", f"rule '{rule_id}' fires on none of the {where}")
-            for rule_id, path, span in rule_positions(config) if rule_id not in fired]
+    return [
+        report(str(path), span, "rule-never-fires", f"rule '{rule_id}' fires on none of the {where}")
+        for rule_id, path, span in rule_positions(config)
+        if rule_id not in fired
+    ]
 
 
 def rule_positions(config: Config) -> Iterator[tuple[str, Path, Span]]:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import quote
 
 from evalkit.engine.check import CheckReport
@@ -26,7 +27,10 @@ _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
 
 def render(report: CheckReport, fmt: str, colour: bool = False) -> str:
     renderers: dict[str, Callable[[CheckReport], str]] = {
-        "text": lambda r: text(r, colour), "json": as_json, "sarif": sarif, "github": github,
+        "text": lambda r: text(r, colour),
+        "json": as_json,
+        "sarif": sarif,
+        "github": github,
     }
     return renderers[fmt](report)
 
@@ -39,8 +43,11 @@ def summary(report: CheckReport) -> str:
     checked = f"{_plural(len(report.folders), 'config folder')}, {_plural(report.files, 'file')}"
     if report.samples:
         checked += f", {_plural(report.samples, 'sample')}"
-    counts = [(report.count(Severity.ERROR), "error"), (report.count(Severity.WARNING), "warning"),
-              (report.count(Severity.INFO), "info")]
+    counts = [
+        (report.count(Severity.ERROR), "error"),
+        (report.count(Severity.WARNING), "warning"),
+        (report.count(Severity.INFO), "info"),
+    ]
     found = ", ".join(_plural(n, word) for n, word in counts if n)
     return f"{checked}: {found or 'no problems'}"
 
@@ -69,14 +76,21 @@ def use_colour(stream: Any) -> bool:
 
 
 def as_json(report: CheckReport) -> str:
-    return json.dumps({
-        "diagnostics": [d.to_dict() for d in report.diagnostics],
-        "summary": {
-            "folders": [shown(str(f)) for f in report.folders], "files": report.files, "samples": report.samples,
-            "errors": report.count(Severity.ERROR), "warnings": report.count(Severity.WARNING),
-            "infos": report.count(Severity.INFO),
+    return json.dumps(
+        {
+            "diagnostics": [d.to_dict() for d in report.diagnostics],
+            "summary": {
+                "folders": [shown(str(f)) for f in report.folders],
+                "files": report.files,
+                "samples": report.samples,
+                "errors": report.count(Severity.ERROR),
+                "warnings": report.count(Severity.WARNING),
+                "infos": report.count(Severity.INFO),
+            },
         },
-    }, indent=2, ensure_ascii=False)
+        indent=2,
+        ensure_ascii=False,
+    )
 
 
 def sarif(report: CheckReport) -> str:
@@ -85,38 +99,63 @@ def sarif(report: CheckReport) -> str:
     from evalkit import __version__
 
     codes = sorted({d.code for d in report.diagnostics})
-    driver = {"name": "evalkit", "version": __version__, "semanticVersion": __version__,
-              "rules": [_sarif_rule(code, report) for code in codes]}
-    run = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints",
-           "results": [_sarif_result(d, codes.index(d.code)) for d in report.diagnostics]}
+    driver = {
+        "name": "evalkit",
+        "version": __version__,
+        "semanticVersion": __version__,
+        "rules": [_sarif_rule(code, report) for code in codes],
+    }
+    run = {
+        "tool": {"driver": driver},
+        "columnKind": "unicodeCodePoints",
+        "results": [_sarif_result(d, codes.index(d.code)) for d in report.diagnostics],
+    }
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
     return json.dumps(log, indent=2, ensure_ascii=False)
 
 
 def _sarif_rule(code: str, report: CheckReport) -> dict[str, Any]:
     severity = min(d.severity for d in report.diagnostics if d.code == code)
-    return {"id": code, "shortDescription": {"text": describe(code)},
-            "defaultConfiguration": {"level": _SARIF_LEVELS[severity]}}
+    return {
+        "id": code,
+        "shortDescription": {"text": describe(code)},
+        "defaultConfiguration": {"level": _SARIF_LEVELS[severity]},
+    }
 
 
 def _sarif_result(d: Diagnostic, rule_index: int) -> dict[str, Any]:
     location = _artifact(d.path)
     result: dict[str, Any] = {
-        "ruleId": d.code, "ruleIndex": rule_index, "level": _SARIF_LEVELS[d.severity],
+        "ruleId": d.code,
+        "ruleIndex": rule_index,
+        "level": _SARIF_LEVELS[d.severity],
         "message": {"text": shown(d.message)},
         "locations": [{"physicalLocation": {"artifactLocation": location, "region": _region(d.span)}}],
     }
     if d.fix is not None:
-        result["fixes"] = [{"description": {"text": d.fix.title}, "artifactChanges": [{
-            "artifactLocation": location,
-            "replacements": [{"deletedRegion": _region(d.fix.span), "insertedContent": {"text": d.fix.text}}],
-        }]}]
+        result["fixes"] = [
+            {
+                "description": {"text": d.fix.title},
+                "artifactChanges": [
+                    {
+                        "artifactLocation": location,
+                        "replacements": [
+                            {"deletedRegion": _region(d.fix.span), "insertedContent": {"text": d.fix.text}}
+                        ],
+                    }
+                ],
+            }
+        ]
     return result
 
 
 def _region(span: Span) -> dict[str, int]:
-    return {"startLine": span.line, "startColumn": span.column, "endLine": span.end_line,
-            "endColumn": span.end_column}
+    return {
+        "startLine": span.line,
+        "startColumn": span.column,
+        "endLine": span.end_line,
+        "endColumn": span.end_column,
+    }
 
 
 def _artifact(path: str) -> dict[str, str]:
@@ -136,8 +175,14 @@ def github(report: CheckReport) -> str:
 
 def _annotation(d: Diagnostic) -> str:
     span = d.span
-    properties = {"file": shown(d.path), "line": span.line, "col": span.column, "endLine": span.end_line,
-                  "endColumn": span.end_column, "title": f"evalkit {d.code}"}
+    properties = {
+        "file": shown(d.path),
+        "line": span.line,
+        "col": span.column,
+        "endLine": span.end_line,
+        "endColumn": span.end_column,
+        "title": f"evalkit {d.code}",
+    }
     rendered = ",".join(f"{key}={_escape(str(value), True)}" for key, value in properties.items())
     return f"::{_GITHUB_COMMANDS[d.severity]} {rendered}::{_escape(shown(d.message), False)}"
 

@@ -9,9 +9,9 @@ CONDITIONS plus its schema in `schemas/rules.schema.json`.
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from evalkit.engine.context import Detail, Signals
 from evalkit.engine.needles import Needles
@@ -63,7 +63,7 @@ class Condition:
 
 
 def _found(needles: list[str], lowered: list[str], haystack: Container[str]) -> list[str]:
-    return [n for n, low in zip(needles, lowered) if low in haystack]
+    return [n for n, low in zip(needles, lowered, strict=False) if low in haystack]
 
 
 def _any_in(lowered: list[str], haystack: Container[str]) -> bool:
@@ -81,8 +81,11 @@ def _contains_any(needles: list[str]) -> Compiled:
         found = _found(needles, lowered, s.text.found(compiled))
         return {"held": bool(found), "found": found}
 
-    return ((lambda s: _any_in(lowered, s.text.found(compiled))), explain,
-            lambda k: _either([k.found_in("text", low) for low in lowered]))
+    return (
+        (lambda s: _any_in(lowered, s.text.found(compiled))),
+        explain,
+        lambda k: _either([k.found_in("text", low) for low in lowered]),
+    )
 
 
 def _not_contains_any(needles: list[str]) -> Compiled:
@@ -93,8 +96,11 @@ def _not_contains_any(needles: list[str]) -> Compiled:
         found = _found(needles, lowered, s.text.found(compiled))
         return {"held": not found, "found": found}
 
-    return ((lambda s: not _any_in(lowered, s.text.found(compiled))), explain,
-            lambda k: f"not {_either([k.found_in('text', low) for low in lowered])}")
+    return (
+        (lambda s: not _any_in(lowered, s.text.found(compiled))),
+        explain,
+        lambda k: f"not {_either([k.found_in('text', low) for low in lowered])}",
+    )
 
 
 def _rewrite_missing(needles: list[str]) -> Compiled:
@@ -105,8 +111,11 @@ def _rewrite_missing(needles: list[str]) -> Compiled:
         present = _found(needles, lowered, s.rewrite.found(compiled))
         return {"held": not present, "present": present}
 
-    return ((lambda s: not _any_in(lowered, s.rewrite.found(compiled))), explain,
-            lambda k: f"not {_either([k.found_in('rewrite', low) for low in lowered])}")
+    return (
+        (lambda s: not _any_in(lowered, s.rewrite.found(compiled))),
+        explain,
+        lambda k: f"not {_either([k.found_in('rewrite', low) for low in lowered])}",
+    )
 
 
 def _regex_any(patterns: list[str]) -> Compiled:
@@ -119,8 +128,11 @@ def _regex_any(patterns: list[str]) -> Compiled:
                 return {"held": True, "pattern": pattern, "match": match[:200]}
         return {"held": False, "pattern": None}
 
-    return ((lambda s: any(regex.found(s.rewrite_bytes()) for _, regex in compiled)), explain,
-            lambda k: _either([f"{k(regex.found)}(s.rewrite_bytes())" for _, regex in compiled]))
+    return (
+        (lambda s: any(regex.found(s.rewrite_bytes()) for _, regex in compiled)),
+        explain,
+        lambda k: _either([f"{k(regex.found)}(s.rewrite_bytes())" for _, regex in compiled]),
+    )
 
 
 def _min_length(value: Any) -> Compiled:
@@ -169,8 +181,11 @@ def _any_of(blocks: list[dict[str, Any]]) -> Compiled:
         held = any(all(seen["held"] for seen in detail.values()) for detail in details)
         return {"held": held, "blocks": details}
 
-    return ((lambda s: any(block.test(s) for block in compiled)), explain,
-            lambda k: _either([block.source(k) for block in compiled]))
+    return (
+        (lambda s: any(block.test(s) for block in compiled)),
+        explain,
+        lambda k: _either([block.source(k) for block in compiled]),
+    )
 
 
 CONDITIONS: dict[str, Callable[[Any], Compiled]] = {
@@ -193,10 +208,7 @@ class Block:
     conditions: tuple[Condition, ...]
 
     def test(self, s: Signals) -> bool:
-        for condition in self.conditions:
-            if not condition.test(s):
-                return False
-        return True
+        return all(condition.test(s) for condition in self.conditions)
 
     def explain(self, s: Signals, exhaustive: bool = False) -> Detail:
         """What each condition observed; stops at the first failure unless `exhaustive`."""
@@ -250,11 +262,12 @@ def _generate(blocks: tuple[Block, ...]) -> Callable[[Signals], tuple[bool, ...]
         searches += f"    rewrite = s.rewrite.found({constants(Needles(rewrite + text))})\n"
     if text:
         searches += f"    text = s.text.found({constants(Needles(text))})\n"
-    source = (f"def verdicts(s):\n{searches}    length, ratings = s.length_total, s.ratings\n"
-              f"    return ({tests})\n")
+    source = (
+        f"def verdicts(s):\n{searches}    length, ratings = s.length_total, s.ratings\n    return ({tests})\n"
+    )
     namespace = dict(constants.values)
     try:
-        exec(compile(source, "<evalkit rules>", "exec"), namespace)  # noqa: S102 - names, not config text
+        exec(compile(source, "<evalkit rules>", "exec"), namespace)
     except (SyntaxError, RecursionError, MemoryError):  # nesting beyond what the parser takes
         return lambda s: tuple(block.test(s) for block in blocks)
     return namespace["verdicts"]

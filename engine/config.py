@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from evalkit.engine.limits import MAX_YAML_BYTES
 from evalkit.engine.plan import ConfigPlan, compile_plan
@@ -79,7 +80,7 @@ def config_files(folder: Path, unsaved: Mapping[str, str] | None = None) -> dict
     for name in CONFIG_NAMES:
         for suffix in (".yaml", ".yml"):
             candidate = folder / f"{name}{suffix}"
-            if _present(candidate) or unsaved and str(candidate) in unsaved:
+            if _present(candidate) or (unsaved and str(candidate) in unsaved):
                 found[name] = candidate
                 break
     return found
@@ -132,8 +133,12 @@ def read_config_file(path: Path) -> tuple[bytes | None, Diagnostic | None]:
     except OSError as exc:
         return None, _unreadable(path, "unreadable", f"cannot read the file: {exc.strerror or exc}")
     except TooLarge:
-        return None, _unreadable(path, "file-too-large", f"the file is larger than "
-                                 f"{_MAX_CONFIG_FILE_BYTES:,} bytes; the limit is {MAX_YAML_BYTES:,} characters")
+        return None, _unreadable(
+            path,
+            "file-too-large",
+            f"the file is larger than "
+            f"{_MAX_CONFIG_FILE_BYTES:,} bytes; the limit is {MAX_YAML_BYTES:,} characters",
+        )
 
 
 def _unreadable(path: Path, code: str, message: str) -> Diagnostic:
@@ -166,8 +171,15 @@ def _load_document(name: str, path: Path, raw: bytes) -> tuple[YamlDocument | No
     if document.data is None:
         document.data = {}
     if not isinstance(document.data, dict):
-        return None, [*diagnostics, error(str(path), FILE_START, "wrong-type",
-                                          f"{path.name} must be a mapping of keys, not a {type(document.data).__name__}")]
+        return None, [
+            *diagnostics,
+            error(
+                str(path),
+                FILE_START,
+                "wrong-type",
+                f"{path.name} must be a mapping of keys, not a {type(document.data).__name__}",
+            ),
+        ]
     # the semantic checks read only what has the right shape, so one run reports both kinds of errors;
     # their warnings wait until the file fits its schema (they would mostly restate a schema error)
     found = schema_diagnostics(document, name)
@@ -177,8 +189,9 @@ def _load_document(name: str, path: Path, raw: bytes) -> tuple[YamlDocument | No
     return document, [*diagnostics, *found, *semantic]
 
 
-def _yaml_bytes(folder: Path, files: dict[str, Path],
-                overrides: Mapping[str, str]) -> tuple[dict[str, bytes], list[Diagnostic]]:
+def _yaml_bytes(
+    folder: Path, files: dict[str, Path], overrides: Mapping[str, str]
+) -> tuple[dict[str, bytes], list[Diagnostic]]:
     """The raw bytes of every YAML file in the folder (the config hash covers them all, also those that
     exist only in `overrides`: a folder read from git), and a problem for each config file that cannot be
     read (or is a folder, a named pipe or a device where a config file is looked for): never taken for an
@@ -187,8 +200,13 @@ def _yaml_bytes(folder: Path, files: dict[str, Path],
     problems: list[Diagnostic] = []
     config_paths = set(files.values())
     given = (Path(path) for path in overrides)
-    for path in sorted({*(folder.glob("*.y*ml") if folder.is_dir() else ()), *config_paths,
-                        *(path for path in given if path.parent == folder)}):
+    for path in sorted(
+        {
+            *(folder.glob("*.y*ml") if folder.is_dir() else ()),
+            *config_paths,
+            *(path for path in given if path.parent == folder),
+        }
+    ):
         if path.suffix not in (".yaml", ".yml"):
             continue
         raw, problem = _read(path, overrides)
@@ -235,8 +253,14 @@ def analyze(folder: Path | str | None = None, overrides: Mapping[str, str] | Non
         return config
     for name in CONFIG_NAMES:
         if name in files and (folder / f"{name}.yml").is_file() and files[name].suffix == ".yaml":
-            config.diagnostics.append(warning(str(folder / f"{name}.yml"), FILE_START, "shadowed-file",
-                                              f"ignored: {name}.yaml in the same folder takes precedence"))
+            config.diagnostics.append(
+                warning(
+                    str(folder / f"{name}.yml"),
+                    FILE_START,
+                    "shadowed-file",
+                    f"ignored: {name}.yaml in the same folder takes precedence",
+                )
+            )
     raw_texts, unreadable = _yaml_bytes(folder, files, overrides)
     config.diagnostics.extend(unreadable)
     for name, path in files.items():

@@ -26,8 +26,16 @@ import os
 from pathlib import Path
 from typing import Any
 
-from evalkit.engine.config import (CONFIG_NAMES, Config, _folder_problem, _yaml_bytes, analyze, config_files,
-                                   default_config_dir, hash_config)
+from evalkit.engine.config import (
+    CONFIG_NAMES,
+    Config,
+    _folder_problem,
+    _yaml_bytes,
+    analyze,
+    config_files,
+    default_config_dir,
+    hash_config,
+)
 from evalkit.engine.plan import compile_plan
 
 ENTRY_FORMAT = 1
@@ -60,8 +68,16 @@ def _through_cache(folder: Path, directory: Path) -> Config:
     secret = _secret(directory)
     if unreadable or secret is None:
         return analyze(folder)
-    name = json.dumps([ENTRY_FORMAT, _build(), str(folder.resolve()), config_hash,
-                       {kind: path.name for kind, path in files.items()}, sorted(raw_texts)])
+    name = json.dumps(
+        [
+            ENTRY_FORMAT,
+            _build(),
+            str(folder.resolve()),
+            config_hash,
+            {kind: path.name for kind, path in files.items()},
+            sorted(raw_texts),
+        ]
+    )
     entry = directory / "configs" / f"{hashlib.sha256(name.encode()).hexdigest()}.json"
     data = _read_entry(entry, secret, name)
     if data is not None:

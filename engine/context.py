@@ -32,13 +32,20 @@ class Signals:
         if length < SHORT_TEXT:  # lowered as it is written, the rewrite once for both
             rewrite_lower = lower(rewrite)
             text_lower = "\n".join([lower(t) for t in texts]) + "\n" + rewrite_lower
-            return cls(SearchedText([], text_lower), SearchedText([], rewrite_lower), rewrite, length,
-                       len(texts), submission.ratings)
+            return cls(
+                SearchedText([], text_lower),
+                SearchedText([], rewrite_lower),
+                rewrite,
+                length,
+                len(texts),
+                submission.ratings,
+            )
         parts = [TextPart(t) for t in texts] if texts else [TextPart("")]
         rewrite_part = TextPart(rewrite)
         parts.append(rewrite_part)
-        return cls(SearchedText(parts), SearchedText([rewrite_part]), rewrite, length, len(texts),
-                   submission.ratings)
+        return cls(
+            SearchedText(parts), SearchedText([rewrite_part]), rewrite, length, len(texts), submission.ratings
+        )
 
     def rewrite_bytes(self) -> bytes:
         """The rewrite's UTF-8 bytes, which `rewrite_regex_any` searches: encoded at the first call (most

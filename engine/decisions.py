@@ -13,9 +13,9 @@ when the reviewer has finished the submission).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Iterable, Iterator, Mapping
 
 ACCEPT = "accept"
 DISCARD = "discard"

@@ -60,8 +60,13 @@ class Diagnostic:
 
     def __post_init__(self) -> None:
         if not self.message.isprintable():  # a name quoted from a file may hold a newline: one line each
-            object.__setattr__(self, "message", "".join(
-                c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in self.message))
+            object.__setattr__(
+                self,
+                "message",
+                "".join(
+                    c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in self.message
+                ),
+            )
 
     @property
     def line(self) -> int:
@@ -73,7 +78,9 @@ class Diagnostic:
 
     def format(self) -> str:
         """`path:line:col: severity[code] message`, valid UTF-8 whatever bytes the file name holds."""
-        return shown(f"{self.path}:{self.span.line}:{self.span.column}: {self.severity}[{self.code}] {self.message}")
+        return shown(
+            f"{self.path}:{self.span.line}:{self.span.column}: {self.severity}[{self.code}] {self.message}"
+        )
 
     def sort_key(self) -> tuple[str, int, int, int, str]:
         return (self.path, self.span.line, self.span.column, self.severity, self.code)
@@ -122,7 +129,7 @@ CODES: dict[str, str] = {
     "duplicate-rule-id": "Two rules share an id.",
     "bad-regex": "A pattern RE2 cannot compile.",
     "bad-template": "A comment template that does not parse, uses names its context lacks, uses what "
-                    "the sandbox refuses (loops, macros, variables), or nests or runs longer than its limits.",
+    "the sandbox refuses (loops, macros, variables), or nests or runs longer than its limits.",
     "bad-placeholder": "A feedback text with a placeholder that cannot be filled.",
     "impossible-length": "min_total_length above max_total_length: the rule can never fire.",
     "bad-scale": "A rating scale whose minimum is not below its maximum.",

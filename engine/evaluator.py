@@ -8,8 +8,15 @@ from typing import Any
 from evalkit import __version__
 from evalkit.engine.config import Config, ConfigError
 from evalkit.engine.context import RuleState, Signals
-from evalkit.engine.phases import (PullCache, check_prompt, decide_label, finalize_rewrite, normalize_ranking,
-                                   pull_dimensions, require_justification)
+from evalkit.engine.phases import (
+    PullCache,
+    check_prompt,
+    decide_label,
+    finalize_rewrite,
+    normalize_ranking,
+    pull_dimensions,
+    require_justification,
+)
 from evalkit.engine.plan import ConfigPlan, RulePlan
 from evalkit.engine.result import FiredRule, Result, SkippedRule
 from evalkit.engine.submission import Submission, parse_submission
@@ -22,8 +29,11 @@ class Evaluator:
         self.config = config
         self.plan: ConfigPlan = config.plan
         self._pulls: PullCache = {}
-        self._meta_base = {"rule_version": self.plan.rule_version, "config_hash": config.config_hash,
-                           "evalkit_version": __version__}
+        self._meta_base = {
+            "rule_version": self.plan.rule_version,
+            "config_hash": config.config_hash,
+            "evalkit_version": __version__,
+        }
 
     def evaluate(self, submission: object) -> Result:
         """Evaluate a Submission, or a submission's plain data (a dict, as JSON or YAML reads it).
@@ -43,7 +53,7 @@ class Evaluator:
         self._run_rules(plan.rating_rules, verdicts, signals, state, fired, skipped, plan.stop_after_first)
         ranking, ranking_feedback, ranking_issues = normalize_ranking(plan, submission)
         if plan.ranking_rules:
-            ranking_verdicts = verdicts[len(plan.rating_rules):]
+            ranking_verdicts = verdicts[len(plan.rating_rules) :]
             self._run_rules(plan.ranking_rules, ranking_verdicts, signals, state, fired, skipped, False)
         rewrite_final, rewrite_fired, rewrite_skipped = finalize_rewrite(plan, submission)
         fired.extend(rewrite_fired)
@@ -69,32 +79,53 @@ class Evaluator:
         )
 
     @staticmethod
-    def _run_rules(rules: list[RulePlan], verdicts: tuple[bool, ...], signals: Signals, state: RuleState,
-                   fired: list[FiredRule], skipped: list[SkippedRule | RulePlan],
-                   stop_after_first: bool) -> None:
+    def _run_rules(
+        rules: list[RulePlan],
+        verdicts: tuple[bool, ...],
+        signals: Signals,
+        state: RuleState,
+        fired: list[FiredRule],
+        skipped: list[SkippedRule | RulePlan],
+        stop_after_first: bool,
+    ) -> None:
         stopped_by: str | None = None
-        for rule, holds in zip(rules, verdicts):  # verdicts may run on past these rules: zip stops with them
+        for rule, holds in zip(
+            rules, verdicts, strict=False
+        ):  # verdicts may run on past these rules: zip stops with them
             if stopped_by is not None:
                 skipped.append(SkippedRule(rule.id, rule.type, None, None, stopped_by))
             elif not holds:
                 skipped.append(rule)  # a SkippedRule only when asked for
             else:
                 detail = rule.when.explain(signals) if rule.reads_detail else None
-                fired.append(FiredRule(rule.id, rule.type, detail,
-                                       [apply(state, signals, detail, rule.id) for apply in rule.actions],
-                                       rule.when, signals))
+                fired.append(
+                    FiredRule(
+                        rule.id,
+                        rule.type,
+                        detail,
+                        [apply(state, signals, detail, rule.id) for apply in rule.actions],
+                        rule.when,
+                        signals,
+                    )
+                )
                 if stop_after_first:
                     stopped_by = rule.id
 
     @staticmethod
-    def _ratings(submission: Submission, state: RuleState, rationale: dict[str, str]) -> dict[str, dict[str, Any]]:
+    def _ratings(
+        submission: Submission, state: RuleState, rationale: dict[str, str]
+    ) -> dict[str, dict[str, Any]]:
         out = {}
         corrected, moved_by = state.corrected, state.moved_by
         for name, original in submission.ratings.items():
             rules = moved_by.get(name)
             why = f"{rationale[name]}; adjusted by {', '.join(rules)}" if rules else rationale[name]
-            out[name] = {"original": original, "updated": corrected[name], "rationale": why,
-                         "adjusted_by": rules or []}
+            out[name] = {
+                "original": original,
+                "updated": corrected[name],
+                "rationale": why,
+                "adjusted_by": rules or [],
+            }
         return out
 
     @staticmethod
@@ -106,8 +137,11 @@ class Evaluator:
 
     def _warnings(self, submission: Submission) -> list[str]:
         low, high = self.plan.scale
-        warnings = [f"ratings.{name} = {value:g} is outside the scale [{low:g}, {high:g}]; pulled and clamped"
-                    for name, value in submission.ratings.items() if not low <= value <= high]
+        warnings = [
+            f"ratings.{name} = {value:g} is outside the scale [{low:g}, {high:g}]; pulled and clamped"
+            for name, value in submission.ratings.items()
+            if not low <= value <= high
+        ]
         responses = submission.responses
         if len(responses) > 1 and len({r.id for r in responses}) != len(responses):
             warnings.append("responses have duplicate ids; the ranking matches the first of each")

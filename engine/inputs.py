@@ -10,15 +10,22 @@ import codecs
 import json
 import re
 import sys
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterable, Iterator
+from typing import Any, BinaryIO
 
 from evalkit.engine import limits
 from evalkit.engine.positions import LineMap, split_lines
 from evalkit.engine.submission import Submission, SubmissionError, parse_submission
 from evalkit.engine.text import (
-    NotText, capped_lines, check_not_other_encoding, decode_utf8, lone_surrogate, read_capped, shown,
+    NotText,
+    capped_lines,
+    check_not_other_encoding,
+    decode_utf8,
+    lone_surrogate,
+    read_capped,
+    shown,
 )
 
 SUBMISSION_SUFFIXES = (".json", ".yaml", ".yml", ".jsonl")
@@ -79,8 +86,6 @@ def read_problem(exc: OSError | ValueError) -> str:
     return f"cannot read the file: {getattr(exc, 'strerror', None) or exc}"
 
 
-
-
 _fast_decode: Callable[[str], Any] | None = None
 _documents = 0
 
@@ -98,7 +103,7 @@ def parse_json(text: str) -> Any:
     if _fast_decode is not None:
         try:
             return _fast_decode(text)
-        except Exception:  # noqa: BLE001 - malformed, or one of the above: the reference reader decides
+        except Exception:
             pass
     try:
         data = json.loads(text)
@@ -110,7 +115,9 @@ def parse_json(text: str) -> Any:
         found = _LONG_NUMBER.search(text)
         at = found.start() if found else 0
         digits = f"{len(found.group()):,}" if found else "too many"
-        raise json.JSONDecodeError(f"a number of {digits} digits; the limit is {_MAX_DIGITS:,}", text, at) from None
+        raise json.JSONDecodeError(
+            f"a number of {digits} digits; the limit is {_MAX_DIGITS:,}", text, at
+        ) from None
     if _MAYBE_SURROGATE.search(text):
         _refuse_lone_surrogate(text)
     return data
@@ -119,7 +126,9 @@ def parse_json(text: str) -> Any:
 _MAX_DIGITS = sys.get_int_max_str_digits()
 _LONG_NUMBER = re.compile(rf"\d{{{_MAX_DIGITS + 1},}}")
 _MAYBE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
-_JSON_ESCAPE = re.compile(r"\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_JSON_ESCAPE = re.compile(
+    r"\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[dD][89a-fA-F][0-9a-fA-F]{2}"
+)
 """An escaped backslash, a surrogate pair (one character) or a lone surrogate, each as it is written."""
 
 
@@ -178,7 +187,7 @@ def jsonl_lines(path: Path) -> Iterator[tuple[str, str | None, str | None]]:
                     yield f"{source}:{number}", None, _TOO_LONG.format(limits.MAX_SUBMISSION_BYTES)
                     continue
                 if number == 1 and raw.startswith(codecs.BOM_UTF8):
-                    raw = raw[len(codecs.BOM_UTF8):]
+                    raw = raw[len(codecs.BOM_UTF8) :]
                 if raw.strip():
                     yield (f"{source}:{number}", *_line_text(raw))
         except (OSError, NotText) as exc:
@@ -210,21 +219,24 @@ def line_ranges(handle: BinaryIO, size: int) -> Iterator[tuple[int, int, int]]:
         yield start, offset, first
 
 
-def range_lines(path: Path, source: str, start: int, end: int, first: int
-                ) -> Iterator[tuple[str, str | None, str | None]]:
+def range_lines(
+    path: Path, source: str, start: int, end: int, first: int
+) -> Iterator[tuple[str, str | None, str | None]]:
     """jsonl_lines' triples for the lines of `path` from byte `start` to `end` (line_ranges), `first` the
     number of the first: a worker's share of `eval --jobs`."""
     try:
         with open(path, "rb") as handle:
             handle.seek(start)
             offset = start
-            for number, (consumed, raw) in enumerate(capped_lines(handle, limits.MAX_SUBMISSION_BYTES), first):
+            for number, (consumed, raw) in enumerate(
+                capped_lines(handle, limits.MAX_SUBMISSION_BYTES), first
+            ):
                 offset += consumed
                 if raw is None:
                     yield f"{source}:{number}", None, _TOO_LONG.format(limits.MAX_SUBMISSION_BYTES)
                 else:
                     if number == 1 and raw.startswith(codecs.BOM_UTF8):
-                        raw = raw[len(codecs.BOM_UTF8):]
+                        raw = raw[len(codecs.BOM_UTF8) :]
                     if raw.strip():
                         yield (f"{source}:{number}", *_line_text(raw))
                 if offset >= end:
@@ -237,7 +249,7 @@ def _line_text(raw: bytes) -> tuple[str | None, str | None]:
     try:
         return raw.decode("utf-8"), None
     except UnicodeDecodeError as exc:
-        column = len(raw[:exc.start].decode("utf-8", "replace")) + 1
+        column = len(raw[: exc.start].decode("utf-8", "replace")) + 1
         return None, f"column {column}: the line is not UTF-8 text (byte 0x{raw[exc.start]:02x})"
 
 

@@ -67,7 +67,7 @@ def found_ascii(data: bytes, needles: tuple[str, ...]) -> set[str]:
     overlap = max([len(needle) for needle in needles]) - 1
     view = memoryview(data)
     for start in range(0, len(data), WINDOW):
-        window = view[start:start + WINDOW + overlap]
+        window = view[start : start + WINDOW + overlap]
         hits = _automaton(needles).find_matches_as_indexes(window)
         while hits:
             found.update([needles[hit[0]] for hit in hits])
@@ -168,8 +168,11 @@ class SearchedText:
             return self._lowered
         if not needles.all <= self._searched:
             searched = self._searched
-            missing = Needles([needle for needle in needles.lowered if needle not in searched]) if searched \
+            missing = (
+                Needles([needle for needle in needles.lowered if needle not in searched])
+                if searched
                 else needles
+            )
             if searched is _NOTHING:
                 self._searched, self._found = set(), set()
             self._found.update(found_by_folding(self._parts, missing))

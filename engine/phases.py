@@ -18,8 +18,9 @@ PullCache = dict[tuple[str, float], tuple[float, str]]
 """(dimension, rating) -> (the corrected rating, its rationale), for one plan."""
 
 
-def pull_dimensions(plan: ConfigPlan, ratings: dict[str, float],
-                    cache: PullCache) -> tuple[dict[str, float], dict[str, str]]:
+def pull_dimensions(
+    plan: ConfigPlan, ratings: dict[str, float], cache: PullCache
+) -> tuple[dict[str, float], dict[str, str]]:
     """Phase 2: a rating outside tolerance moves `pull_fraction` of the way to the ideal.
 
     Ratings take few distinct values (4.0, 4.5, ...), so each (dimension, value) is worked out once per
@@ -46,11 +47,15 @@ def _pull_one(plan: ConfigPlan, name: str, value: float) -> tuple[float, str]:
         return kept, f"within tolerance (|{value:g} - {ideal:g}| = {distance:g} <= {tolerance:g}); {note}"
     pulled = min(max(value + plan.pull_fraction * (ideal - value), low), high)
     pulled = round(pulled, plan.round_digits if plan.round_digits is not None else 10)
-    return pulled, (f"outside tolerance (|{value:g} - {ideal:g}| = {distance:g} > {tolerance:g}); "
-                    f"pulled {plan.pull_fraction:g} of the way toward {ideal:g}: {pulled:g}")
+    return pulled, (
+        f"outside tolerance (|{value:g} - {ideal:g}| = {distance:g} > {tolerance:g}); "
+        f"pulled {plan.pull_fraction:g} of the way toward {ideal:g}: {pulled:g}"
+    )
 
 
-def normalize_ranking(plan: ConfigPlan, submission: Submission) -> tuple[list[Any], str, dict[str, list[Any]]]:
+def normalize_ranking(
+    plan: ConfigPlan, submission: Submission
+) -> tuple[list[Any], str, dict[str, list[Any]]]:
     """Phase 4: known ids in order, unknown dropped, duplicates removed, missing appended."""
     settings = plan.ranking
     known = [r.id for r in submission.responses]
@@ -96,8 +101,9 @@ def _ends_with_punct(text: str) -> bool:
     return text.endswith((".", "!", "?"))
 
 
-def finalize_rewrite(plan: ConfigPlan,
-                     submission: Submission) -> tuple[str, list[FiredRule], list[SkippedRule]]:
+def finalize_rewrite(
+    plan: ConfigPlan, submission: Submission
+) -> tuple[str, list[FiredRule], list[SkippedRule]]:
     """Phase 5: strip, note if short, rewrite rules, postprocessors. Returns the text and the rewrite rules
     that fired and that did not."""
     settings = plan.rewrite
@@ -123,7 +129,10 @@ def _rewrite_rule_detail(rule: RewriteRulePlan, text: str, short: bool) -> dict[
     detail: dict[str, Any] = {}
     if rule.ends_without_punct is not None:
         ends_without = not _ends_with_punct(text)
-        detail["ends_without_punct"] = {"held": rule.ends_without_punct == ends_without, "last_char": text[-1:]}
+        detail["ends_without_punct"] = {
+            "held": rule.ends_without_punct == ends_without,
+            "last_char": text[-1:],
+        }
     if rule.shorter_than_min is not None:
         detail["shorter_than_min"] = {"held": rule.shorter_than_min == short, "length": len(text)}
     return detail
@@ -143,7 +152,9 @@ def _apply_rewrite_actions(rule: RewriteRulePlan, text: str, note: str) -> tuple
 def _postprocess(kind: str, text: str) -> str:
     if kind == "ensure_period":
         return text if not text or _ends_with_punct(text) else text + "."
-    return (_SPACE_RUNS.sub(" ", text) if "  " in text else text).strip()  # most texts have no double space: skip the regex
+    return (
+        _SPACE_RUNS.sub(" ", text) if "  " in text else text
+    ).strip()  # most texts have no double space: skip the regex
 
 
 class _KeepUnknown(dict[str, Any]):
@@ -171,15 +182,19 @@ def require_justification(plan: ConfigPlan, submission: Submission, state: RuleS
     threshold = plan.justification_delta
     if threshold is None or submission.justification.strip():
         return
-    moved = [name for name, original in submission.ratings.items()
-             if rounded(abs(state.corrected[name] - original), 9) >= threshold]
+    moved = [
+        name
+        for name, original in submission.ratings.items()
+        if rounded(abs(state.corrected[name] - original), 9) >= threshold
+    ]
     if moved:
         state.flags["justification_required"] = True
         state.add_comment(f"Justification required: {', '.join(moved)} moved by at least {threshold:g}.")
 
 
 def decide_label(plan: ConfigPlan, state: RuleState) -> str | None:
-    """Phase 8: the highest score threshold at or below the score, else the assigned label, else the default."""
+    """Phase 8: the highest score threshold at or below the score, else the assigned label, else the
+    default."""
     if state.score is not None and plan.score_thresholds:
         best: tuple[str, float] | None = None
         for label, minimum in plan.score_thresholds:

@@ -3,8 +3,9 @@ rules as RulePlans (compiled conditions and actions). Evaluation reads only the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from evalkit.engine.actions import Apply, compile_actions
 from evalkit.engine.conditions import Block, compile_verdicts, compile_when
@@ -12,8 +13,11 @@ from evalkit.engine.context import Signals
 from evalkit.engine.templates import compile_template
 
 REWRITE_NOTE_DEFAULT = "Expand content."
-PROMPT_DEFAULTS = {"ok": "Prompt valid.", "missing_field": "Missing fields: {missing}",
-                   "invalid_label": "Invalid label {field}={value}"}
+PROMPT_DEFAULTS = {
+    "ok": "Prompt valid.",
+    "missing_field": "Missing fields: {missing}",
+    "invalid_label": "Invalid label {field}={value}",
+}
 DEFAULT_DIMENSIONS: dict[str, tuple[float, float]] = {
     "instructions": (4.0, 1.5),
     "accuracy": (4.2, 1.2),
@@ -108,42 +112,63 @@ def _dimensions(data: dict[str, Any]) -> dict[str, Any]:
         "dimensions": dims,
         "pull_fraction": float(adjustment.get("pull_fraction", 0.4)),
         "round_digits": _optional(int, adjustment.get("round")),  # a JSON Schema integer may be written 2.0
-        "justification_delta": _optional(float,
-                                         (data.get("validation") or {}).get("require_justification_if_delta_ge")),
+        "justification_delta": _optional(
+            float, (data.get("validation") or {}).get("require_justification_if_delta_ge")
+        ),
     }
 
 
 def _ranking(data: dict[str, Any]) -> RankingPlan:
-    return RankingPlan(bool(data.get("allow_duplicates", False)),
-                       bool((data.get("corrections") or {}).get("append_missing", True)),
-                       bool(data.get("require_all_ids", True)), dict(data.get("feedback_templates") or {}))
+    return RankingPlan(
+        bool(data.get("allow_duplicates", False)),
+        bool((data.get("corrections") or {}).get("append_missing", True)),
+        bool(data.get("require_all_ids", True)),
+        dict(data.get("feedback_templates") or {}),
+    )
 
 
 def _rewrite(data: dict[str, Any]) -> RewritePlan:
-    return RewritePlan(int(data.get("min_length", 0)), bool(data.get("add_note_if_short", True)),
-                       "\n\n" + data.get("note_text", REWRITE_NOTE_DEFAULT),
-                       tuple(step["type"] for step in data.get("postprocessors") or []))
+    return RewritePlan(
+        int(data.get("min_length", 0)),
+        bool(data.get("add_note_if_short", True)),
+        "\n\n" + data.get("note_text", REWRITE_NOTE_DEFAULT),
+        tuple(step["type"] for step in data.get("postprocessors") or []),
+    )
 
 
 def _prompt(data: dict[str, Any]) -> PromptPlan:
     texts = {**PROMPT_DEFAULTS, **(data.get("feedback") or {})}
     checks = (data.get("label_checks") or {}).items()
-    return PromptPlan(texts, tuple(data.get("required_fields") or ()),
-                      tuple((key.removesuffix("_allow"), allowed) for key, allowed in checks))
+    return PromptPlan(
+        texts,
+        tuple(data.get("required_fields") or ()),
+        tuple((key.removesuffix("_allow"), allowed) for key, allowed in checks),
+    )
 
 
 def _rule(raw: dict[str, Any], kind: str) -> RulePlan:
     actions = raw.get("actions") or {}
     template = actions.get("add_comment_template")
     reads_detail = template is not None and "detail" in compile_template(template).names
-    return RulePlan(raw["id"], kind, compile_when(raw.get("when")), compile_actions(actions),
-                    raw.get("description", ""), reads_detail=reads_detail)
+    return RulePlan(
+        raw["id"],
+        kind,
+        compile_when(raw.get("when")),
+        compile_actions(actions),
+        raw.get("description", ""),
+        reads_detail=reads_detail,
+    )
 
 
 def _rewrite_rule(raw: dict[str, Any]) -> RewriteRulePlan:
     when, actions = raw.get("when") or {}, raw.get("actions") or {}
-    return RewriteRulePlan(raw["id"], when.get("ends_without_punct"), when.get("shorter_than_min"),
-                           actions.get("append_text", ""), bool(actions.get("append_note", False)))
+    return RewriteRulePlan(
+        raw["id"],
+        when.get("ends_without_punct"),
+        when.get("shorter_than_min"),
+        actions.get("append_text", ""),
+        bool(actions.get("append_note", False)),
+    )
 
 
 def _rules(data: dict[str, Any]) -> dict[str, Any]:

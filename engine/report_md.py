@@ -22,7 +22,9 @@ def _fence(text: str) -> str:
 def _ratings_table(ratings: dict[str, dict[str, Any]]) -> list[str]:
     lines = ["| dimension | original | updated | rationale |", "|---|---:|---:|---|"]
     for name, entry in ratings.items():
-        lines.append(f"| {name} | {entry['original']:g} | {entry['updated']:g} | {_cell(entry['rationale'])} |")
+        lines.append(
+            f"| {name} | {entry['original']:g} | {entry['updated']:g} | {_cell(entry['rationale'])} |"
+        )
     return lines
 
 
@@ -41,25 +43,48 @@ def submission_section(source: str, result: dict[str, Any], level: int = 2) -> s
     flags = ", ".join(result["flags"]) or "none"
     score = "none" if result["score"] is None else f"{result['score']:g}"
     lines = [
-        f"{heading} {source}", "",
-        f"- **Label:** {result['label'] or 'none'}", f"- **Score:** {score}", f"- **Flags:** {flags}",
-        f"- **Prompt:** {_cell(result['prompt_feedback'])}", "",
-        f"{heading}# Ratings", "", *_ratings_table(result["corrected_ratings"]), "",
-        f"{heading}# Ranking", "", " > ".join(_cell(i) for i in result["corrected_ranking"]), "",
-        _cell(result["ranking_feedback"]), "",
-        f"{heading}# Rewrite", "", _fence(result["rewrite_final"]), "",
-        f"{heading}# Fired rules", "", *_fired(result["fired_rules"]), "",
-        f"{heading}# Summary", "", result["global_summary"], "",
+        f"{heading} {source}",
+        "",
+        f"- **Label:** {result['label'] or 'none'}",
+        f"- **Score:** {score}",
+        f"- **Flags:** {flags}",
+        f"- **Prompt:** {_cell(result['prompt_feedback'])}",
+        "",
+        f"{heading}# Ratings",
+        "",
+        *_ratings_table(result["corrected_ratings"]),
+        "",
+        f"{heading}# Ranking",
+        "",
+        " > ".join(_cell(i) for i in result["corrected_ranking"]),
+        "",
+        _cell(result["ranking_feedback"]),
+        "",
+        f"{heading}# Rewrite",
+        "",
+        _fence(result["rewrite_final"]),
+        "",
+        f"{heading}# Fired rules",
+        "",
+        *_fired(result["fired_rules"]),
+        "",
+        f"{heading}# Summary",
+        "",
+        result["global_summary"],
+        "",
     ]
     return "\n".join(lines)
 
 
 def render_report(sections: list[str], summary: dict[str, Any]) -> str:
     """The whole report: a header with the batch summary, then one section per submission."""
-    lines = ["# evalkit report", "",
-             f"- **Config hash:** `{summary.get('config_hash', '')}`",
-             f"- **Rule version:** {summary.get('rule_version')}",
-             f"- **Submissions:** {summary.get('count', 0)} evaluated, {summary.get('errors', 0)} with errors"]
+    lines = [
+        "# evalkit report",
+        "",
+        f"- **Config hash:** `{summary.get('config_hash', '')}`",
+        f"- **Rule version:** {summary.get('rule_version')}",
+        f"- **Submissions:** {summary.get('count', 0)} evaluated, {summary.get('errors', 0)} with errors",
+    ]
     labels = summary.get("labels") or {}
     if labels:
         lines.append("- **Labels:** " + ", ".join(f"{k}: {v}" for k, v in sorted(labels.items())))

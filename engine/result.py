@@ -19,10 +19,17 @@ class FiredRule:
     known when an action needed it (a comment template reads it), else worked out each time it is read:
     most results are written once, and the explaining is skipped for those never asked."""
 
-    __slots__ = ("id", "type", "actions", "_detail", "_block", "_signals")
+    __slots__ = ("_block", "_detail", "_signals", "actions", "id", "type")
 
-    def __init__(self, rule_id: str, rule_type: str, detail: dict[str, Any] | None, actions: list[dict[str, Any]],
-                 block: Block | None = None, signals: Signals | None = None) -> None:
+    def __init__(
+        self,
+        rule_id: str,
+        rule_type: str,
+        detail: dict[str, Any] | None,
+        actions: list[dict[str, Any]],
+        block: Block | None = None,
+        signals: Signals | None = None,
+    ) -> None:
         self.id, self.type, self.actions = rule_id, rule_type, actions
         self._detail, self._block, self._signals = detail, block, signals
 
@@ -42,10 +49,17 @@ class SkippedRule:
     """A rule that did not fire. What its conditions observed is worked out only when asked for
     (the explain view, the TUI), so the common case of a rule that does not fire stays cheap."""
 
-    __slots__ = ("id", "type", "_block", "_signals", "_stopped_by", "_detail")
+    __slots__ = ("_block", "_detail", "_signals", "_stopped_by", "id", "type")
 
-    def __init__(self, rule_id: str, rule_type: str, block: Block | None, signals: Signals | None,
-                 stopped_by: str | None = None, detail: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        rule_id: str,
+        rule_type: str,
+        block: Block | None,
+        signals: Signals | None,
+        stopped_by: str | None = None,
+        detail: dict[str, Any] | None = None,
+    ) -> None:
         self.id, self.type = rule_id, rule_type
         self._block, self._signals, self._stopped_by = block, signals, stopped_by
         self._detail = detail  # known already (rewrite rules), else worked out when asked for
@@ -74,9 +88,14 @@ class SkippedRule:
     def to_dict(self) -> dict[str, Any]:
         detail = self.detail
         failed = _first_failed(detail)
-        return {"id": self.id, "type": self.type, "failed": failed,
-                "observed": detail.get(failed) if failed else None, "reason": self._reason(failed),
-                "detail": detail}
+        return {
+            "id": self.id,
+            "type": self.type,
+            "failed": failed,
+            "observed": detail.get(failed) if failed else None,
+            "reason": self._reason(failed),
+            "detail": detail,
+        }
 
 
 def _first_failed(detail: dict[str, Any]) -> str | None:
@@ -108,7 +127,9 @@ class Result:
     def skipped_rules(self) -> list[SkippedRule]:
         signals = self.signals
         return [
-            entry if isinstance(entry, SkippedRule) else SkippedRule(entry.id, entry.type, entry.when, signals)
+            entry
+            if isinstance(entry, SkippedRule)
+            else SkippedRule(entry.id, entry.type, entry.when, signals)
             for entry in self.not_fired
         ]
 

@@ -35,7 +35,7 @@ def _observed_text(seen: Any) -> str:
 
 
 def _action_text(action: dict[str, Any]) -> str:
-    (name, value), = action.items()
+    ((name, value),) = action.items()
     return f"{name} {_short(value)}"
 
 

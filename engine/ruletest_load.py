@@ -56,8 +56,10 @@ def find_suites(paths: Sequence[str]) -> list[tuple[Path, list[Path]]]:
             known = found.setdefault(folder, [])
             known.extend(f for f in files if f not in known)
     if not found:
-        raise UsageProblem(f"no rule tests found in {', '.join(paths)} (expected {TESTS_FOLDER}/*.yaml "
-                           "in a folder with config files)")
+        raise UsageProblem(
+            f"no rule tests found in {', '.join(paths)} (expected {TESTS_FOLDER}/*.yaml "
+            "in a folder with config files)"
+        )
     return list(found.items())
 
 
@@ -77,8 +79,9 @@ def _suites_of(path: Path) -> Iterator[tuple[Path, list[Path]]]:
 def _config_folder_of(test_file: Path) -> Path:
     folder = test_file.parent.parent
     if test_file.parent.name != TESTS_FOLDER or not config_files(folder):
-        raise UsageProblem(f"{test_file}: a rule test file belongs in the {TESTS_FOLDER}/ folder of a config "
-                           "folder")
+        raise UsageProblem(
+            f"{test_file}: a rule test file belongs in the {TESTS_FOLDER}/ folder of a config folder"
+        )
     return folder
 
 
@@ -89,6 +92,7 @@ def find_test_files(folder: Path) -> list[Path]:
 
 # Loading a test file
 
+
 def load_test_file(path: Path, rule_ids: Collection[str]) -> RuleTestFile:
     """The file's cases, or the diagnostics that keep it from running (YAML, schema, unknown rule ids)."""
     raw, problem = read_config_file(path)
@@ -97,8 +101,9 @@ def load_test_file(path: Path, rule_ids: Collection[str]) -> RuleTestFile:
     try:
         text = decode_utf8(raw)
     except NotText as exc:
-        return RuleTestFile(path, diagnostics=[error(str(path), Span.point(exc.line, exc.column), "not-utf8",
-                                                     exc.reason)])
+        return RuleTestFile(
+            path, diagnostics=[error(str(path), Span.point(exc.line, exc.column), "not-utf8", exc.reason)]
+        )
     return check_test_text(path, text, rule_ids)
 
 
@@ -135,17 +140,29 @@ def case_problems(test_file: RuleTestFile) -> list[Diagnostic]:
     """The cases that cannot run (a submission file that does not exist or cannot be read, a name not in
     `submissions`) as errors where they name their submission: `evalkit test` fails such a case when it
     runs it, an editor shows it as the file is typed."""
-    return [error(str(case.path), case.submission_span, "unreadable", case.problem)
-            for case in test_file.cases if case.problem is not None]
+    return [
+        error(str(case.path), case.submission_span, "unreadable", case.problem)
+        for case in test_file.cases
+        if case.problem is not None
+    ]
 
 
 def _unknown_rule(path: str, span: Span, rule_id: str, rule_ids: Collection[str]) -> Diagnostic:
     suggestion = closest(rule_id, sorted(rule_ids)) if rule_ids else None
     if suggestion is None:
-        return error(path, span, "unknown-rule", f"unknown rule id '{rule_id}'; the config's rules are: "
-                                                  f"{', '.join(sorted(rule_ids)) or 'none'}")
-    return error(path, span, "unknown-rule", f"unknown rule id '{rule_id}'; did you mean '{suggestion}'?",
-                 Fix(f"Replace with '{suggestion}'", span, suggestion))
+        return error(
+            path,
+            span,
+            "unknown-rule",
+            f"unknown rule id '{rule_id}'; the config's rules are: {', '.join(sorted(rule_ids)) or 'none'}",
+        )
+    return error(
+        path,
+        span,
+        "unknown-rule",
+        f"unknown rule id '{rule_id}'; did you mean '{suggestion}'?",
+        Fix(f"Replace with '{suggestion}'", span, suggestion),
+    )
 
 
 class _SubmissionReader:
@@ -187,8 +204,9 @@ def _read_submission_file(path: Path) -> tuple[Any, str | None]:
     return loaded.data, None
 
 
-def _case(document: YamlDocument, path: Path, index: int, raw: dict[str, Any],
-          reader: _SubmissionReader) -> Case:
+def _case(
+    document: YamlDocument, path: Path, index: int, raw: dict[str, Any], reader: _SubmissionReader
+) -> Case:
     data, problem = reader.resolve(raw["submission"])
     if problem is None and "with" in raw:
         data = merged(data, raw["with"])

@@ -55,8 +55,11 @@ class Suite:
     def uncovered(self) -> list[Diagnostic]:
         """The rules that no case fired (whether or not the case passed), at their ids."""
         fired = {rule.id for o in self.outcomes if o.result is not None for rule in o.result.fired_rules}
-        return [info(str(path), span, "uncovered-rule", f"rule '{rule_id}' is fired by no test")
-                for rule_id, path, span in rule_positions(self.config) if rule_id not in fired]
+        return [
+            info(str(path), span, "uncovered-rule", f"rule '{rule_id}' is fired by no test")
+            for rule_id, path, span in rule_positions(self.config)
+            if rule_id not in fired
+        ]
 
 
 def run_suite(folder: Path, files: list[Path]) -> Suite:
@@ -82,8 +85,12 @@ def run_case(evaluator: Evaluator, case: Case) -> CaseOutcome:
     except Exception as exc:  # a broken rule must fail its case, not the whole run
         return CaseOutcome(case, None, error=f"evaluation failed: {type(exc).__name__}: {exc}")
     if not expects_anything(case):
-        return CaseOutcome(case, result, error="the case has no expectations; add `expect:` or record the "
-                                               "actual outcome with `evalkit test --update`")
+        return CaseOutcome(
+            case,
+            result,
+            error="the case has no expectations; add `expect:` or record the "
+            "actual outcome with `evalkit test --update`",
+        )
     return CaseOutcome(case, result, compare(case.expect, result))
 
 
@@ -94,8 +101,11 @@ def expects_anything(case: Case) -> bool:
 
 def compare(expect: dict[str, Any], result: Result) -> list[Mismatch]:
     tolerance = expect.get("tolerance", DEFAULT_TOLERANCE)
-    found = [COMPARISONS[key](expected, result, tolerance)
-             for key, expected in expect.items() if key in COMPARISONS]
+    found = [
+        COMPARISONS[key](expected, result, tolerance)
+        for key, expected in expect.items()
+        if key in COMPARISONS
+    ]
     return [mismatch for mismatch in found if mismatch is not None]
 
 
@@ -105,8 +115,11 @@ def fired_ids(result: Result) -> list[str]:
 
 def _acting(result: Result, *actions: str) -> tuple[str, ...]:
     """The fired rules that took any of `actions`: those that explain a label, score or flags."""
-    return tuple(rule.id for rule in result.fired_rules
-                 if any(name in action for action in rule.actions for name in actions))
+    return tuple(
+        rule.id
+        for rule in result.fired_rules
+        if any(name in action for action in rule.actions for name in actions)
+    )
 
 
 def _fired(expected: list[str], result: Result, _: float) -> Mismatch | None:
@@ -162,8 +175,12 @@ def _ranking(expected: list[Any], result: Result, _: float) -> Mismatch | None:
 def _rewrite(expected: str, result: Result, _: float) -> Mismatch | None:
     if result.rewrite_final == expected:
         return None
-    return Mismatch("rewrite_final", expected, result.rewrite_final,
-                    tuple(rule.id for rule in result.fired_rules if rule.type == "rewrite"))
+    return Mismatch(
+        "rewrite_final",
+        expected,
+        result.rewrite_final,
+        tuple(rule.id for rule in result.fired_rules if rule.type == "rewrite"),
+    )
 
 
 def _close(expected: float | None, actual: float | None, tolerance: float) -> bool:
@@ -180,7 +197,13 @@ def _close(expected: float | None, actual: float | None, tolerance: float) -> bo
 
 
 COMPARISONS: dict[str, Callable[[Any, Result, float], Mismatch | None]] = {
-    "fired": _fired, "must_fire": _must_fire, "must_not_fire": _must_not_fire, "label": _label,
-    "score": _score, "flags": _flags, "corrected_ratings": _ratings, "ranking": _ranking,
+    "fired": _fired,
+    "must_fire": _must_fire,
+    "must_not_fire": _must_not_fire,
+    "label": _label,
+    "score": _score,
+    "flags": _flags,
+    "corrected_ratings": _ratings,
+    "ranking": _ranking,
     "rewrite_final": _rewrite,
 }

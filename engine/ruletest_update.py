@@ -35,8 +35,9 @@ def _actual(key: str, result: Result, expected: Any) -> Any:
         "label": lambda: result.label,
         "score": lambda: _plain_number(result.score),
         "flags": lambda: sorted(name for name, on in result.flags.items() if on),
-        "corrected_ratings": lambda: {dim: _plain_number(result.corrected_ratings[dim]["updated"])
-                                      for dim in expected},
+        "corrected_ratings": lambda: {
+            dim: _plain_number(result.corrected_ratings[dim]["updated"]) for dim in expected
+        },
         "ranking": lambda: list(result.corrected_ranking),
         "rewrite_final": lambda: result.rewrite_final,
     }

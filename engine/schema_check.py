@@ -8,8 +8,9 @@ enum that stands for a vocabulary (dimension names, submission fields).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from functools import cache
-from typing import Any, Iterator
+from typing import Any
 
 from evalkit.engine.diagnostics import Diagnostic, Fix, Span, closest, error
 from evalkit.engine.positions import line_end
@@ -17,8 +18,13 @@ from evalkit.engine.validator import SchemaError, Validator
 from evalkit.engine.yamlsource import JsonPath, YamlDocument
 
 _TYPE_WORDS = {
-    "object": "a mapping", "array": "a list", "string": "a string", "number": "a number",
-    "integer": "an integer", "boolean": "true or false", "null": "null",
+    "object": "a mapping",
+    "array": "a list",
+    "string": "a string",
+    "number": "a number",
+    "integer": "an integer",
+    "boolean": "true or false",
+    "null": "null",
 }
 
 
@@ -75,19 +81,28 @@ def _translate(err: SchemaError, document: YamlDocument, checker: Validator) -> 
     elif err.in_property_name:
         yield _not_allowed(err, document, document.key_span((*path, err.instance)))
     elif kind == "type":
-        yield error(document.path, document.value_span(path), "wrong-type",
-                    f"expected {_types(err.validator_value)} {_where(path)}, found {describe_value(err.instance)}")
+        yield error(
+            document.path,
+            document.value_span(path),
+            "wrong-type",
+            f"expected {_types(err.validator_value)} {_where(path)}, found {describe_value(err.instance)}",
+        )
     elif kind == "enum":
         yield _not_allowed(err, document, document.value_span(path))
     else:
-        yield error(document.path, document.value_span(path), f"schema-{kind.lower()}",
-                    f"{_where(path)}: {_plain_message(err)}")
+        yield error(
+            document.path,
+            document.value_span(path),
+            f"schema-{kind.lower()}",
+            f"{_where(path)}: {_plain_message(err)}",
+        )
 
 
 def _plain_message(err: SchemaError) -> str:
     kind, limit = err.validator, err.validator_value
     words = {
-        "minimum": f"must be at least {limit}", "maximum": f"must be at most {limit}",
+        "minimum": f"must be at least {limit}",
+        "maximum": f"must be at most {limit}",
         "minItems": f"needs at least {limit} item{'s' if limit != 1 else ''}",
         "maxItems": f"takes at most {limit} item{'s' if limit != 1 else ''}",
         "minLength": "must not be empty" if limit == 1 else f"needs at least {limit} characters",
@@ -124,14 +139,19 @@ def _missing_key(err: SchemaError, document: YamlDocument, path: JsonPath, check
     entry = f"{name}: {_placeholder(err.schema.get('properties', {}).get(name, {}), checker)}"
     lines = document.lines()
     line_text = lines[span.line - 1] if span.line <= len(lines) else ""
-    if line_text[span.column - 1:span.column] == "{":  # a flow mapping: the key goes inside the braces
+    if line_text[span.column - 1 : span.column] == "{":  # a flow mapping: the key goes inside the braces
         at = Span.point(span.line, span.column + 1)
         fix = Fix(f"Insert '{name}'", at, entry + (", " if err.instance else ""))
     else:
         at = Span.point(span.line, span.column)
         fix = Fix(f"Insert '{name}'", at, f"{entry}{line_end(document.text)}{' ' * (span.column - 1)}")
-    return error(document.path, document.key_span(path) if not path or isinstance(path[-1], str) else span,
-                 "missing-key", f"missing required key '{name}' {_where(path)}", fix)
+    return error(
+        document.path,
+        document.key_span(path) if not path or isinstance(path[-1], str) else span,
+        "missing-key",
+        f"missing required key '{name}' {_where(path)}",
+        fix,
+    )
 
 
 def _placeholder(schema: dict[str, Any], checker: Validator) -> str:
@@ -146,7 +166,9 @@ def _placeholder(schema: dict[str, Any], checker: Validator) -> str:
             return json.dumps(values[0], ensure_ascii=False)  # JSON is flow YAML
     kind = schema.get("type")
     kind = kind[0] if isinstance(kind, list) and kind else kind
-    return {"string": '""', "number": "0", "integer": "0", "boolean": "false", "array": "[]"}.get(str(kind), "{}")
+    return {"string": '""', "number": "0", "integer": "0", "boolean": "false", "array": "[]"}.get(
+        str(kind), "{}"
+    )
 
 
 def _not_allowed(err: SchemaError, document: YamlDocument, span: Span) -> Diagnostic:
@@ -161,6 +183,11 @@ def _not_allowed(err: SchemaError, document: YamlDocument, span: Span) -> Diagno
     suggestion = closest(str(value), allowed) if isinstance(value, str) else None
     choices = f"expected one of: {', '.join(allowed)}"
     if suggestion:
-        return error(document.path, span, code, f"{message}; did you mean '{suggestion}'? ({choices})",
-                     Fix(f"Replace with '{suggestion}'", span, suggestion))
+        return error(
+            document.path,
+            span,
+            code,
+            f"{message}; did you mean '{suggestion}'? ({choices})",
+            Fix(f"Replace with '{suggestion}'", span, suggestion),
+        )
     return error(document.path, span, code, f"{message}; {choices}")

@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 import string
 import sys
-from typing import Any, Iterator, TypeGuard
+from collections.abc import Iterator
+from typing import Any, TypeGuard
 
 from evalkit.engine.diagnostics import Diagnostic, Span, closest, error, warning
 from evalkit.engine.regex import PatternError
@@ -67,12 +68,24 @@ def duplicate_rule_ids(doc: YamlDocument) -> list[Diagnostic]:
             continue
         first_list, first_line = seen[rule_id]
         if first_list == at[0]:
-            out.append(error(doc.path, span, "duplicate-rule-id",
-                             f"duplicate rule id '{rule_id}' (first defined at line {first_line})"))
+            out.append(
+                error(
+                    doc.path,
+                    span,
+                    "duplicate-rule-id",
+                    f"duplicate rule id '{rule_id}' (first defined at line {first_line})",
+                )
+            )
         else:
-            out.append(warning(doc.path, span, "duplicate-rule-id",
-                               f"rule id '{rule_id}' is also used in {first_list} (line {first_line}); "
-                               "results would name two rules alike"))
+            out.append(
+                warning(
+                    doc.path,
+                    span,
+                    "duplicate-rule-id",
+                    f"rule id '{rule_id}' is also used in {first_list} (line {first_line}); "
+                    "results would name two rules alike",
+                )
+            )
     return out
 
 
@@ -114,7 +127,7 @@ def scalar_line_span(doc: YamlDocument, at: JsonPath, line: int) -> Span:
     line after its indicator; for the first line of any other scalar, the whole value is the best place."""
     span = doc.value_span(at)
     lines = doc.lines()
-    indicator = lines[span.line - 1][span.column - 1:span.column] if span.line <= len(lines) else ""
+    indicator = lines[span.line - 1][span.column - 1 : span.column] if span.line <= len(lines) else ""
     block = indicator in ("|", ">")
     if (line <= 1 and not block) or (indicator == ">" and line > 1):  # folding joins lines: no mapping back
         return span
@@ -131,8 +144,14 @@ def length_bounds(doc: YamlDocument) -> list[Diagnostic]:
         for block_at, block in _condition_blocks(rule.get("when"), (*at, "when")):
             low, high = block.get("min_total_length"), block.get("max_total_length")
             if _is_number(low) and _is_number(high) and low > high:
-                out.append(error(doc.path, doc.value_span((*block_at, "min_total_length")), "impossible-length",
-                                 f"min_total_length {low} is above max_total_length {high}: the rule can never fire"))
+                out.append(
+                    error(
+                        doc.path,
+                        doc.value_span((*block_at, "min_total_length")),
+                        "impossible-length",
+                        f"min_total_length {low} is above max_total_length {high}: the rule can never fire",
+                    )
+                )
     return out
 
 
@@ -146,9 +165,15 @@ def unreachable_rules(doc: YamlDocument) -> list[Diagnostic]:
     blocker = None
     for at, rule in rule_entries(data, ("rating_rules",)):
         if blocker is not None:
-            out.append(warning(doc.path, doc.value_span((*at, "id")), "unreachable-rule",
-                               f"rule '{rule.get('id')}' can never run: '{blocker}' has no conditions and "
-                               "stop_after_first is set"))
+            out.append(
+                warning(
+                    doc.path,
+                    doc.value_span((*at, "id")),
+                    "unreachable-rule",
+                    f"rule '{rule.get('id')}' can never run: '{blocker}' has no conditions and "
+                    "stop_after_first is set",
+                )
+            )
         elif not rule.get("when"):
             blocker = rule.get("id")
     return out
@@ -158,8 +183,14 @@ def rules_without_actions(doc: YamlDocument) -> list[Diagnostic]:
     out = []
     for at, rule in rule_entries(doc.data):
         if not _has_effect(rule.get("actions")):
-            out.append(warning(doc.path, doc.key_span((*at, "actions")), "no-actions",
-                               f"rule '{rule.get('id')}' has no actions: it fires without effect"))
+            out.append(
+                warning(
+                    doc.path,
+                    doc.key_span((*at, "actions")),
+                    "no-actions",
+                    f"rule '{rule.get('id')}' has no actions: it fires without effect",
+                )
+            )
     return out
 
 
@@ -177,17 +208,35 @@ def dimension_bounds(doc: YamlDocument) -> list[Diagnostic]:
         return []
     low, high = scale
     if low >= high:
-        return [error(doc.path, doc.value_span(("scale",)), "bad-scale",
-                      f"scale [{low}, {high}] is empty: the first value must be below the second")]
+        return [
+            error(
+                doc.path,
+                doc.value_span(("scale",)),
+                "bad-scale",
+                f"scale [{low}, {high}] is empty: the first value must be below the second",
+            )
+        ]
     out = []
     for name, dim in _mapping(data.get("dimensions")).items():
         ideal, tolerance = _mapping(dim).get("ideal"), _mapping(dim).get("tolerance")
         if _is_number(ideal) and not low <= ideal <= high:
-            out.append(error(doc.path, doc.value_span(("dimensions", name, "ideal")), "outside-scale",
-                             f"ideal {ideal} of '{name}' is outside the scale [{low}, {high}]"))
+            out.append(
+                error(
+                    doc.path,
+                    doc.value_span(("dimensions", name, "ideal")),
+                    "outside-scale",
+                    f"ideal {ideal} of '{name}' is outside the scale [{low}, {high}]",
+                )
+            )
         if _is_number(tolerance) and tolerance > high - low:
-            out.append(error(doc.path, doc.value_span(("dimensions", name, "tolerance")), "outside-scale",
-                             f"tolerance {tolerance} of '{name}' is wider than the scale [{low}, {high}]"))
+            out.append(
+                error(
+                    doc.path,
+                    doc.value_span(("dimensions", name, "tolerance")),
+                    "outside-scale",
+                    f"tolerance {tolerance} of '{name}' is wider than the scale [{low}, {high}]",
+                )
+            )
     return out
 
 
@@ -215,8 +264,9 @@ def _placeholder_problem(text: str, names: tuple[str, ...]) -> str | None:
         if field == "" or field.isdigit():
             return f"positional placeholder '{{{field}}}' cannot be filled; {available}"
         if not field.isidentifier():
-            return (f"placeholder '{{{field}}}' uses attribute or index access, which is not allowed; "
-                    f"{available}")
+            return (
+                f"placeholder '{{{field}}}' uses attribute or index access, which is not allowed; {available}"
+            )
         if field not in names:
             suggestion = closest(field, names) if names else None
             hint = f"did you mean '{{{suggestion}}}'?" if suggestion else available
@@ -230,12 +280,24 @@ def non_finite_numbers(doc: YamlDocument) -> list[Diagnostic]:
     found = []
     for at, value in _numbers(doc.data, ()):
         if isinstance(value, float) and not math.isfinite(value):
-            found.append(error(doc.path, doc.value_span(at), "not-finite",
-                               f"expected a finite number, found {_yaml_float(value)}"))
+            found.append(
+                error(
+                    doc.path,
+                    doc.value_span(at),
+                    "not-finite",
+                    f"expected a finite number, found {_yaml_float(value)}",
+                )
+            )
         elif isinstance(value, int) and abs(value) > _FLOAT_MAX:
-            found.append(error(doc.path, doc.value_span(at), "number-too-large",
-                               "expected a number within a float's range (about ±1.8e308), found an integer of "
-                               f"{len(str(abs(value)))} digits"))
+            found.append(
+                error(
+                    doc.path,
+                    doc.value_span(at),
+                    "number-too-large",
+                    "expected a number within a float's range (about ±1.8e308), found an integer of "
+                    f"{len(str(abs(value)))} digits",
+                )
+            )
     return found
 
 
@@ -258,8 +320,15 @@ def _numbers(value: Any, at: JsonPath) -> Iterator[tuple[JsonPath, int | float]]
 
 
 CHECKS = {
-    "rules": (duplicate_rule_ids, regex_problems, template_problems, length_bounds, unreachable_rules,
-              rules_without_actions, non_finite_numbers),
+    "rules": (
+        duplicate_rule_ids,
+        regex_problems,
+        template_problems,
+        length_bounds,
+        unreachable_rules,
+        rules_without_actions,
+        non_finite_numbers,
+    ),
     "dimensions": (dimension_bounds, non_finite_numbers),
     "prompt": (prompt_placeholders,),
 }

@@ -19,7 +19,8 @@ ResponseId = str | int
 
 
 class SubmissionError(ValueError):
-    """A submission that cannot be evaluated; `where` is the offending field's path, e.g. `ratings.accuracy`."""
+    """A submission that cannot be evaluated; `where` is the offending field's path, e.g.
+    `ratings.accuracy`."""
 
     def __init__(self, message: str, where: str = "") -> None:
         super().__init__(f"{where}: {message}" if where else message)
@@ -87,11 +88,12 @@ def _finite(value: int | float, where: str) -> float:
 
 def _type_name(value: Any) -> str:
     return {type(None): "null", bool: "a boolean", str: "a string", list: "a list", dict: "a mapping"}.get(
-        type(value), "a number" if _is_number(value) else type(value).__name__)
+        type(value), "a number" if _is_number(value) else type(value).__name__
+    )
 
 
 def _expect(value: Any, kind: type | tuple[type, ...], where: str, words: str) -> None:
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
         raise SubmissionError(f"expected {words}, found {_type_name(value)}", where)
 
 
@@ -150,8 +152,13 @@ def _well_typed(data: Any) -> Submission | None:
         return None
     prompt, raw_responses = data.get("prompt"), data.get("responses")
     ranking, raw_ratings = data.get("ranking"), data.get("ratings")
-    if (type(prompt) is not str or type(raw_responses) is not list or not raw_responses
-            or type(ranking) is not list or type(raw_ratings) is not dict):
+    if (
+        type(prompt) is not str
+        or type(raw_responses) is not list
+        or not raw_responses
+        or type(ranking) is not list
+        or type(raw_ratings) is not dict
+    ):
         return None
     responses = []
     for item in raw_responses:
@@ -178,13 +185,25 @@ def _well_typed(data: Any) -> Submission | None:
         if value is not None and type(value) is not str:
             return None
     evidence = data.get("evidence")
-    if (justification is not None and type(justification) is not str
-            or evidence is not None and type(evidence) not in (str, list, dict)):
+    if (justification is not None and type(justification) is not str) or (
+        evidence is not None and type(evidence) not in (str, list, dict)
+    ):
         return None
     category, subcategory, difficulty, ranking_rationale, rewrite = optional
-    return Submission(prompt, tuple(responses), tuple(ranking), ratings, justification or "", category,
-                      subcategory, difficulty, ranking_rationale, rewrite or "", evidence,
-                      {k: v for k, v in data.items() if k not in _KNOWN})
+    return Submission(
+        prompt,
+        tuple(responses),
+        tuple(ranking),
+        ratings,
+        justification or "",
+        category,
+        subcategory,
+        difficulty,
+        ranking_rationale,
+        rewrite or "",
+        evidence,
+        {k: v for k, v in data.items() if k not in _KNOWN},
+    )
 
 
 def parse_submission(data: Any) -> Submission:

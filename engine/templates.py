@@ -9,17 +9,40 @@ cuts the rendered output (limits.py).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache, lru_cache
-from typing import Any, Callable
+from typing import Any
 
 from evalkit.engine import limits
 from evalkit.engine import template_caps as caps
 
 CONTEXT_NAMES = frozenset({"signals", "detail", "corrected"})
-SAFE_FILTERS = frozenset({
-    "abs", "capitalize", "count", "d", "default", "first", "float", "int", "join", "last", "length",
-    "lower", "max", "min", "round", "string", "title", "trim", "truncate", "upper", "tojson", "sort",
-})
+SAFE_FILTERS = frozenset(
+    {
+        "abs",
+        "capitalize",
+        "count",
+        "d",
+        "default",
+        "first",
+        "float",
+        "int",
+        "join",
+        "last",
+        "length",
+        "lower",
+        "max",
+        "min",
+        "round",
+        "string",
+        "title",
+        "trim",
+        "truncate",
+        "upper",
+        "tojson",
+        "sort",
+    }
+)
 
 
 class TemplateProblem(ValueError):
@@ -38,7 +61,7 @@ def environment() -> Any:
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     class CappedCode(CodeGenerator):
-        def visit_Concat(self, node: Concat, frame: Frame) -> None:  # noqa: N802 - Jinja's visitor names
+        def visit_Concat(self, node: Concat, frame: Frame) -> None:
             self.write("environment.capped_concat((")  # `a ~ b`, which the sandbox does not intercept
             for value in node.nodes:
                 self.visit(value, frame)
@@ -53,15 +76,20 @@ def environment() -> Any:
         def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
             return caps.binop(self.binop_table, operator, left, right)
 
-        def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+        def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
             if caps.call_too_long(__obj, args, kwargs):
-                raise SecurityError(f"'{__obj.__name__}' would build a string longer than "
-                                    f"{limits.MAX_TEMPLATE_SEQUENCE:,} characters")
+                raise SecurityError(
+                    f"'{__obj.__name__}' would build a string longer than "
+                    f"{limits.MAX_TEMPLATE_SEQUENCE:,} characters"
+                )
             return caps.built(super().call(__context, __obj, *args, **kwargs))
 
     env = CappedSandbox(autoescape=False, finalize=caps.printed)
-    env.filters = {name: caps.capped_filter(name, function) for name, function in env.filters.items()
-                   if name in SAFE_FILTERS}
+    env.filters = {
+        name: caps.capped_filter(name, function)
+        for name, function in env.filters.items()
+        if name in SAFE_FILTERS
+    }
     env.globals.clear()
     return env
 
@@ -92,7 +120,8 @@ def _too_deep(source: str) -> TemplateProblem | None:
         elif kind in ("variable_end", "block_end"):
             chain = 0
         elif (kind == "name" and value in ("not", "if")) or (
-                value in ("-", "+") and previous in ("operator", "variable_begin", "block_begin", "name_op")):
+            value in ("-", "+") and previous in ("operator", "variable_begin", "block_begin", "name_op")
+        ):
             chain += 1
         previous = "name_op" if kind == "name" and value in ("not", "if", "else", "and", "or", "in") else kind
         if depth + chain > limits.MAX_TEMPLATE_NESTING:
@@ -114,15 +143,29 @@ def _deepest_node(ast: Any) -> TemplateProblem | None:
 
 
 def _nested_problem(line: int) -> TemplateProblem:
-    return TemplateProblem(f"the template nests deeper than {limits.MAX_TEMPLATE_NESTING} levels (brackets, "
-                           "blocks, operators or filters); split it into simpler expressions", line)
+    return TemplateProblem(
+        f"the template nests deeper than {limits.MAX_TEMPLATE_NESTING} levels (brackets, "
+        "blocks, operators or filters); split it into simpler expressions",
+        line,
+    )
 
 
 def _refused_constructs(ast: Any) -> TemplateProblem | None:
     from jinja2 import nodes
 
-    refused = (nodes.For, nodes.Macro, nodes.CallBlock, nodes.Include, nodes.Import, nodes.FromImport,
-               nodes.Extends, nodes.Block, nodes.Assign, nodes.AssignBlock, nodes.With)
+    refused = (
+        nodes.For,
+        nodes.Macro,
+        nodes.CallBlock,
+        nodes.Include,
+        nodes.Import,
+        nodes.FromImport,
+        nodes.Extends,
+        nodes.Block,
+        nodes.Assign,
+        nodes.AssignBlock,
+        nodes.With,
+    )
     for node in ast.find_all(refused):
         tag = _STATEMENTS.get(type(node).__name__, type(node).__name__.lower())
         return TemplateProblem(f"'{tag}' is not allowed in a comment template", node.lineno)
@@ -132,8 +175,10 @@ def _refused_constructs(ast: Any) -> TemplateProblem | None:
             return TemplateProblem(f"the sandbox refuses the private name '{name}'", node.lineno)
     for node in ast.find_all(nodes.Filter):
         if node.name not in SAFE_FILTERS:
-            return TemplateProblem(f"the filter '{node.name}' is not available; use one of: "
-                                   f"{', '.join(sorted(SAFE_FILTERS))}", node.lineno)
+            return TemplateProblem(
+                f"the filter '{node.name}' is not available; use one of: {', '.join(sorted(SAFE_FILTERS))}",
+                node.lineno,
+            )
     return None
 
 
@@ -164,7 +209,7 @@ def _lookups_only(source: str) -> list[str | tuple[str, str]] | None:
     parts: list[str | tuple[str, str]] = []
     at = 0
     for match in _LOOKUP.finditer(source):
-        parts.extend((source[at:match.start()], (match[1], match[2])))
+        parts.extend((source[at : match.start()], (match[1], match[2])))
         at = match.end()
     parts.append(source[at:])
     for part in parts:
@@ -176,8 +221,9 @@ def _lookups_only(source: str) -> list[str | tuple[str, str]] | None:
     return None if source.endswith("\n") else [part for part in parts if part != ""]
 
 
-def _render_lookups(parts: list[str | tuple[str, str]], fallback: Callable[[dict[str, Any]], str]
-                    ) -> Callable[[dict[str, Any]], str]:
+def _render_lookups(
+    parts: list[str | tuple[str, str]], fallback: Callable[[dict[str, Any]], str]
+) -> Callable[[dict[str, Any]], str]:
     def render(context: dict[str, Any]) -> str:
         out = []
         for part in parts:
@@ -210,8 +256,9 @@ def _through_jinja(source: str) -> Template:
 
     env = environment()
     if len(source) > limits.MAX_TEMPLATE_SOURCE:
-        raise TemplateProblem(f"the template is {len(source):,} characters long; the limit is "
-                              f"{limits.MAX_TEMPLATE_SOURCE:,}")
+        raise TemplateProblem(
+            f"the template is {len(source):,} characters long; the limit is {limits.MAX_TEMPLATE_SOURCE:,}"
+        )
     ast: Any = None
     try:
         problem = _too_deep(source)
@@ -232,8 +279,11 @@ def _through_jinja(source: str) -> Template:
         from jinja2 import nodes
 
         line = min((n.lineno for n in ast.find_all(nodes.Name) if n.name in unknown), default=1)
-        raise TemplateProblem(f"the template uses {', '.join(repr(n) for n in unknown)}, which its context "
-                              f"lacks (available: {', '.join(sorted(CONTEXT_NAMES))})", line)
+        raise TemplateProblem(
+            f"the template uses {', '.join(repr(n) for n in unknown)}, which its context "
+            f"lacks (available: {', '.join(sorted(CONTEXT_NAMES))})",
+            line,
+        )
     try:
         template = env.from_string(ast)
     except (RecursionError, SyntaxError, MemoryError):  # _deepest_node keeps the compilers far from these

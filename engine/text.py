@@ -8,14 +8,17 @@ import codecs
 import os
 import re
 import stat
+from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO
 
 from evalkit.engine.positions import LineMap
 
 _OTHER_ENCODINGS = (  # UTF-32's little-endian mark begins with UTF-16's: it is looked for first
-    (codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
-    (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"),
+    (codecs.BOM_UTF32_LE, "UTF-32"),
+    (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
 )
 
 
@@ -40,9 +43,11 @@ def decode_utf8(raw: bytes) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        before = raw[:exc.start].decode("utf-8-sig", "replace")
-        raise NotText(f"the file is not UTF-8 text (byte {exc.start}: 0x{raw[exc.start]:02x})",
-                      *LineMap(before).position(len(before))) from None
+        before = raw[: exc.start].decode("utf-8-sig", "replace")
+        raise NotText(
+            f"the file is not UTF-8 text (byte {exc.start}: 0x{raw[exc.start]:02x})",
+            *LineMap(before).position(len(before)),
+        ) from None
 
 
 class TooLarge(ValueError):
@@ -76,8 +81,13 @@ def capped_lines(handle: BinaryIO, limit: int) -> Iterator[tuple[int, bytes | No
             return
 
 
-_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a device"),
-          (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 def not_a_regular_file(path: Path | str) -> str | None:
@@ -94,8 +104,10 @@ def not_a_regular_file(path: Path | str) -> str | None:
 
 def lone_surrogate(character: str) -> str:
     """What to say of a lone surrogate written as an escape."""
-    return (f"\\u{ord(character):04x} is a lone surrogate (half of a UTF-16 pair), not a character: "
-            "no UTF-8 output can hold it")
+    return (
+        f"\\u{ord(character):04x} is a lone surrogate (half of a UTF-16 pair), not a character: "
+        "no UTF-8 output can hold it"
+    )
 
 
 SURROGATES = re.compile("[\ud800-\udfff]")

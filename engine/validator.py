@@ -9,14 +9,35 @@ that uses any other keyword, so the two cannot drift apart silently.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
-SUPPORTED = frozenset({
-    "$schema", "$id", "$ref", "$defs", "title", "description", "examples", "x-code",
-    "type", "enum", "properties", "additionalProperties", "required", "propertyNames", "minProperties",
-    "items", "minItems", "maxItems", "minimum", "maximum", "minLength",
-})
+SUPPORTED = frozenset(
+    {
+        "$schema",
+        "$id",
+        "$ref",
+        "$defs",
+        "title",
+        "description",
+        "examples",
+        "x-code",
+        "type",
+        "enum",
+        "properties",
+        "additionalProperties",
+        "required",
+        "propertyNames",
+        "minProperties",
+        "items",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "maximum",
+        "minLength",
+    }
+)
 
 Path = tuple[str | int, ...]
 
@@ -38,8 +59,9 @@ _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
     "boolean": lambda v: isinstance(v, bool),
     "null": lambda v: v is None,
     "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool))
-    or (isinstance(v, float) and v.is_integer()),
+    "integer": lambda v: (
+        (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
+    ),
 }
 
 
@@ -60,7 +82,9 @@ class Validator:
             node = node[part]
         return node
 
-    def _check(self, value: Any, schema: dict[str, Any], path: Path, name: bool = False) -> Iterator[SchemaError]:
+    def _check(
+        self, value: Any, schema: dict[str, Any], path: Path, name: bool = False
+    ) -> Iterator[SchemaError]:
         if "$ref" in schema:
             yield from self._check(value, self.resolve(schema["$ref"]), path, name)
         expected = schema.get("type")

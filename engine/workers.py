@@ -14,7 +14,8 @@ import signal
 import sys
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:  # imported where a pool is made: a third of the cold start of a one-file `evalkit eval`
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -44,13 +45,17 @@ def capped_jobs(asked: int, command: str) -> int:
     available = cores()
     if asked <= available:
         return asked
-    print(f"{command}: --jobs {asked} is more than the {available} cores here; using {available}", file=sys.stderr)
+    print(
+        f"{command}: --jobs {asked} is more than the {available} cores here; using {available}",
+        file=sys.stderr,
+    )
     return available
 
 
 @contextlib.contextmanager
-def worker_pool(jobs: int, initializer: Callable[..., None] | None = None,
-                initargs: tuple[Any, ...] = ()) -> Iterator[ProcessPoolExecutor]:
+def worker_pool(
+    jobs: int, initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()
+) -> Iterator[ProcessPoolExecutor]:
     """A process pool whose workers are stopped when the block ends by an exception (`_stop`); a worker
     that died raises WorkerDied."""
     from concurrent.futures import ProcessPoolExecutor
@@ -102,7 +107,8 @@ def _unstick(pool: ProcessPoolExecutor) -> None:
 def _stop(pool: ProcessPoolExecutor) -> None:
     """Cancel what has not started and let each worker end the chunk it holds (a fraction of a second);
     kill those still busy after STOP_GRACE_S. Killing at once could cut a result in half in the pool's
-    pipe, where the pool's own thread would wait for the rest forever (and the interpreter for it, at exit)."""
+    pipe, where the pool's own thread would wait for the rest forever (and the interpreter for it, at
+    exit)."""
     from multiprocessing.connection import wait
 
     processes = list((getattr(pool, "_processes", None) or {}).values())  # no public way before Python 3.14

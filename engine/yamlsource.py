@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from evalkit.engine import limits
-from evalkit.engine.diagnostics import Diagnostic, FILE_START, Span, error
+from evalkit.engine.diagnostics import FILE_START, Diagnostic, Span, error
 from evalkit.engine.positions import LineMap, split_lines
 from evalkit.engine.unclosed import find_unclosed
 
@@ -83,8 +83,12 @@ def _mark_span(mark: Any, lines: LineMap) -> Span:
 
 
 def _too_deep(path: str, mark: Any, lines: LineMap) -> Diagnostic:
-    return error(path, _mark_span(mark, lines), "yaml-too-deep",
-                 f"nesting deeper than {limits.MAX_YAML_DEPTH} levels is refused")
+    return error(
+        path,
+        _mark_span(mark, lines),
+        "yaml-too-deep",
+        f"nesting deeper than {limits.MAX_YAML_DEPTH} levels is refused",
+    )
 
 
 def _scan_limits(text: str, path: str, lines: LineMap) -> Diagnostic | None:
@@ -108,16 +112,28 @@ def _scan_limits(text: str, path: str, lines: LineMap) -> Diagnostic | None:
         elif isinstance(event, yaml.AliasEvent):
             if any(anchor == event.anchor for anchor, _ in stack):
                 # the composer accepts an alias to an enclosing node; walking the tree would never end
-                return error(path, _mark_span(event.start_mark, lines), "recursive-alias",
-                             f"the alias *{event.anchor} refers to a node that contains it")
+                return error(
+                    path,
+                    _mark_span(event.start_mark, lines),
+                    "recursive-alias",
+                    f"the alias *{event.anchor} refers to a node that contains it",
+                )
             if event.anchor not in anchored:
-                return error(path, _mark_span(event.start_mark, lines), "yaml-syntax", f"the alias "
-                             f"*{event.anchor} refers to no anchor (&{event.anchor}) defined before it")
+                return error(
+                    path,
+                    _mark_span(event.start_mark, lines),
+                    "yaml-syntax",
+                    f"the alias *{event.anchor} refers to no anchor (&{event.anchor}) defined before it",
+                )
             stack[-1][1] += anchored[event.anchor]
         if stack[-1][1] > limits.MAX_YAML_NODES or stack[0][1] > limits.MAX_YAML_NODES:
-            return error(path, _mark_span(event.start_mark, lines), "yaml-too-large",
-                         f"the document expands to more than {limits.MAX_YAML_NODES:,} nodes "
-                         "(aliases included) and is refused")
+            return error(
+                path,
+                _mark_span(event.start_mark, lines),
+                "yaml-too-large",
+                f"the document expands to more than {limits.MAX_YAML_NODES:,} nodes "
+                "(aliases included) and is refused",
+            )
     return None
 
 
@@ -168,9 +184,15 @@ class _Builder:
         try:
             return self._constructor.construct_object(node)
         except ValueError:  # an integer of more digits than Python converts (4,300: int_max_str_digits)
-            self.diagnostics.append(error(self.path, _span(node, self.lines), "number-too-large",
-                                          "expected a number within a float's range (about ±1.8e308), found "
-                                          f"an integer of {len(str(node.value).lstrip('+-'))} digits"))
+            self.diagnostics.append(
+                error(
+                    self.path,
+                    _span(node, self.lines),
+                    "number-too-large",
+                    "expected a number within a float's range (about ±1.8e308), found "
+                    f"an integer of {len(str(node.value).lstrip('+-'))} digits",
+                )
+            )
             return None
 
     def _enter(self, depth: int) -> None:
@@ -186,9 +208,14 @@ class _Builder:
                 continue
             key = self._key(key_node)
             if key in seen:
-                self.diagnostics.append(error(
-                    self.path, _span(key_node, self.lines), "duplicate-key",
-                    f"duplicate key '{key}' (first at line {self.spans[(*at, key)].key.line})"))  # type: ignore[union-attr]
+                self.diagnostics.append(
+                    error(
+                        self.path,
+                        _span(key_node, self.lines),
+                        "duplicate-key",
+                        f"duplicate key '{key}' (first at line {self.spans[(*at, key)].key.line})",  # type: ignore[union-attr]
+                    )
+                )
                 continue
             seen.add(key)
             out[key] = self.build(value_node, (*at, key), _span(key_node, self.lines), depth)
@@ -206,8 +233,14 @@ class _Builder:
                 if isinstance(source, yaml.MappingNode):
                     out.update(self._mapping(source, at, depth + 1))
                 else:
-                    self.diagnostics.append(error(self.path, _span(source, self.lines), "yaml-syntax",
-                                                  "a merge key '<<' takes a mapping or a list of mappings"))
+                    self.diagnostics.append(
+                        error(
+                            self.path,
+                            _span(source, self.lines),
+                            "yaml-syntax",
+                            "a merge key '<<' takes a mapping or a list of mappings",
+                        )
+                    )
         return out
 
     def _key(self, key_node: yaml.Node) -> str:
@@ -220,8 +253,14 @@ def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Diagnost
     """Parse one YAML document with every safety limit; problems come back as diagnostics."""
     text = text.removeprefix("\ufeff")  # libyaml's marks do not count a byte order mark; PyYAML's do
     if len(text) > limits.MAX_YAML_BYTES:
-        return None, [error(path, FILE_START, "file-too-large",
-                            f"file is {len(text):,} characters; the limit is {limits.MAX_YAML_BYTES:,}")]
+        return None, [
+            error(
+                path,
+                FILE_START,
+                "file-too-large",
+                f"file is {len(text):,} characters; the limit is {limits.MAX_YAML_BYTES:,}",
+            )
+        ]
     if len(text) < limits.MAX_YAML_NODES and _shallow_for_sure(text):
         # each node takes a character or more, so a shorter text reaches the node limit only through
         # aliases, which the fast path counts before it builds; a longer one is scanned first, so that
@@ -306,8 +345,12 @@ def _reader_error(exc: yaml.reader.ReaderError, path: str, text: str, lines: Lin
     is therefore the first of its kind in the text."""
     character = exc.character if isinstance(exc.character, int) else ord(exc.character)
     at = text.find(chr(character))
-    return error(path, Span.point(*lines.position(max(at, 0))), "yaml-syntax",
-                 f"the character U+{character:04X} is not allowed in YAML ({exc.reason})")
+    return error(
+        path,
+        Span.point(*lines.position(max(at, 0))),
+        "yaml-syntax",
+        f"the character U+{character:04X} is not allowed in YAML ({exc.reason})",
+    )
 
 
 def _syntax_error(exc: yaml.MarkedYAMLError, path: str, text: str, lines: LineMap) -> Diagnostic:
@@ -315,20 +358,25 @@ def _syntax_error(exc: yaml.MarkedYAMLError, path: str, text: str, lines: LineMa
     quote left open (`[1,` being typed) is marked where it began, up to what was typed in it."""
     mark = exc.problem_mark or exc.context_mark
     if "maximum nesting depth" in (exc.problem or ""):
-        # PyYAML 6.0.4's scanner has a nesting limit of its own (1,000), met while it looks ahead of the events
+        # PyYAML 6.0.4's scanner has a nesting limit of its own (1,000), met while it looks ahead of the
+        # events
         return _too_deep(path, mark, lines)
     problem = exc.problem or "invalid YAML"
     unclosed = find_unclosed(text, exc, _Loader)
     if unclosed is not None:
         where = "line {}:{}".format(*lines.mark(mark))
-        return error(path, Span(*lines.position(unclosed.start), *lines.position(unclosed.typed_end)),
-                     "yaml-syntax", f"the {unclosed.what} is not closed ({problem} at {where})")
+        return error(
+            path,
+            Span(*lines.position(unclosed.start), *lines.position(unclosed.typed_end)),
+            "yaml-syntax",
+            f"the {unclosed.what} is not closed ({problem} at {where})",
+        )
     began = exc.context_mark
     if exc.context and exc.context not in problem:
         where = ""
         if began is not None and mark is not None and began.index != mark.index:
             where = " that began at line {}:{}".format(*lines.mark(began))
         problem = f"{problem} ({exc.context}{where})"
-    if mark is not None and text[mark.index:mark.index + 1] == "\t":
+    if mark is not None and text[mark.index : mark.index + 1] == "\t":
         problem += "; YAML cannot indent with tabs: use spaces"
     return error(path, _mark_span(mark, lines), "yaml-syntax", problem)

@@ -14,7 +14,8 @@ import os
 import signal
 import sys
 import threading
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 COMMANDS: dict[str, str] = {
     "eval": "evaluate submissions against a rule config",
@@ -40,8 +41,9 @@ def _command_module(name: str) -> Command:
     return importlib.import_module(f"evalkit.commands.{module_name}")
 
 
-def build_parser(chosen: str | None, prog: str | None = None,
-                 argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+def build_parser(
+    chosen: str | None, prog: str | None = None, argv: Sequence[str] = ()
+) -> argparse.ArgumentParser:
     """The parser with the chosen command's options; `prog` renames that command in usage and errors."""
     from evalkit import __version__
 
@@ -52,8 +54,9 @@ def build_parser(chosen: str | None, prog: str | None = None,
     # tenth of eval's cold start); otherwise all of them, for `evalkit --help` and the error that lists them
     alone = chosen is not None and argv[:1] == [chosen]
     for name, summary in [(chosen, COMMANDS[chosen])] if alone and chosen else COMMANDS.items():
-        command_parser = sub.add_parser(name, help=summary, description=summary,
-                                        prog=prog if name == chosen else None)
+        command_parser = sub.add_parser(
+            name, help=summary, description=summary, prog=prog if name == chosen else None
+        )
         if name == chosen:
             _command_module(name).configure(command_parser)
     return parser

@@ -11,8 +11,9 @@ documentation.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import yaml
 from lsprotocol import types
@@ -29,7 +30,7 @@ from evalkit.lsp.yamlcontext import Cursor, KeyPath
 # of a rule test's id lists names a rule.
 VALUE_VOCABULARY = {"set_flag": "flags", "assign_label": "labels", "default_label": "labels"}
 KEY_VOCABULARY = {"score_thresholds": "labels"}
-ITEM_VOCABULARY = {key: "rule ids" for key in ID_LISTS}
+ITEM_VOCABULARY = dict.fromkeys(ID_LISTS, "rule ids")
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,8 +8,8 @@ expects it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec

@@ -23,10 +23,21 @@ class ProtocolLinesDocument(TextDocument):
 
 
 class ProtocolLinesWorkspace(Workspace):
-    def _create_text_document(self, doc_uri: str, source: str | None = None, version: int | None = None,
-                              language_id: str | None = None) -> TextDocument:
-        return ProtocolLinesDocument(doc_uri, source=source, version=version, language_id=language_id,
-                                     sync_kind=self._sync_kind, position_codec=self._position_codec)
+    def _create_text_document(
+        self,
+        doc_uri: str,
+        source: str | None = None,
+        version: int | None = None,
+        language_id: str | None = None,
+    ) -> TextDocument:
+        return ProtocolLinesDocument(
+            doc_uri,
+            source=source,
+            version=version,
+            language_id=language_id,
+            sync_kind=self._sync_kind,
+            position_codec=self._position_codec,
+        )
 
 
 def count_lines_as_the_protocol(workspace: Workspace) -> None:

@@ -12,9 +12,10 @@ import json
 import os
 import threading
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from evalkit.engine import Evaluator
 from evalkit.engine.config import Config

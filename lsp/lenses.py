@@ -6,7 +6,7 @@ in the text, so the lenses stay in place while a half-typed document does not pa
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec

@@ -8,8 +8,8 @@ which `evalkit test` reports only when it runs them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from evalkit.engine.check import rule_positions
 from evalkit.engine.config import Config, config_files

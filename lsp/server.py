@@ -22,10 +22,10 @@ from evalkit.engine.config import Config
 from evalkit.lsp import completion, hover, lenses, quickfix, symbols
 from evalkit.lsp.convert import from_position, text_range
 from evalkit.lsp.docs import dimension_settings
+from evalkit.lsp.documents import count_lines_as_the_protocol
 from evalkit.lsp.failsoft import fail_soft
 from evalkit.lsp.reviewers import Verdicts
 from evalkit.lsp.schemanav import names_dimension
-from evalkit.lsp.documents import count_lines_as_the_protocol
 from evalkit.lsp.session import OpenDocument, Session
 from evalkit.lsp.stdio import serve_stdio
 from evalkit.lsp.workspace import uri_for

@@ -13,10 +13,11 @@ import asyncio
 import logging
 import threading
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.capabilities import get_capability

@@ -2,7 +2,8 @@
 
 pygls reads stdin on a worker thread, one blocking call per header line and per body, so each message
 costs several thread wake-ups; on a busy machine each wake-up can wait for the scheduler, and an edit
-can reach the server hundreds of milliseconds after the editor sent it. Here the event loop watches the pipe and parses
+can reach the server hundreds of milliseconds after the editor sent it. Here the event loop watches the
+pipe and parses
 messages as bytes arrive. Where stdin is not a pipe or socket (a terminal, a file, Windows), pygls's
 own reader is used.
 """

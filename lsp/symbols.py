@@ -4,7 +4,8 @@ is exact."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec

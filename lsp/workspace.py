@@ -8,9 +8,10 @@ so a change in dimensions.yaml re-checks rules.yaml, and renaming a rule re-chec
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from pygls.uris import from_fs_path, to_fs_path
 

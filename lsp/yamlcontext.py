@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, NamedTuple, Sequence
+from typing import Literal, NamedTuple
 
 KeyPath = tuple[str | int, ...]
 
@@ -268,7 +269,7 @@ class StructureIndex:
 
 def _first_difference(old: Sequence[str], new: Sequence[str]) -> int:
     """The first line where two versions differ (the shorter length when one extends the other)."""
-    for number, (a, b) in enumerate(zip(old, new)):
+    for number, (a, b) in enumerate(zip(old, new, strict=False)):
         if a != b:
             return number
     return min(len(old), len(new))

@@ -20,7 +20,7 @@ counted once (unlike LiveBench, a group repeated in the answer does not count tw
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from .boxed import last_boxed_content
 from .guard import malformed_scores_zero

@@ -9,7 +9,8 @@ because that is a mistake in the caller's configuration, not in one row.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from .connections import connections_process_results
 from .typos import typos_process_results
@@ -93,8 +94,10 @@ def too_large(data_source: str, model_output: str, extra_info: Mapping[str, Any]
     work = matching_work(truth, answer)
     if work <= MAX_MATCHING_WORK:
         return None
-    return (f"too large to score: {len(truth):,} plot sentences against {len(answer):,} in the answer would "
-            f"take {work / MAX_MATCHING_WORK:,.1f} times the matching limit (about half a second)")
+    return (
+        f"too large to score: {len(truth):,} plot sentences against {len(answer):,} in the answer would "
+        f"take {work / MAX_MATCHING_WORK:,.1f} times the matching limit (about half a second)"
+    )
 
 
 def score(data_source: str, model_output: str, extra_info: Mapping[str, Any]) -> float:

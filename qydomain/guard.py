@@ -8,7 +8,8 @@ stops the whole run. A pair is malformed when either side is not a string or the
 from __future__ import annotations
 
 import functools
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 ScoreT = TypeVar("ScoreT", int, float)
 PairScorer = Callable[[str, str], ScoreT]

@@ -83,8 +83,11 @@ def _parse(raw: bytes) -> dict[str, Any]:
     except RecursionError:
         raise RowError("invalid-json", "invalid JSON: nested too deeply") from None
     except ValueError:  # an integer of more digits than Python converts (4,300: int_max_str_digits)
-        raise RowError("number-too-large", f"a number of more than {sys.get_int_max_str_digits():,} digits "
-                                           "(the limit of Python's integer conversion)") from None
+        raise RowError(
+            "number-too-large",
+            f"a number of more than {sys.get_int_max_str_digits():,} digits "
+            "(the limit of Python's integer conversion)",
+        ) from None
     if not isinstance(row, dict):
         raise RowError("not-an-object", f"expected a JSON object, found {_json_type(row)}")
     return row

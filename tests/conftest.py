@@ -16,8 +16,8 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 import pytest
 from hypothesis import settings
@@ -43,8 +43,9 @@ def compiled_engine_modules() -> dict[Path, Path]:
 class _EngineFromSource(importlib.abc.MetaPathFinder):
     """Imports `evalkit.engine.X` from engine/X.py even where a compiled X sits beside it."""
 
-    def find_spec(self, name: str, path: Sequence[str] | None, target: object = None
-                  ) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(
+        self, name: str, path: Sequence[str] | None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
         package, _, module = name.rpartition(".")
         source = ENGINE / f"{module}.py"
         if package != "evalkit.engine" or not source.exists():
@@ -59,12 +60,18 @@ if os.environ.get("EVALKIT_PURE") == "1":  # before any conftest below imports t
 def pytest_configure(config: pytest.Config) -> None:
     if os.environ.get("EVALKIT_PURE") == "1":
         return
-    stale = sorted(source.name for source, library in compiled_engine_modules().items()
-                   if source.stat().st_mtime > library.stat().st_mtime)
+    stale = sorted(
+        source.name
+        for source, library in compiled_engine_modules().items()
+        if source.stat().st_mtime > library.stat().st_mtime
+    )
     if stale:
-        pytest.exit(f"engine/{', engine/'.join(stale)} changed after it was compiled: rebuild with "
-                    "`python3 tasks.py test` (it reinstalls when the engine changes) or "
-                    "`.venv/bin/pip install -e .`, or test the source with EVALKIT_PURE=1", returncode=2)
+        pytest.exit(
+            f"engine/{', engine/'.join(stale)} changed after it was compiled: rebuild with "
+            "`python3 tasks.py test` (it reinstalls when the engine changes) or "
+            "`.venv/bin/pip install -e .`, or test the source with EVALKIT_PURE=1",
+            returncode=2,
+        )
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import gc
 import threading
 import time
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable, Iterator
 
 from rich.text import Text
 from textual import on, work
@@ -26,8 +26,8 @@ from evalkit.engine.config import Config, analyze
 from evalkit.engine.inputs import LoadedSubmission, read_file
 from evalkit.engine.result import Result
 from evalkit.tui import filters
-from evalkit.tui.changes import result_changes
 from evalkit.tui.bindings import REVIEW_BINDINGS
+from evalkit.tui.changes import result_changes
 from evalkit.tui.commands import ReviewCommands
 from evalkit.tui.decisions import EDIT
 from evalkit.tui.detail import DetailTabs, Shown, header_text
@@ -48,6 +48,7 @@ REFRESH_SECONDS = 0.25  # how often background progress repaints the queue
 FILTER_DELAY = 0.15  # typing in the filter re-filters once the reviewer pauses
 FIRST_PAINT_WAIT = 5.0  # background work starts after the first screen, or after this many seconds
 INTERACTION_PAUSE = 0.3  # after each move, the background evaluation pauses this long
+
 
 class ReviewApp(App[int]):
     CSS_PATH = "app.tcss"
@@ -208,7 +209,7 @@ class ReviewApp(App[int]):
             self._wake.clear()
             done = self.session.evaluate_pending(EVALUATION_BATCH)
             now = time.monotonic()
-            if done and now - posted >= REFRESH_SECONDS or not done and posted:
+            if (done and now - posted >= REFRESH_SECONDS) or (not done and posted):
                 self.post_message(self.Evaluated())
                 posted = now if done else 0.0
             if done:

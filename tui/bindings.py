@@ -33,9 +33,7 @@ REVIEW_BINDINGS: list[BindingType] = [
         id="review.accept_all",
         tooltip="accept every undecided proposal and mark the submission done",
     ),
-    Binding(
-        "c", "toggle_done", "Done", id="review.done", tooltip="mark the submission done, or reopen it"
-    ),
+    Binding("c", "toggle_done", "Done", id="review.done", tooltip="mark the submission done, or reopen it"),
     Binding("l", "label", "Label", show=False, id="review.label", tooltip="set the final label"),
     Binding("n", "note", "Note", id="review.note", tooltip="write a note on the submission"),
     Binding("u", "undo", "Undo", id="review.undo", tooltip="undo the last decision, wherever it was"),

@@ -6,8 +6,8 @@ markup, so a flag called `[/x]` cannot break the palette.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, NamedTuple
 
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider

@@ -6,9 +6,9 @@ opened. That keeps moving through the queue fast whatever the size of the respon
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from collections.abc import Mapping
 
 from rich.text import Text
 from textual.containers import Horizontal, VerticalScroll
@@ -216,7 +216,7 @@ def _responses_widget(submission: Submission, result: Result | str | None) -> Ho
         return Horizontal(*columns, classes="responses-side")
     panes = [
         TabPane(Content(str(r.id)), column, id=f"response-{n}")
-        for n, (r, column) in enumerate(zip(submission.responses, columns))
+        for n, (r, column) in enumerate(zip(submission.responses, columns, strict=False))
     ]
     tabs = TabbedContent(classes="responses-tabs")
     for pane in panes:

@@ -9,9 +9,9 @@ beside the destination and renamed over it: a reader never sees half an export.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
-from collections.abc import Iterable, Mapping
 
 from evalkit.engine.atomic import atomic_output
 from evalkit.tui.decisions import DONE, NOTE_TARGET, STATUS_TARGET, Decision

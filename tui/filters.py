@@ -13,9 +13,9 @@ Values compare case-insensitively; `label:none` matches a submission without a l
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
-from collections.abc import Callable
 
 PENDING = "pending"
 PROGRESS = "progress"

@@ -12,6 +12,7 @@ on the next start. Nothing else is ever rewritten.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -71,7 +72,7 @@ class Journal:
     def _open(self) -> IO[bytes]:
         if self._file is None:
             self._refuse_non_regular()
-            handle = open(self.path, "ab")
+            handle = open(self.path, "ab")  # noqa: SIM115 - kept open between appends, closed by close()
             if handle.tell() > 0:
                 os.ftruncate(handle.fileno(), _complete_length(self.path))
             self._file = handle
@@ -82,14 +83,10 @@ class Journal:
         handle, self._file = self._file, None
         if handle is None:
             return
-        try:
+        with contextlib.suppress(OSError):
             handle.close()  # may flush what the failed write left buffered: the cut below removes it
-        except OSError:
-            pass
-        try:
+        with contextlib.suppress(OSError):  # else the next append's reopen still cuts a torn last line
             os.truncate(self.path, length)
-        except OSError:
-            pass  # nothing more to do here; the next append's reopen still cuts a torn last line
 
     def close(self) -> None:
         if self._file is not None:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
-from functools import cached_property
-from datetime import datetime, UTC
-from typing import Any, NamedTuple
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import cached_property
+from typing import Any, NamedTuple
 
 from evalkit.engine.config import Config
 from evalkit.engine.evaluator import Evaluator

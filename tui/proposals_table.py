@@ -54,7 +54,7 @@ class ProposalsTable(DataTable[Text]):
         self._widths = widths
         keep = self.current
         self.clear(columns=True)
-        for (name, _), column_width in zip(COLUMNS, widths):
+        for (name, _), column_width in zip(COLUMNS, widths, strict=False):
             self.add_column(name, width=column_width, key=name)
         self.show(self.proposals, self._decisions, keep.target if keep is not None else None)
 

@@ -8,13 +8,14 @@ position in that view (`cursor`, a reactive the app watches), and `current` is t
 from __future__ import annotations
 
 from pathlib import PurePath
+from typing import ClassVar
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -42,7 +43,7 @@ class QueueView(ScrollView):
 
     can_focus = True
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "move(-1)", "Up", show=False),
         Binding("down", "move(1)", "Down", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
@@ -51,7 +52,7 @@ class QueueView(ScrollView):
         Binding("end", "jump(-1)", "Last", show=False),
     ]
 
-    COMPONENT_CLASSES = {
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
         "queue--cursor",
         "queue--pending",
         "queue--progress",

@@ -9,8 +9,8 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 from rich.text import Text
 

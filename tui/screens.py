@@ -3,12 +3,12 @@ note). Editors check the value before closing and say what is wrong; Escape clos
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -19,7 +19,9 @@ Validate = Callable[[str], Any]  # returns the value, or raises ValueError with 
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close", id="help.close")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,question_mark,q", "dismiss", "Close", id="help.close")
+    ]
 
     def __init__(self, help_text: Text) -> None:
         super().__init__()
@@ -35,7 +37,7 @@ class HelpScreen(ModalScreen[None]):
 class _EditorScreen(ModalScreen[Any]):
     """Shared by the editors: a title, the editor, a line for what is wrong, and the keys."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="edit.cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="edit.cancel")]
 
     HINT = ""
 
@@ -102,7 +104,7 @@ class InputScreen(_EditorScreen):
 class TextScreen(_EditorScreen):
     """Edit free text over several lines; Ctrl+S saves (Enter is a new line)."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", id="edit.save", priority=True),
         Binding("escape", "cancel", "Cancel", id="edit.cancel"),
     ]

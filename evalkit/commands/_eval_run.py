@@ -5,17 +5,25 @@ from __future__ import annotations
 import argparse
 import contextlib
 import itertools
-import json
 import os
 import sys
 import time
+from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import IO, Any, Generator, Iterator, TextIO
+from typing import IO, Any, TextIO
 
 from evalkit.engine.atomic import atomic_output, write_text_atomic
 from evalkit.engine.batch import (
-    Outcome, Rendered, Want, can_render_in_workers, count_items, error_json, evaluate_all, evaluate_rendered,
-    jsonl_line, raw_items,
+    Outcome,
+    Rendered,
+    Want,
+    can_render_in_workers,
+    count_items,
+    error_json,
+    evaluate_all,
+    evaluate_rendered,
+    jsonl_line,
+    raw_items,
 )
 from evalkit.engine.config import Config
 from evalkit.engine.config_cache import load_for_eval
@@ -187,13 +195,22 @@ class EvalRun:
             print("evalkit eval: no submissions found in the inputs", file=sys.stderr)
             return 2
         batch = _is_batch(self.args.inputs, len(first))
-        want = Want(result=True, explain=bool(self.args.explain_json), report=bool(self.args.report_md),
-                    pretty=not batch)
+        want = Want(
+            result=True,
+            explain=bool(self.args.explain_json),
+            report=bool(self.args.report_md),
+            pretty=not batch,
+        )
         progress = Progress(count_items(self.args.inputs) if batch and sys.stderr.isatty() else 0)
         if batch and self.args.jobs > 1 and can_render_in_workers(self.args.inputs):
             items.close()  # workers read the inputs again, from the start, and render whole chunks
             outcomes: Generator[Any, None, None] = evaluate_rendered(
-                config, self.args.inputs, want, self.args.jobs, bool(self.args.log_file or self.args.report_md))
+                config,
+                self.args.inputs,
+                want,
+                self.args.jobs,
+                bool(self.args.log_file or self.args.report_md),
+            )
         else:
             outcomes = evaluate_all(config, itertools.chain(first, items), want, self.args.jobs)
         try:
@@ -217,11 +234,17 @@ class EvalRun:
         if config.plan is None:
             print("evalkit eval: the config has errors; nothing was evaluated", file=sys.stderr)
             return None
-        self.log.info("config %s (hash %s, rule version %s)", shown(str(config.folder)), config.config_hash, config.plan.rule_version)
+        self.log.info(
+            "config %s (hash %s, rule version %s)",
+            shown(str(config.folder)),
+            config.config_hash,
+            config.plan.rule_version,
+        )
         return config
 
-    def _stream(self, config: Config, outcomes: Iterator[Outcome | Rendered], batch: bool,
-                progress: Progress) -> int:
+    def _stream(
+        self, config: Config, outcomes: Iterator[Outcome | Rendered], batch: bool, progress: Progress
+    ) -> int:
         """Write each outcome (or chunk rendered by a worker) as it comes; returns how many were errors."""
         args = self.args
         reported: list[Outcome] = []
@@ -240,16 +263,25 @@ class EvalRun:
                 if explain is not None:
                     explain.write(_rendered(outcome, "explain", batch))
                 if args.report_md:  # the summary heads the report: sections wait for the last outcome
-                    reported.append(Outcome(outcome.source, report=outcome.report, error=outcome.error,
-                                            label=outcome.label))
+                    reported.append(
+                        Outcome(
+                            outcome.source, report=outcome.report, error=outcome.error, label=outcome.label
+                        )
+                    )
             progress.finish()
             if args.report_md:
                 with _writing(args.report_md):
                     write_text_atomic(args.report_md, _report(config, reported))
         return errors
 
-    def _write_rendered(self, rendered: Rendered, results: Sink, explain: Sink | None, progress: Progress,
-                        reported: list[Outcome]) -> int:
+    def _write_rendered(
+        self,
+        rendered: Rendered,
+        results: Sink,
+        explain: Sink | None,
+        progress: Progress,
+        reported: list[Outcome],
+    ) -> int:
         """A worker's chunk: its lines written as they are; the log, stderr and the report from its notes."""
         errors = 0
         for note in rendered.notes:
@@ -277,7 +309,9 @@ class EvalRun:
             print(f"{outcome.source}: error: {outcome.error}", file=sys.stderr)
             self.log.warning("%s: %s", outcome.source, outcome.error)
         else:
-            self.log.info("%s: label=%s fired=%s", outcome.source, outcome.label, ",".join(outcome.fired) or "-")
+            self.log.info(
+                "%s: label=%s fired=%s", outcome.source, outcome.label, ",".join(outcome.fired) or "-"
+            )
 
 
 OUTPUT_FLAGS = ("out", "explain_json", "report_md", "log_file")
@@ -318,7 +352,10 @@ def _report(config: Config, outcomes: list[Outcome]) -> str:
     from evalkit.commands.eval_ import summary_of
     from evalkit.engine.report_md import render_report
 
-    summary: dict[str, Any] = {**summary_of(outcomes), "config_hash": config.config_hash,
-                               "rule_version": config.plan.rule_version if config.plan else None}
+    summary: dict[str, Any] = {
+        **summary_of(outcomes),
+        "config_hash": config.config_hash,
+        "rule_version": config.plan.rule_version if config.plan else None,
+    }
     sections = [o.report or f"## {o.source}\n\nError: {o.error}\n" for o in outcomes]
     return render_report(sections, summary)

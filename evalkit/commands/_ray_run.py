@@ -12,8 +12,9 @@ import argparse
 import contextlib
 import os
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -32,9 +33,13 @@ class _Unusable(Exception):
 
 def add_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--ray", nargs="?", const=LOCAL, metavar="ADDRESS",
+        "--ray",
+        nargs="?",
+        const=LOCAL,
+        metavar="ADDRESS",
         help="run on a Ray cluster: ADDRESS of its head (host:port, or auto), or none to start Ray on this "
-             "machine (needs pip install evalkit[ray])")
+        "machine (needs pip install evalkit[ray])",
+    )
 
 
 def run_eval(args: argparse.Namespace) -> int:
@@ -75,7 +80,9 @@ def _eval(args: argparse.Namespace) -> int:
     with _writer(args.out, EVALUATED_SCHEMA) as write:
         for batch in _batches(results):
             write(batch)
-            for source, error in zip(batch.column("source").to_pylist(), batch.column("error").to_pylist()):
+            for source, error in zip(
+                batch.column("source").to_pylist(), batch.column("error").to_pylist(), strict=False
+            ):
                 progress.step()
                 if error is not None:
                     errors += 1
@@ -103,8 +110,10 @@ def _score(args: argparse.Namespace) -> int:
     with _writer(args.out, SCORED_SCHEMA) as write:
         for batch in _batches(scored):
             write(batch)
-            for source, data_source, value, error in zip(*(batch.column(c).to_pylist() for c in (
-                    "source", "data_source", "score", "error"))):
+            for source, data_source, value, error in zip(
+                *(batch.column(c).to_pylist() for c in ("source", "data_source", "score", "error")),
+                strict=False,
+            ):
                 progress.step()
                 if error is None:
                     summary.add(data_source, value)
@@ -157,8 +166,7 @@ def _connect(address: str) -> None:
 
     _check_reachable(address)
     try:
-        ray.init(address=address, include_dashboard=False,
-                 logging_level=logging.ERROR, log_to_driver=False)
+        ray.init(address=address, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise _Unusable(f"cannot connect to the Ray cluster at {address}: {exc}") from None
     logging.getLogger("ray.data").setLevel(logging.ERROR)

@@ -16,19 +16,35 @@ FORMATS = ("text", "json", "sarif", "github")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", metavar="PATH", default=["."],
-                        help="config folders, config files or trees to search (default: the current folder)")
-    parser.add_argument("--samples", metavar="DIR",
-                        help="also run the rules on the submissions in DIR: evaluation errors are errors, "
-                             "rules that fire on no sample are reported")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        default=["."],
+        help="config folders, config files or trees to search (default: the current folder)",
+    )
+    parser.add_argument(
+        "--samples",
+        metavar="DIR",
+        help="also run the rules on the submissions in DIR: evaluation errors are errors, "
+        "rules that fire on no sample are reported",
+    )
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
     parser.add_argument("--strict", action="store_true", help="warnings fail the check too")
-    parser.add_argument("--journals", metavar="GLOB",
-                        help="review journals (evalkit review's decisions, e.g. 'reviews/*.decisions.jsonl'):"
-                             " warn on rules whose proposals reviewers discard too often")
-    parser.add_argument("--max-discard-rate", metavar="RATE", type=_rate, default=None,
-                        help="with --journals: warn when more than this share of at least 10 decisions on a "
-                             "rule's proposals were discards (default 0.5)")
+    parser.add_argument(
+        "--journals",
+        metavar="GLOB",
+        help="review journals (evalkit review's decisions, e.g. 'reviews/*.decisions.jsonl'):"
+        " warn on rules whose proposals reviewers discard too often",
+    )
+    parser.add_argument(
+        "--max-discard-rate",
+        metavar="RATE",
+        type=_rate,
+        default=None,
+        help="with --journals: warn when more than this share of at least 10 decisions on a "
+        "rule's proposals were discards (default 0.5)",
+    )
 
 
 def _rate(text: str) -> float:
@@ -49,8 +65,11 @@ def run(args: argparse.Namespace) -> int:
     if args.max_discard_rate is not None and args.journals is None:
         print("evalkit check: --max-discard-rate needs --journals GLOB", file=sys.stderr)
         return 2
-    verdicts = (ReviewVerdicts(args.journals, 0.5 if args.max_discard_rate is None else args.max_discard_rate)
-                if args.journals is not None else None)
+    verdicts = (
+        ReviewVerdicts(args.journals, 0.5 if args.max_discard_rate is None else args.max_discard_rate)
+        if args.journals is not None
+        else None
+    )
     try:
         report = check_paths(args.paths, args.samples, args.strict, verdicts)
     except UsageProblem as problem:

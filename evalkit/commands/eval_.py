@@ -14,14 +14,22 @@ from typing import Any
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("inputs", nargs="+", metavar="INPUT",
-                        help="submission files (.json, .yaml, .yml), .jsonl files, or folders of them")
-    parser.add_argument("--config-dir", metavar="DIR", help="the rule config folder (default: the shipped config_samples)")
+    parser.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="INPUT",
+        help="submission files (.json, .yaml, .yml), .jsonl files, or folders of them",
+    )
+    parser.add_argument(
+        "--config-dir", metavar="DIR", help="the rule config folder (default: the shipped config_samples)"
+    )
     parser.add_argument("--out", metavar="FILE", help="write results here (default: stdout)")
     parser.add_argument("--explain-json", metavar="FILE", help="write every rule's explanation, fired or not")
     parser.add_argument("--report-md", metavar="FILE", help="write a Markdown report")
     parser.add_argument("--log-file", metavar="FILE", help="write a log of the run")
-    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes for large batches (default 1)")
+    parser.add_argument(
+        "--jobs", type=int, default=1, metavar="N", help="worker processes for large batches (default 1)"
+    )
     from evalkit.commands._ray_run import add_option
 
     add_option(parser)

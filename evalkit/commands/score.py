@@ -20,8 +20,9 @@ import stat
 import sys
 import time
 from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 if TYPE_CHECKING:
     from evalkit.qydomain.summary import ScoreSummary
@@ -148,8 +149,15 @@ class Scored(NamedTuple):
     problem: str | None  # the file could not be read
 
 
-def _score_ranges(source: BinaryIO, path: str, name: str, jobs: int, write: Callable[[bytes], None],
-                  summary: ScoreSummary, progress: _Progress) -> int:
+def _score_ranges(
+    source: BinaryIO,
+    path: str,
+    name: str,
+    jobs: int,
+    write: Callable[[bytes], None],
+    summary: ScoreSummary,
+    progress: _Progress,
+) -> int:
     """--jobs on a regular file: the parent finds where ranges of whole lines start and end, and counts
     their lines (C: bytes.count), then only writes what workers send back. Each worker reads its range
     itself, scores it and renders its output lines (the parent read, pickled and spliced every line before,
@@ -283,9 +291,10 @@ def _rebuilt(lines: list[Line], outcomes: list[Outcome]) -> list[Outcome]:
     from evalkit.qydomain.records import splice_score
 
     return [
-        outcome if outcome.output is not None or outcome.scored is None or line.raw is None
+        outcome
+        if outcome.output is not None or outcome.scored is None or line.raw is None
         else outcome._replace(output=splice_score(line.raw, outcome.scored[1]) + b"\n")
-        for line, outcome in zip(lines, outcomes)
+        for line, outcome in zip(lines, outcomes, strict=False)
     ]
 
 
@@ -330,6 +339,7 @@ def _output(path: str | None) -> Iterator[Callable[[bytes], None]]:
     """Where the scored JSONL goes: stdout, or --out through a temporary file that replaces it only when
     the whole input was read (engine/atomic.py)."""
     if path is None:
+
         def write_stdout(data: bytes) -> None:
             with _write_errors_stop(None):
                 sys.stdout.buffer.write(data)
@@ -341,6 +351,7 @@ def _output(path: str | None) -> Iterator[Callable[[bytes], None]]:
     from evalkit.engine.atomic import atomic_output
 
     with _write_errors_stop(path), atomic_output(path, binary=True) as handle:
+
         def write_file(data: bytes) -> None:
             with _write_errors_stop(path):
                 handle.write(data)

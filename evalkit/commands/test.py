@@ -19,12 +19,19 @@ if TYPE_CHECKING:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", metavar="PATH", default=["."],
-                        help="config folders, trees, tests/ folders or test files "
-                             "(default: the current folder)")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        default=["."],
+        help="config folders, trees, tests/ folders or test files (default: the current folder)",
+    )
     parser.add_argument("--coverage", action="store_true", help="list the rules that no test fires")
-    parser.add_argument("--update", action="store_true",
-                        help="write the actual outcomes of failing cases back into the test files")
+    parser.add_argument(
+        "--update",
+        action="store_true",
+        help="write the actual outcomes of failing cases back into the test files",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,7 +80,9 @@ def _report(suites: list[Suite], coverage: bool) -> tuple[int, int]:
 def _print_invalid_config(suite: Suite) -> None:
     for diagnostic in suite.config.diagnostics:
         print(diagnostic.format())
-    print(f"{shown(str(suite.config.folder))}: the config has errors; its tests were not run", file=sys.stderr)
+    print(
+        f"{shown(str(suite.config.folder))}: the config has errors; its tests were not run", file=sys.stderr
+    )
 
 
 def _case_report(outcome: CaseOutcome) -> str:
@@ -114,6 +123,9 @@ def _shown(value: Any) -> str:
 def _print_coverage(suite: Suite) -> None:
     uncovered = suite.uncovered()
     total = suite.rule_count()
-    print(f"coverage {shown(str(suite.config.folder))}: {total - len(uncovered)} of {total} rules fired by some test")
+    print(
+        f"coverage {shown(str(suite.config.folder))}: {total - len(uncovered)} of {total} rules fired by "
+        "some test"
+    )
     for diagnostic in uncovered:
         print(diagnostic.format())

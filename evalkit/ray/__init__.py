@@ -25,7 +25,8 @@ compiled once per actor, not per batch; a failed actor is restarted and its batc
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import ray.data
 
@@ -85,9 +86,13 @@ def _read(files: InputFiles) -> ray.data.Dataset:
     return ray.data.read_datasource(files, num_cpus=READ_CPUS)
 
 
-def evaluate(dataset: ray.data.Dataset, config_dir: str | None = None, *,
-             concurrency: int | tuple[int, int] | None = None,
-             batch_size: int = BATCH_ROWS) -> ray.data.Dataset:
+def evaluate(
+    dataset: ray.data.Dataset,
+    config_dir: str | None = None,
+    *,
+    concurrency: int | tuple[int, int] | None = None,
+    batch_size: int = BATCH_ROWS,
+) -> ray.data.Dataset:
     """Evaluate every submission in `dataset` against the config in `config_dir` (None: the shipped default).
 
     The config is read here, on the driver, and sent to the actors, so worker nodes need not have it. Raises
@@ -97,13 +102,21 @@ def evaluate(dataset: ray.data.Dataset, config_dir: str | None = None, *,
 
     load_config(config_dir)  # a config with errors fails here, once, not in every actor
     return dataset.map_batches(
-        EvaluateBatch, fn_constructor_args=(config_files(config_dir),), batch_format="pyarrow",
-        batch_size=batch_size, compute=_actors(concurrency))
+        EvaluateBatch,
+        fn_constructor_args=(config_files(config_dir),),
+        batch_format="pyarrow",
+        batch_size=batch_size,
+        compute=_actors(concurrency),
+    )
 
 
-def score(dataset: ray.data.Dataset, *, concurrency: int | tuple[int, int] | None = None,
-          batch_size: int = BATCH_ROWS) -> ray.data.Dataset:
+def score(
+    dataset: ray.data.Dataset,
+    *,
+    concurrency: int | tuple[int, int] | None = None,
+    batch_size: int = BATCH_ROWS,
+) -> ray.data.Dataset:
     """Score every row of `dataset` with the qydomain scorer its `data_source` names."""
     return dataset.map_batches(
-        ScoreBatch, batch_format="pyarrow", batch_size=batch_size,
-        compute=_actors(concurrency))
+        ScoreBatch, batch_format="pyarrow", batch_size=batch_size, compute=_actors(concurrency)
+    )

@@ -13,8 +13,9 @@ the machine they run evalkit on, while the evaluation itself spreads over the cl
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 import pyarrow as pa
 from ray.data import Datasource, ReadTask
@@ -36,8 +37,13 @@ def input_files(paths: Iterable[str], suffixes: tuple[str, ...]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(sorted(p for p in path.iterdir() if p.suffix in suffixes and p.is_file()
-                                and not p.name.endswith(TOOL_OUTPUTS)))
+            files.extend(
+                sorted(
+                    p
+                    for p in path.iterdir()
+                    if p.suffix in suffixes and p.is_file() and not p.name.endswith(TOOL_OUTPUTS)
+                )
+            )
         else:
             files.append(path)
     return files
@@ -137,15 +143,20 @@ class InputFiles(Datasource):
     def supports_distributed_reads(self) -> bool:
         return False
 
-    def get_read_tasks(self, parallelism: int, per_task_row_limit: int | None = None,
-                       data_context: Any = None) -> list[ReadTask]:
+    def get_read_tasks(
+        self, parallelism: int, per_task_row_limit: int | None = None, data_context: Any = None
+    ) -> list[ReadTask]:
         groups = max(1, min(parallelism, len(self._files), READ_TASKS))
         size = -(-len(self._files) // groups)
         tasks = []
         for start in range(0, len(self._files), size):
-            group = self._files[start:start + size]
-            metadata = BlockMetadata(num_rows=None, size_bytes=None, exec_stats=None,
-                                     input_files=tuple(shown for _, shown in group))
+            group = self._files[start : start + size]
+            metadata = BlockMetadata(
+                num_rows=None,
+                size_bytes=None,
+                exec_stats=None,
+                input_files=tuple(shown for _, shown in group),
+            )
             tasks.append(ReadTask(self._reader(group), metadata, schema=self._schema))
         return tasks
 
@@ -154,6 +165,7 @@ class InputFiles(Datasource):
         return lambda: _blocks(group, read_rows, schema)
 
 
-SUBMISSION_SCHEMA = pa.schema([("source", pa.string()), ("text", pa.large_string()),
-                               ("suffix", pa.string()), ("error", pa.string())])
+SUBMISSION_SCHEMA = pa.schema(
+    [("source", pa.string()), ("text", pa.large_string()), ("suffix", pa.string()), ("error", pa.string())]
+)
 DATASET_SCHEMA = pa.schema([("source", pa.string()), ("text", pa.large_binary()), ("error", pa.string())])

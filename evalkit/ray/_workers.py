@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 import pyarrow as pa
 
@@ -19,10 +20,18 @@ from evalkit.engine.batch import Outcome, RawItem
 from evalkit.qydomain.records import RowError, score_json_line
 from evalkit.ray._files import row_text
 
-EVALUATED_SCHEMA = pa.schema([("source", pa.string()), ("label", pa.string()), ("error", pa.string()),
-                              ("record", pa.large_string())])
-SCORED_SCHEMA = pa.schema([("source", pa.string()), ("data_source", pa.string()), ("score", pa.float64()),
-                           ("error", pa.string()), ("record", pa.large_string())])
+EVALUATED_SCHEMA = pa.schema(
+    [("source", pa.string()), ("label", pa.string()), ("error", pa.string()), ("record", pa.large_string())]
+)
+SCORED_SCHEMA = pa.schema(
+    [
+        ("source", pa.string()),
+        ("data_source", pa.string()),
+        ("score", pa.float64()),
+        ("error", pa.string()),
+        ("record", pa.large_string()),
+    ]
+)
 
 
 def config_files(folder: str | None) -> dict[str, bytes]:
@@ -42,13 +51,13 @@ def _texts(batch: pa.Table) -> Iterator[tuple[Any, Any, str | None, str | None]]
     sources = batch.column("source").to_pylist() if "source" in columns else [None] * count
     if "text" not in columns:
         fields = batch.drop_columns([c for c in ("source",) if c in columns])
-        for source, row in zip(sources, fields.to_pylist()):
+        for source, row in zip(sources, fields.to_pylist(), strict=False):
             text, error = row_text(row)
             yield source, text, None, error
         return
     suffixes = batch.column("suffix").to_pylist() if "suffix" in columns else [None] * count
     errors = batch.column("error").to_pylist() if "error" in columns else [None] * count
-    yield from zip(sources, batch.column("text").to_pylist(), suffixes, errors)
+    yield from zip(sources, batch.column("text").to_pylist(), suffixes, errors, strict=False)
 
 
 def _as_text(value: object) -> tuple[str | None, str | None]:
@@ -85,8 +94,14 @@ class EvaluateBatch:
         rows = []
         for source, value, suffix, error in _texts(batch):
             outcome = self._outcome(source, value, suffix, error)
-            rows.append({"source": source, "label": outcome.label, "error": outcome.error,
-                         "record": self._render(outcome, "result", True)[:-1]})
+            rows.append(
+                {
+                    "source": source,
+                    "label": outcome.label,
+                    "error": outcome.error,
+                    "record": self._render(outcome, "result", True)[:-1],
+                }
+            )
         return pa.Table.from_pylist(rows, schema=EVALUATED_SCHEMA)
 
     def _outcome(self, source: Any, value: Any, suffix: str | None, error: str | None) -> Outcome:
@@ -111,9 +126,23 @@ class ScoreBatch:
                 row = score_json_line(raw)
             except RowError as problem:
                 entry = {"source": source, "error": {"code": problem.code, "message": str(problem)}}
-                rows.append({"source": source, "data_source": None, "score": None,
-                             "error": str(problem), "record": json.dumps(entry)})
+                rows.append(
+                    {
+                        "source": source,
+                        "data_source": None,
+                        "score": None,
+                        "error": str(problem),
+                        "record": json.dumps(entry),
+                    }
+                )
             else:
-                rows.append({"source": source, "data_source": row.data_source, "score": row.score,
-                             "error": None, "record": row.line.decode("utf-8")})
+                rows.append(
+                    {
+                        "source": source,
+                        "data_source": row.data_source,
+                        "score": row.score,
+                        "error": None,
+                        "record": row.line.decode("utf-8"),
+                    }
+                )
         return pa.Table.from_pylist(rows, schema=SCORED_SCHEMA)

@@ -16,14 +16,18 @@ import pytest
 REPO = Path(__file__).parents[2]
 EVALKIT = Path(sys.executable).parent / "evalkit"
 INVALID = REPO / "tests" / "check" / "configs" / "invalid"
-LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<severity>error|warning|info)\[(?P<code>[a-z0-9-]+)\] .+$")
+LINE = re.compile(
+    r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): "
+    r"(?P<severity>error|warning|info)\[(?P<code>[a-z0-9-]+)\] .+$"
+)
 
 
 def evalkit(*args: str, cwd: Path = REPO, **env: str) -> subprocess.CompletedProcess[str]:
     environment = {**os.environ, **env}
     environment.pop("FORCE_COLOR", None)
-    return subprocess.run([str(EVALKIT), *args], cwd=cwd, capture_output=True, text=True, env=environment,
-                          timeout=60)
+    return subprocess.run(
+        [str(EVALKIT), *args], cwd=cwd, capture_output=True, text=True, env=environment, timeout=60
+    )
 
 
 def test_the_shipped_config_is_clean_and_exits_0() -> None:
@@ -42,12 +46,15 @@ def test_findings_exit_1_one_line_each_sorted_by_file_and_line() -> None:
     assert summary == "2 config folders, 4 files: 8 errors"
 
 
-@pytest.mark.parametrize("args", [
-    ("check", "no/such/folder"),
-    ("check", "README-not-a-config.yaml"),
-    ("check", "--format", "xml", "config_samples"),
-    ("check", "config_samples", "--samples", "no/such/samples"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("check", "no/such/folder"),
+        ("check", "README-not-a-config.yaml"),
+        ("check", "--format", "xml", "config_samples"),
+        ("check", "config_samples", "--samples", "no/such/samples"),
+    ],
+)
 def test_usage_problems_exit_2_with_a_message_and_no_traceback(args: tuple[str, ...]) -> None:
     done = evalkit(*args)
     assert done.returncode == 2 and done.stdout == ""
@@ -65,7 +72,10 @@ def test_json_format() -> None:
     done = evalkit("check", "--format", "json", str(INVALID / "duplicate_rule_ids"))
     out = json.loads(done.stdout)
     assert done.returncode == 1
-    assert [(d["line"], d["code"]) for d in out["diagnostics"]] == [(6, "duplicate-rule-id"), (9, "duplicate-rule-id")]
+    assert [(d["line"], d["code"]) for d in out["diagnostics"]] == [
+        (6, "duplicate-rule-id"),
+        (9, "duplicate-rule-id"),
+    ]
     assert out["summary"]["errors"] == 1 and out["summary"]["warnings"] == 1  # the second is in another list
 
 
@@ -73,7 +83,9 @@ def test_sarif_format_points_at_paths_relative_to_the_current_folder() -> None:
     done = evalkit("check", "--format", "sarif", "tests/check/configs/invalid/bad_regex")
     log = json.loads(done.stdout)
     assert done.returncode == 1 and log["version"] == "2.1.0"
-    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]}
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]
+    }
     assert uris == {"tests/check/configs/invalid/bad_regex/rules.yaml"}
 
 
@@ -83,7 +95,8 @@ def test_github_format() -> None:
     assert done.stdout.splitlines()[0] == (
         "::warning file=tests/check/configs/invalid/unreachable_rules/rules.yaml,line=9,col=9,endLine=9,"
         "endColumn=18,title=evalkit unreachable-rule::rule 'never_one' can never run: 'always' has no "
-        "conditions and stop_after_first is set")
+        "conditions and stop_after_first is set"
+    )
 
 
 def test_samples_dry_run_from_the_command_line() -> None:
@@ -95,7 +108,9 @@ def _run_on_a_terminal(*args: str, **env: str) -> str:
     leader, follower = pty.openpty()
     inherited = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
     environment = {**inherited, "TERM": "xterm", **env}
-    with subprocess.Popen([str(EVALKIT), *args], cwd=REPO, stdout=follower, stderr=follower, env=environment) as proc:
+    with subprocess.Popen(
+        [str(EVALKIT), *args], cwd=REPO, stdout=follower, stderr=follower, env=environment
+    ) as proc:
         os.close(follower)
         chunks = []
         while True:
@@ -119,13 +134,19 @@ def test_text_is_coloured_on_a_terminal_and_plain_in_a_pipe_or_with_no_color() -
 
 
 def test_checking_imports_neither_textual_nor_pygls_and_jinja_only_for_templates_that_need_it() -> None:
-    code = ("import sys; from evalkit.cli import main; code = main(['check', sys.argv[1]]); "
-            "print(sorted(m for m in ('textual', 'pygls', 'jinja2', 'jsonschema') if m in sys.modules))")
+    code = (
+        "import sys; from evalkit.cli import main; code = main(['check', sys.argv[1]]); "
+        "print(sorted(m for m in ('textual', 'pygls', 'jinja2', 'jsonschema') if m in sys.modules))"
+    )
     valid = REPO / "tests" / "check" / "configs" / "valid"
-    for folder, expected in ((REPO / "config_samples", "[]"),  # its one template is text and lookups
-                             (valid / "every_condition", "['jinja2']"),  # a filter and an if
-                             (valid / "rules_only", "[]")):
-        done = subprocess.run([sys.executable, "-c", code, str(folder)], capture_output=True, text=True, timeout=60)
+    for folder, expected in (
+        (REPO / "config_samples", "[]"),  # its one template is text and lookups
+        (valid / "every_condition", "['jinja2']"),  # a filter and an if
+        (valid / "rules_only", "[]"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(folder)], capture_output=True, text=True, timeout=60
+        )
         assert done.stdout.splitlines()[-1] == expected
 
 

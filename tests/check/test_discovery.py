@@ -50,14 +50,18 @@ def test_the_default_path_is_the_current_folder(tmp_path: Path, monkeypatch: pyt
     report = check_paths(["."])
     assert [d.format() for d in report.diagnostics] == [
         "rules.yaml:3:15: error[unknown-key] unknown key 'add_coment' in rating_rules[0].actions; "
-        "did you mean 'add_comment'?"]
+        "did you mean 'add_comment'?"
+    ]
 
 
-@pytest.mark.parametrize(("name", "says"), [
-    ("missing", "no such file or folder"),
-    ("notes.yaml", "not a config file"),
-    ("empty", "no config files found here or below"),
-])
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("missing", "no such file or folder"),
+        ("notes.yaml", "not a config file"),
+        ("empty", "no config files found here or below"),
+    ],
+)
 def test_a_path_with_nothing_to_check_is_a_usage_problem(tmp_path: Path, name: str, says: str) -> None:
     (tmp_path / "notes.yaml").write_text("a: 1\n")
     (tmp_path / "empty").mkdir()
@@ -65,7 +69,9 @@ def test_a_path_with_nothing_to_check_is_a_usage_problem(tmp_path: Path, name: s
         find_targets([str(tmp_path / name)])
 
 
-def test_a_folder_that_cannot_be_read_is_an_error_not_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_folder_that_cannot_be_read_is_an_error_not_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import os
 
     for name in ("a", "b"):
@@ -79,6 +85,7 @@ def test_a_folder_that_cannot_be_read_is_an_error_not_skipped(tmp_path: Path, mo
             if Path(str(path)) == locked:
                 raise PermissionError(13, "Permission denied", str(path))
             return real(path)
+
         return call
 
     monkeypatch.setattr(os, "scandir", refused(scandir))

@@ -32,7 +32,9 @@ def _git(repo: Path, *args: str) -> None:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     repo = tmp_path / "project"
-    shutil.copytree(REPO / "config_samples", repo / "configs" / "main", ignore=shutil.ignore_patterns("*.py", "tests"))
+    shutil.copytree(
+        REPO / "config_samples", repo / "configs" / "main", ignore=shutil.ignore_patterns("*.py", "tests")
+    )
     (repo / "notes.yaml").write_text("not: [valid yaml\n")  # not a config name: the hook must skip it
     hook = {**_hook(), "language": "system", "entry": f"{BIN / 'evalkit'} check"}
     config = {"repos": [{"repo": "local", "hooks": [hook]}]}
@@ -46,13 +48,21 @@ def repo(tmp_path: Path) -> Path:
 def _pre_commit(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     _git(repo, "add", "-A")
     env = {**os.environ, "PRE_COMMIT_HOME": str(repo.parent / "pre-commit-home"), "NO_COLOR": "1"}
-    return subprocess.run([str(BIN / "pre-commit"), "run", *args], cwd=repo, capture_output=True, text=True,
-                          env=env, timeout=300)
+    return subprocess.run(
+        [str(BIN / "pre-commit"), "run", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
 
 
 def test_the_hook_definition_matches_the_issue() -> None:
     hook = _hook()
-    assert hook["require_serial"] is True and hook["entry"] == "evalkit check" and hook["language"] == "python"
+    assert (
+        hook["require_serial"] is True and hook["entry"] == "evalkit check" and hook["language"] == "python"
+    )
 
 
 def test_a_clean_config_passes(repo: Path) -> None:
@@ -66,8 +76,10 @@ def test_a_broken_config_fails_and_points_at_the_problem(repo: Path) -> None:
     rules.write_text(rules.read_text(encoding="utf-8").replace("dedupe_comments", "dedupe_coments"))
     done = _pre_commit(repo, "--all-files")
     assert done.returncode == 1
-    assert ("configs/main/rules.yaml:5:3: error[unknown-key] unknown key 'dedupe_coments' in options; "
-            "did you mean 'dedupe_comments'?") in done.stdout
+    assert (
+        "configs/main/rules.yaml:5:3: error[unknown-key] unknown key 'dedupe_coments' in options; "
+        "did you mean 'dedupe_comments'?"
+    ) in done.stdout
 
 
 def test_only_staged_config_files_are_passed_and_checked(repo: Path) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -30,13 +30,17 @@ def samples(tmp_path: Path) -> Path:
 
 def _rule_lines(rule_ids: list[str]) -> list[int]:
     text = (CONFIG / "rules.yaml").read_text(encoding="utf-8").splitlines()
-    return [next(n for n, line in enumerate(text, 1) if line.strip() == f"- id: {rule_id}") for rule_id in rule_ids]
+    return [
+        next(n for n, line in enumerate(text, 1) if line.strip() == f"- id: {rule_id}")
+        for rule_id in rule_ids
+    ]
 
 
 def test_rules_that_fire_on_no_sample_are_infos_at_their_ids(samples: Path) -> None:
     report = check_paths([str(CONFIG)], str(samples))
     assert [(d.code, d.severity, d.line, d.column) for d in report.diagnostics] == [
-        ("rule-never-fires", Severity.INFO, line, 9) for line in _rule_lines(NEVER_FIRED_BY_SEED)]
+        ("rule-never-fires", Severity.INFO, line, 9) for line in _rule_lines(NEVER_FIRED_BY_SEED)
+    ]
     assert "fires on none of the 1 sample submission in" in report.diagnostics[0].message
     assert not report.failed(strict=False) and report.samples == 1
 
@@ -61,7 +65,9 @@ def test_an_unreadable_or_invalid_sample_is_an_error_at_the_sample(samples: Path
     assert errors == [("broken.json", 1, "invalid-sample"), ("lines.jsonl", 2, "invalid-sample")]
 
 
-def test_an_evaluation_that_raises_is_an_error_naming_the_sample(samples: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_evaluation_that_raises_is_an_error_naming_the_sample(
+    samples: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def explode(self: Evaluator, submission: object) -> None:
         raise ZeroDivisionError("division by zero")
 
@@ -79,11 +85,15 @@ def test_an_invalid_config_is_not_dry_run(samples: Path) -> None:
     assert {d.code for d in report.diagnostics} == {"duplicate-rule-id"}
 
 
-@pytest.mark.parametrize(("make", "says"), [
-    (lambda tmp: tmp / "absent", "expects a folder"),
-    (lambda tmp: tmp, "no submissions"),
-])
-def test_a_samples_folder_that_is_missing_or_empty_is_a_usage_problem(tmp_path: Path, make: Callable[[Path], Path],
-                                                                       says: str) -> None:
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (lambda tmp: tmp / "absent", "expects a folder"),
+        (lambda tmp: tmp, "no submissions"),
+    ],
+)
+def test_a_samples_folder_that_is_missing_or_empty_is_a_usage_problem(
+    tmp_path: Path, make: Callable[[Path], Path], says: str
+) -> None:
     with pytest.raises(UsageProblem, match=says):
         check_paths([str(CONFIG)], str(make(tmp_path)))

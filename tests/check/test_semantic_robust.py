@@ -16,11 +16,32 @@ ANY = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
     max_leaves=8,
 )
-KEYS = ["rating_rules", "ranking_rules", "rewrite_rules", "options", "id", "when", "actions", "any_of",
-        "min_total_length", "max_total_length", "rewrite_regex_any", "add_comment_template", "stop_after_first",
-        "scale", "dimensions", "ideal", "tolerance", "feedback", "ok", "missing_field", "invalid_label"]
+KEYS = [
+    "rating_rules",
+    "ranking_rules",
+    "rewrite_rules",
+    "options",
+    "id",
+    "when",
+    "actions",
+    "any_of",
+    "min_total_length",
+    "max_total_length",
+    "rewrite_regex_any",
+    "add_comment_template",
+    "stop_after_first",
+    "scale",
+    "dimensions",
+    "ideal",
+    "tolerance",
+    "feedback",
+    "ok",
+    "missing_field",
+    "invalid_label",
+]
 SHAPED = st.recursive(
-    ANY, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(KEYS), inner, max_size=4),
+    ANY,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(KEYS), inner, max_size=4),
     max_leaves=12,
 )
 
@@ -33,7 +54,9 @@ def test_semantic_checks_never_raise_on_data_the_schema_would_reject(name: str, 
 
 
 def test_a_duplicate_id_is_found_beside_schema_errors() -> None:
-    data = {"rating_rules": [{"id": "a", "actions": "not a mapping", "when": [1]}, {"id": "a", "zzz": 1}],
-            "options": ["stop_after_first"]}
+    data = {
+        "rating_rules": [{"id": "a", "actions": "not a mapping", "when": [1]}, {"id": "a", "zzz": 1}],
+        "options": ["stop_after_first"],
+    }
     found = semantic_diagnostics("rules", YamlDocument("rules.yaml", "", data))
     assert [d.code for d in found] == ["duplicate-rule-id"]

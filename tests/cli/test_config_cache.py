@@ -25,8 +25,15 @@ def run_eval(cache: Path, *args: str | Path, **env: str) -> subprocess.Completed
     environment = {**os.environ, "XDG_CACHE_HOME": str(cache), **env}
     if "EVALKIT_NO_CACHE" not in env:
         environment.pop("EVALKIT_NO_CACHE", None)
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "evalkit", "eval", *map(str, args)],
-                          capture_output=True, text=True, env=environment, cwd=ROOT, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "evalkit", "eval", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 0, done.stderr
     return done
@@ -40,8 +47,19 @@ def parsed_yaml(done: subprocess.CompletedProcess[str]) -> bool:
 
 def outputs(cache: Path, out: Path, config: Path = DEFAULT_CONFIG, **env: str) -> tuple[str, bool]:
     """The results, explanations and report of the samples folder, and whether YAML was parsed."""
-    done = run_eval(cache, SAMPLES, "--config-dir", config, "--out", out / "results.jsonl",
-                    "--explain-json", out / "explain.jsonl", "--report-md", out / "report.md", **env)
+    done = run_eval(
+        cache,
+        SAMPLES,
+        "--config-dir",
+        config,
+        "--out",
+        out / "results.jsonl",
+        "--explain-json",
+        out / "explain.jsonl",
+        "--report-md",
+        out / "report.md",
+        **env,
+    )
     names = ("results.jsonl", "explain.jsonl", "report.md")
     texts = [(out / name).read_text(encoding="utf-8") for name in names]
     return "\n".join(texts), parsed_yaml(done)
@@ -106,8 +124,10 @@ def test_a_changed_config_misses(tmp_path: Path, config: Path) -> None:
     cache = tmp_path / "cache"
     before, _ = outputs(cache, tmp_path, config)
     rules = config / "rules.yaml"
-    rules.write_text(rules.read_text(encoding="utf-8").replace("increment_score: 2", "increment_score: 3"),
-                     encoding="utf-8")
+    rules.write_text(
+        rules.read_text(encoding="utf-8").replace("increment_score: 2", "increment_score: 3"),
+        encoding="utf-8",
+    )
     after, parsed = outputs(cache, tmp_path, config)
     assert parsed and after != before
     assert len(entries(cache)) == 2
@@ -131,10 +151,21 @@ def test_concurrent_first_runs_leave_one_valid_entry(tmp_path: Path, config: Pat
     cache = tmp_path / "cache"
     environment = {**os.environ, "XDG_CACHE_HOME": str(cache)}
     environment.pop("EVALKIT_NO_CACHE", None)
-    command = [sys.executable, "-m", "evalkit", "eval", str(SAMPLES / "sample_submission.json"),
-               "--config-dir", str(config)]
-    runs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, env=environment, cwd=ROOT) for _ in range(6)]
+    command = [
+        sys.executable,
+        "-m",
+        "evalkit",
+        "eval",
+        str(SAMPLES / "sample_submission.json"),
+        "--config-dir",
+        str(config),
+    ]
+    runs = [
+        subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment, cwd=ROOT
+        )
+        for _ in range(6)
+    ]
     results = [run.communicate(timeout=120) for run in runs]
     assert all(run.returncode == 0 for run in runs), [err for _, err in results]
     assert len({out for out, _ in results}) == 1
@@ -164,9 +195,23 @@ def test_a_config_with_errors_is_not_cached(tmp_path: Path, config: Path) -> Non
     cache = tmp_path / "cache"
     (config / "rules.yaml").write_text("rating_rules: [{id: x, when: {nope: 1}}]\n", encoding="utf-8")
     for _ in range(2):
-        command = [sys.executable, "-m", "evalkit", "eval", str(SAMPLES / "sample_submission.json"),
-                   "--config-dir", str(config)]
-        done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False,
-                              env={**os.environ, "XDG_CACHE_HOME": str(cache)}, timeout=120)
+        command = [
+            sys.executable,
+            "-m",
+            "evalkit",
+            "eval",
+            str(SAMPLES / "sample_submission.json"),
+            "--config-dir",
+            str(config),
+        ]
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=False,
+            env={**os.environ, "XDG_CACHE_HOME": str(cache)},
+            timeout=120,
+        )
         assert done.returncode == 2 and "rules.yaml:1:" in done.stderr
     assert not entries(cache)

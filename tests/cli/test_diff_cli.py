@@ -396,4 +396,3 @@ def test_a_feedback_template_change_is_a_change(repo: Path) -> None:
     assert code == 0 and report["changed"] > 0
     assert all(set(change) == {"source", "ranking_feedback"} for change in report["changes"])
     assert report["changes"][0]["ranking_feedback"][1].startswith("El ranking incluye todas")
-

@@ -32,16 +32,31 @@ def utf8_lines(path: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_a_lone_surrogate_is_an_error_entry_at_its_column_and_the_run_goes_on(tmp_path: Path, jobs: str) -> None:
+def test_a_lone_surrogate_is_an_error_entry_at_its_column_and_the_run_goes_on(
+    tmp_path: Path, jobs: str
+) -> None:
     (tmp_path / "mixed.jsonl").write_text(f"{GOOD}\n{LONE}\n{GOOD}\n", encoding="utf-8")
-    done = evalkit("eval", "mixed.jsonl", "--jobs", jobs, "--out", "out.jsonl", "--explain-json", "explain.jsonl",
-                   "--report-md", "report.md", cwd=tmp_path)
+    done = evalkit(
+        "eval",
+        "mixed.jsonl",
+        "--jobs",
+        jobs,
+        "--out",
+        "out.jsonl",
+        "--explain-json",
+        "explain.jsonl",
+        "--report-md",
+        "report.md",
+        cwd=tmp_path,
+    )
     assert done.returncode == 1
     lines = [json.loads(line) for line in utf8_lines(tmp_path / "out.jsonl")]
     assert [line["source"] for line in lines] == ["mixed.jsonl:1", "mixed.jsonl:2", "mixed.jsonl:3"]
     column = LONE.index("\\ud800") + 1
-    message = (f"invalid JSON at column {column}: \\ud800 is a lone surrogate (half of a UTF-16 pair), "
-               "not a character: no UTF-8 output can hold it")
+    message = (
+        f"invalid JSON at column {column}: \\ud800 is a lone surrogate (half of a UTF-16 pair), "
+        "not a character: no UTF-8 output can hold it"
+    )
     assert lines[1] == {"source": "mixed.jsonl:2", "error": {"message": message}}
     assert "label" in lines[0] and "label" in lines[2]
     assert len(utf8_lines(tmp_path / "explain.jsonl")) == 3
@@ -70,8 +85,19 @@ def test_file_names_that_are_not_utf8_are_shown_escaped_in_every_eval_output(tmp
     folder.mkdir()
     (folder / f"{BAD_NAME}.json").write_text(GOOD, encoding="utf-8")
     (folder / f"{BAD_NAME}.jsonl").write_text(f"{GOOD}\n{LONE}\n", encoding="utf-8")
-    done = evalkit("eval", "in", "--out", "out.jsonl", "--explain-json", "explain.jsonl", "--report-md", "report.md",
-                   "--log-file", "run.log", cwd=tmp_path)
+    done = evalkit(
+        "eval",
+        "in",
+        "--out",
+        "out.jsonl",
+        "--explain-json",
+        "explain.jsonl",
+        "--report-md",
+        "report.md",
+        "--log-file",
+        "run.log",
+        cwd=tmp_path,
+    )
     assert done.returncode == 1
     sources = [json.loads(line)["source"] for line in utf8_lines(tmp_path / "out.jsonl")]
     assert sources == ["in/bad\\xff.json", "in/bad\\xff.jsonl:1", "in/bad\\xff.jsonl:2"]
@@ -90,7 +116,9 @@ def test_check_shows_a_folder_name_that_is_not_utf8_escaped_in_every_format(tmp_
     assert done.returncode == 1
     output = done.stdout.decode("utf-8")
     if fmt == "sarif":
-        uri = json.loads(output)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+        uri = json.loads(output)["runs"][0]["results"][0]["locations"][0]["physicalLocation"][
+            "artifactLocation"
+        ]
         assert uri["uri"] == "bad%FF/rules.yaml"  # the file's bytes, percent-encoded as URIs want them
     elif fmt == "json":
         assert json.loads(output)["diagnostics"][0]["path"] == "bad\\xff/rules.yaml"
@@ -123,16 +151,22 @@ def test_eval_gives_a_submission_with_a_5000_digit_integer_its_error_entry(tmp_p
     assert done.returncode == 1
     second = json.loads(done.stdout.decode("utf-8").splitlines()[1])
     column = huge.index("9" * 5000) + 1
-    assert second["error"]["message"] == f"invalid JSON at column {column}: a number of 5,000 digits; the limit is 4,300"
+    assert (
+        second["error"]["message"]
+        == f"invalid JSON at column {column}: a number of 5,000 digits; the limit is 4,300"
+    )
 
 
 def _suite(tmp_path: Path, expect: str) -> Path:
     (tmp_path / "rules.yaml").write_text(
-        "rating_rules:\n  - id: always\n    when: {min_total_length: 1}\n    actions: {increment_score: 1}\n", encoding="utf-8")
+        "rating_rules:\n  - id: always\n    when: {min_total_length: 1}\n    actions: {increment_score: 1}\n",
+        encoding="utf-8",
+    )
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "score.yaml").write_text(
-        "cases:\n  - name: huge\n    submission: ../submission.json\n"
-        f"    expect: {expect}\n", encoding="utf-8")
+        f"cases:\n  - name: huge\n    submission: ../submission.json\n    expect: {expect}\n",
+        encoding="utf-8",
+    )
     (tmp_path / "submission.json").write_text(GOOD, encoding="utf-8")
     return tmp_path
 

@@ -9,8 +9,8 @@ import os
 import re
 import shutil
 import subprocess
-import textwrap
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -25,25 +25,41 @@ OAI_EVAL = str(Path(sys.executable).with_name("oai-eval"))
 
 
 def evalkit_eval(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    completed = subprocess.run([sys.executable, "-m", "evalkit", "eval", *map(str, args)], cwd=cwd,
-                               capture_output=True, text=True, timeout=120)
+    completed = subprocess.run(
+        [sys.executable, "-m", "evalkit", "eval", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "Traceback" not in completed.stderr, completed.stderr
     return completed
 
 
 def oai_eval(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    completed = subprocess.run([OAI_EVAL, *map(str, args)], cwd=cwd, capture_output=True, text=True,
-                               timeout=120)
+    completed = subprocess.run(
+        [OAI_EVAL, *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
     assert "Traceback" not in completed.stderr, completed.stderr
     return completed
 
 
 def submission(**changes: Any) -> dict[str, Any]:
     data: dict[str, Any] = {
-        "prompt": "P", "category": "algorithms", "subcategory": "graphs", "difficulty": "easy",
-        "responses": [{"id": "a", "text": "alpha"}, {"id": "b", "text": "beta"}], "ranking": ["a", "b"],
-        "ratings": {"instructions": 4.0, "accuracy": 4.2, "optimality": 3.8, "presentation": 4.0,
-                    "freshness": 3.5, "justification": ""},
+        "prompt": "P",
+        "category": "algorithms",
+        "subcategory": "graphs",
+        "difficulty": "easy",
+        "responses": [{"id": "a", "text": "alpha"}, {"id": "b", "text": "beta"}],
+        "ranking": ["a", "b"],
+        "ratings": {
+            "instructions": 4.0,
+            "accuracy": 4.2,
+            "optimality": 3.8,
+            "presentation": 4.0,
+            "freshness": 3.5,
+            "justification": "",
+        },
         "rewrite_preferred": "rewrite",
     }
     data.update(changes)
@@ -86,7 +102,8 @@ def test_out_writes_the_result_object(tmp_path: Path, seed: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
     assert json.loads((tmp_path / "result.json").read_text(encoding="utf-8")) == api_result(
-        json.loads(seed.read_text(encoding="utf-8")))
+        json.loads(seed.read_text(encoding="utf-8"))
+    )
 
 
 def test_oai_eval_is_the_same_command(tmp_path: Path, seed: Path) -> None:
@@ -106,8 +123,9 @@ def test_yaml_submission_with_integer_ids(tmp_path: Path) -> None:
 def test_config_dir(tmp_path: Path) -> None:
     config = tmp_path / "rules_here"
     config.mkdir()
-    (config / "rules.yml").write_text("rating_rules:\n  - id: always\n    actions: { assign_label: mine }\n",
-                                      encoding="utf-8")
+    (config / "rules.yml").write_text(
+        "rating_rules:\n  - id: always\n    actions: { assign_label: mine }\n", encoding="utf-8"
+    )
     write_json(tmp_path / "s.json", submission())
     done = evalkit_eval("s.json", "--config-dir", "rules_here", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -136,15 +154,19 @@ def test_a_folder_is_read_in_file_name_order(tmp_path: Path) -> None:
     folder.mkdir()
     write_json(folder / "2.json", submission())
     write_json(folder / "1.json", submission())
-    (folder / "3.yaml").write_text("prompt: P\nresponses: [{id: 1, text: x}]\nranking: [1]\nratings:\n"
-                                   "  instructions: 4\n  accuracy: 4\n  optimality: 4\n  presentation: 4\n"
-                                   "  freshness: 4\n", encoding="utf-8")
+    (folder / "3.yaml").write_text(
+        "prompt: P\nresponses: [{id: 1, text: x}]\nranking: [1]\nratings:\n"
+        "  instructions: 4\n  accuracy: 4\n  optimality: 4\n  presentation: 4\n"
+        "  freshness: 4\n",
+        encoding="utf-8",
+    )
     (folder / "notes.txt").write_text("not a submission", encoding="utf-8")
     done = evalkit_eval("batch", "--out", "out.jsonl", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     lines = jsonl((tmp_path / "out.jsonl").read_text(encoding="utf-8"))
-    assert [line["source"] for line in lines] == [str(Path("batch") / n) for n in ("1.json", "2.json",
-                                                                                   "3.yaml")]
+    assert [line["source"] for line in lines] == [
+        str(Path("batch") / n) for n in ("1.json", "2.json", "3.yaml")
+    ]
 
 
 def test_one_folder_with_one_file_is_still_jsonl(tmp_path: Path) -> None:
@@ -162,8 +184,11 @@ BAD_JSONL_LINES = [
     "{not json",
     "",
     json.dumps({k: v for k, v in submission().items() if k != "ratings"}),
-    json.dumps(submission(ratings={"instructions": "4", "accuracy": 4, "optimality": 4, "presentation": 4,
-                                   "freshness": 4})),
+    json.dumps(
+        submission(
+            ratings={"instructions": "4", "accuracy": 4, "optimality": 4, "presentation": 4, "freshness": 4}
+        )
+    ),
     "[1, 2]",
     json.dumps(submission(prompt="six")),
 ]
@@ -198,21 +223,29 @@ def test_some_invalid_submissions_exit_1_and_the_rest_are_evaluated(tmp_path: Pa
 # --- bad input never gives a traceback -----------------------------------------------------------
 
 
-@pytest.mark.parametrize(("name", "content"), [
-    ("broken.json", b'{"prompt": "P", "responses": ['),
-    ("empty.json", b""),
-    ("list.json", b"[1, 2, 3]"),
-    ("binary.json", b"\xff\xfe\x00\x01garbage\x80"),
-    ("deep.json", b"[" * 100_000 + b"]" * 100_000),
-    ("tabs.yaml", b"prompt: P\n\tresponses: []\n"),
-    ("alias.yaml", b"a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
-                   b"c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
-                   b"e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
-                   b"f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n"),
-    ("dupkey.yaml", b"prompt: P\nprompt: Q\n"),
-], ids=lambda value: value if isinstance(value, str) else "content")
-def test_a_bad_submission_gets_a_clear_message_naming_the_file(tmp_path: Path, name: str,
-                                                               content: bytes) -> None:
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("broken.json", b'{"prompt": "P", "responses": ['),
+        ("empty.json", b""),
+        ("list.json", b"[1, 2, 3]"),
+        ("binary.json", b"\xff\xfe\x00\x01garbage\x80"),
+        ("deep.json", b"[" * 100_000 + b"]" * 100_000),
+        ("tabs.yaml", b"prompt: P\n\tresponses: []\n"),
+        (
+            "alias.yaml",
+            b"a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+            b"c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+            b"e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+            b"f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n",
+        ),
+        ("dupkey.yaml", b"prompt: P\nprompt: Q\n"),
+    ],
+    ids=lambda value: value if isinstance(value, str) else "content",
+)
+def test_a_bad_submission_gets_a_clear_message_naming_the_file(
+    tmp_path: Path, name: str, content: bytes
+) -> None:
     (tmp_path / name).write_bytes(content)
     done = evalkit_eval(name, "--out", "out.json", cwd=tmp_path)
     assert done.returncode == 1
@@ -360,12 +393,18 @@ def test_explain_json_for_one_submission(tmp_path: Path, seed: Path) -> None:
     explain = json.loads((tmp_path / "explain.json").read_text(encoding="utf-8"))
     result = json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))
     assert explain["fired_rules"] == result["fired_rules"]
-    assert (explain["score"], explain["flags"], explain["label"]) == (result["score"], result["flags"],
-                                                                      result["label"])
+    assert (explain["score"], explain["flags"], explain["label"]) == (
+        result["score"],
+        result["flags"],
+        result["label"],
+    )
     assert explain["meta"]["config_hash"] == result["meta"]["config_hash"]
     not_fired = {rule["id"]: rule for rule in explain["not_fired"]}
-    assert set(not_fired) == {"negative_weights_without_alternative", "low_optimality_penalty",
-                              "very_short_answers"}
+    assert set(not_fired) == {
+        "negative_weights_without_alternative",
+        "low_optimality_penalty",
+        "very_short_answers",
+    }
     assert not_fired["negative_weights_without_alternative"]["failed"] == "not_contains_any"
     assert not_fired["negative_weights_without_alternative"]["observed"]["found"] == ["Bellman-Ford"]
     assert not_fired["low_optimality_penalty"]["observed"]["values"] == {"optimality": 4.0}
@@ -375,8 +414,9 @@ def test_explain_json_for_one_submission(tmp_path: Path, seed: Path) -> None:
 def test_explain_json_for_a_batch_is_jsonl(tmp_path: Path) -> None:
     write_json(tmp_path / "a.json", submission())
     write_json(tmp_path / "bad.json", {"prompt": "P"})
-    done = evalkit_eval("a.json", "bad.json", "--explain-json", "explain.jsonl", "--out", "out.jsonl",
-                        cwd=tmp_path)
+    done = evalkit_eval(
+        "a.json", "bad.json", "--explain-json", "explain.jsonl", "--out", "out.jsonl", cwd=tmp_path
+    )
     assert done.returncode == 1
     lines = jsonl((tmp_path / "explain.jsonl").read_text(encoding="utf-8"))
     assert [line["source"] for line in lines] == ["a.json", "bad.json"]
@@ -420,20 +460,35 @@ def test_a_log_file_that_cannot_be_opened_is_a_clear_error(tmp_path: Path, seed:
 def test_outputs_replace_old_files_and_leave_no_temporary_files(tmp_path: Path, seed: Path) -> None:
     for name in ("result.json", "explain.json", "report.md"):
         (tmp_path / name).write_text("old content that is longer than nothing " * 1000, encoding="utf-8")
-    done = evalkit_eval(seed.name, "--out", "result.json", "--explain-json", "explain.json", "--report-md",
-                        "report.md", cwd=tmp_path)
+    done = evalkit_eval(
+        seed.name,
+        "--out",
+        "result.json",
+        "--explain-json",
+        "explain.json",
+        "--report-md",
+        "report.md",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))
     json.loads((tmp_path / "explain.json").read_text(encoding="utf-8"))
     assert "old content" not in (tmp_path / "report.md").read_text(encoding="utf-8")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["explain.json", "report.md", "result.json",
-                                                          "sample_submission.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "explain.json",
+        "report.md",
+        "result.json",
+        "sample_submission.json",
+    ]
 
 
-@pytest.mark.parametrize(("first", "second"), [("--out", "--report-md"), ("--explain-json", "--log-file"),
-                                               ("--out", "--explain-json")])
-def test_two_outputs_naming_one_file_exit_2_before_anything_is_written(tmp_path: Path, seed: Path, first: str,
-                                                                       second: str) -> None:
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("--out", "--report-md"), ("--explain-json", "--log-file"), ("--out", "--explain-json")],
+)
+def test_two_outputs_naming_one_file_exit_2_before_anything_is_written(
+    tmp_path: Path, seed: Path, first: str, second: str
+) -> None:
     (tmp_path / "keep.json").write_text("keep me\n", encoding="utf-8")
     done = evalkit_eval(seed.name, first, "keep.json", second, "./keep.json", cwd=tmp_path)
     assert done.returncode == 2
@@ -457,21 +512,43 @@ def test_jobs_2_gives_the_same_outputs_as_jobs_1(tmp_path: Path) -> None:
         if index % 97 == 5:
             lines.append("{broken")
         else:
-            lines.append(json.dumps(submission(prompt=f"p{index}", ranking=["b"] if index % 2 else ["a", "a"],
-                                               rewrite_preferred="x" * (index % 130))))
+            lines.append(
+                json.dumps(
+                    submission(
+                        prompt=f"p{index}",
+                        ranking=["b"] if index % 2 else ["a", "a"],
+                        rewrite_preferred="x" * (index % 130),
+                    )
+                )
+            )
     (tmp_path / "many.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     outputs = {}
     for jobs in ("1", "2"):
-        done = evalkit_eval("samples", "many.jsonl", "--jobs", jobs, "--out", f"out{jobs}.jsonl",
-                            "--explain-json", f"explain{jobs}.jsonl", "--report-md", f"report{jobs}.md",
-                            cwd=tmp_path)
+        done = evalkit_eval(
+            "samples",
+            "many.jsonl",
+            "--jobs",
+            jobs,
+            "--out",
+            f"out{jobs}.jsonl",
+            "--explain-json",
+            f"explain{jobs}.jsonl",
+            "--report-md",
+            f"report{jobs}.md",
+            cwd=tmp_path,
+        )
         assert done.returncode == 1
-        outputs[jobs] = [(tmp_path / f"{kind}{jobs}.{ext}").read_text(encoding="utf-8")
-                         for kind, ext in (("out", "jsonl"), ("explain", "jsonl"), ("report", "md"))]
+        outputs[jobs] = [
+            (tmp_path / f"{kind}{jobs}.{ext}").read_text(encoding="utf-8")
+            for kind, ext in (("out", "jsonl"), ("explain", "jsonl"), ("report", "md"))
+        ]
     assert outputs["1"] == outputs["2"]
     sources = [line["source"] for line in jsonl(outputs["1"][0])]
-    assert sources[:31] == [str(Path("samples") / p.name) for p in sorted(SAMPLES.iterdir()) if p.suffix in
-                            (".json", ".yaml", ".yml", ".jsonl")]
+    assert sources[:31] == [
+        str(Path("samples") / p.name)
+        for p in sorted(SAMPLES.iterdir())
+        if p.suffix in (".json", ".yaml", ".yml", ".jsonl")
+    ]
     assert sources[31:] == [f"many.jsonl:{n}" for n in range(1, 601)]
 
 
@@ -512,7 +589,9 @@ def test_whole_numbers_are_read_the_same_written_either_way(tmp_path: Path, styl
     assert result["rewrite_final"].endswith("\n\nExpand content.")  # shorter than 300
 
 
-def test_jobs_2_workers_read_the_lines_themselves_and_every_output_and_message_is_jobs_1s(tmp_path: Path) -> None:
+def test_jobs_2_workers_read_the_lines_themselves_and_every_output_and_message_is_jobs_1s(
+    tmp_path: Path,
+) -> None:
     """With --jobs, workers get a JSONL file's raw lines and render whole chunks; what the lines hold at their
     edges (a byte order mark, blank lines, bytes that are not UTF-8, a line too broken to parse) and the
     inputs around them (a UTF-16 file, a single .json) come out as in one process: results
@@ -525,11 +604,27 @@ def test_jobs_2_workers_read_the_lines_themselves_and_every_output_and_message_i
     (tmp_path / "c.json").write_text(json.dumps(submission(prompt="c")), encoding="utf-8")
     seen = {}
     for jobs in ("1", "2"):
-        done = evalkit_eval("a.jsonl", "b.jsonl", "c.json", "a.jsonl", "--jobs", jobs,
-                            "--log-file", f"log{jobs}", "--report-md", f"report{jobs}.md", cwd=tmp_path)
+        done = evalkit_eval(
+            "a.jsonl",
+            "b.jsonl",
+            "c.json",
+            "a.jsonl",
+            "--jobs",
+            jobs,
+            "--log-file",
+            f"log{jobs}",
+            "--report-md",
+            f"report{jobs}.md",
+            cwd=tmp_path,
+        )
         log = re.sub(r"^\S+ \S+ ", "", (tmp_path / f"log{jobs}").read_text(encoding="utf-8"), flags=re.M)
-        seen[jobs] = (done.returncode, done.stdout, done.stderr, log,
-                      (tmp_path / f"report{jobs}.md").read_text(encoding="utf-8"))
+        seen[jobs] = (
+            done.returncode,
+            done.stdout,
+            done.stderr,
+            log,
+            (tmp_path / f"report{jobs}.md").read_text(encoding="utf-8"),
+        )
     assert seen["1"] == seen["2"]
     returncode, stdout, stderr, log, _ = seen["2"]
     assert returncode == 1

@@ -17,8 +17,9 @@ SEED_LINE = json.dumps(json.loads(SEED.read_text(encoding="utf-8")))
 
 
 def evalkit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-m", "evalkit", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "evalkit", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
     assert "Traceback" not in done.stderr, done.stderr
     return done
 
@@ -30,8 +31,15 @@ def batch(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
-@pytest.mark.parametrize(("flag", "name"), [("--out", "/dev/full"), ("--explain-json", "/dev/full"),
-                                            ("--report-md", "/dev/full"), ("--log-file", "the log /dev/full")])
+@pytest.mark.parametrize(
+    ("flag", "name"),
+    [
+        ("--out", "/dev/full"),
+        ("--explain-json", "/dev/full"),
+        ("--report-md", "/dev/full"),
+        ("--log-file", "the log /dev/full"),
+    ],
+)
 def test_a_full_disk_names_the_output_that_failed(batch: Path, jobs: str, flag: str, name: str) -> None:
     others = [] if flag == "--out" else ["--out", "results.jsonl"]
     done = evalkit("eval", "batch.jsonl", "--jobs", jobs, flag, "/dev/full", *others, cwd=batch)
@@ -43,8 +51,14 @@ def test_a_full_disk_names_the_output_that_failed(batch: Path, jobs: str, flag: 
 
 def test_a_full_disk_under_stdout_with_workers_says_stdout(batch: Path) -> None:
     with open("/dev/full", "w") as full:
-        done = subprocess.run([sys.executable, "-m", "evalkit", "eval", "batch.jsonl", "--jobs", "2"], cwd=batch,
-                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "evalkit", "eval", "batch.jsonl", "--jobs", "2"],
+            cwd=batch,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
     assert done.returncode == 2
     assert done.stderr == "evalkit eval: cannot write stdout: No space left on device\n"
 
@@ -55,8 +69,10 @@ def test_eval_refuses_an_empty_config_folder_as_check_does(tmp_path: Path) -> No
     checked = evalkit("check", "empty", cwd=tmp_path)
     assert (evaluated.returncode, checked.returncode) == (2, 2)
     assert evaluated.stdout == ""
-    assert evaluated.stderr == ("evalkit eval: empty: no config files found here (looked for dimensions.yaml, "
-                                "ranking.yaml, prompt.yaml, rewrite.yaml, rules.yaml)\n")
+    assert evaluated.stderr == (
+        "evalkit eval: empty: no config files found here (looked for dimensions.yaml, "
+        "ranking.yaml, prompt.yaml, rewrite.yaml, rules.yaml)\n"
+    )
 
 
 def test_review_refuses_an_empty_config_folder_too(tmp_path: Path) -> None:
@@ -78,11 +94,17 @@ def _dangling(config: Path) -> None:
     os.symlink("nowhere.yaml", config / "rules.yaml")
 
 
-@pytest.mark.parametrize(("make", "reason"), [(_folder, "it is a folder"),
-                                              (_loop, "Too many levels of symbolic links"),
-                                              (_dangling, "No such file or directory")])
-def test_a_rules_yaml_that_cannot_be_read_is_an_error_not_skipped(tmp_path: Path, make: object,
-                                                                  reason: str) -> None:
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (_folder, "it is a folder"),
+        (_loop, "Too many levels of symbolic links"),
+        (_dangling, "No such file or directory"),
+    ],
+)
+def test_a_rules_yaml_that_cannot_be_read_is_an_error_not_skipped(
+    tmp_path: Path, make: object, reason: str
+) -> None:
     config = tmp_path / "config"
     config.mkdir()
     (config / "dimensions.yaml").write_text("dimensions: {}\n", encoding="utf-8")
@@ -97,7 +119,9 @@ def test_a_rules_yaml_that_cannot_be_read_is_an_error_not_skipped(tmp_path: Path
 
 
 @pytest.mark.parametrize("flag", ["--out", "--explain-json", "--report-md", "--log-file"])
-def test_an_output_that_is_a_folder_is_refused_before_anything_is_evaluated(tmp_path: Path, flag: str) -> None:
+def test_an_output_that_is_a_folder_is_refused_before_anything_is_evaluated(
+    tmp_path: Path, flag: str
+) -> None:
     (tmp_path / "folder").mkdir()
     done = evalkit("eval", str(SEED), flag, "folder", cwd=tmp_path)
     assert done.returncode == 2

@@ -8,6 +8,7 @@ started, its output's temporary file open, and its main thread waiting for more 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -15,8 +16,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -62,9 +63,14 @@ class Run:
         self.fifo = tmp_path / "feed.jsonl"
         os.mkfifo(self.fifo)
         self.folder = tmp_path
-        self.process = subprocess.Popen([sys.executable, "-m", "evalkit", *command, str(self.fifo)], cwd=tmp_path,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                        start_new_session=True)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "evalkit", *command, str(self.fifo)],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         self.feed = open(self.fifo, "w", encoding="utf-8")  # noqa: SIM115 - opens once the command reads
         self.line = line
         self.seen: list[int] = []  # every worker seen, to kill should a test fail with one left behind
@@ -92,10 +98,8 @@ class Run:
         return self.process.returncode, out, err
 
     def _close_feed(self) -> None:
-        try:
+        with contextlib.suppress(OSError):  # nobody reads any more
             self.feed.close()
-        except OSError:  # nobody reads any more
-            pass
 
 
 def _runs_on(pid: int, fifo: Path) -> bool:
@@ -135,8 +139,9 @@ def started(run: Run, lines: int) -> list[int]:
 
 
 @pytest.mark.parametrize(("fixture", "lines"), [("eval_run", 600), ("score_run", 2500)])
-def test_sigterm_stops_the_workers_and_removes_the_temporary_file(request: pytest.FixtureRequest,
-                                                                    fixture: str, lines: int) -> None:
+def test_sigterm_stops_the_workers_and_removes_the_temporary_file(
+    request: pytest.FixtureRequest, fixture: str, lines: int
+) -> None:
     run: Run = request.getfixturevalue(fixture)
     workers = started(run, lines)
     run.process.send_signal(signal.SIGTERM)
@@ -149,8 +154,9 @@ def test_sigterm_stops_the_workers_and_removes_the_temporary_file(request: pytes
 
 
 @pytest.mark.parametrize(("fixture", "lines"), [("eval_run", 600), ("score_run", 2500)])
-def test_workers_die_with_a_parent_killed_outright(request: pytest.FixtureRequest, fixture: str,
-                                                   lines: int) -> None:
+def test_workers_die_with_a_parent_killed_outright(
+    request: pytest.FixtureRequest, fixture: str, lines: int
+) -> None:
     run: Run = request.getfixturevalue(fixture)
     workers = started(run, lines)
     run.process.kill()
@@ -169,12 +175,24 @@ def test_ctrl_c_reaches_the_process_group_and_ends_the_run_once(eval_run: Run) -
     assert eval_run.temporary_files() == []
 
 
-@pytest.mark.parametrize(("fixture", "lines", "message"), [
-    ("eval_run", 600, "evalkit eval: a worker process died (killed, or out of memory?); try fewer --jobs\n"),
-    ("score_run", 2500, "feed.jsonl: a worker process died (killed, or out of memory?); try fewer --jobs\n"),
-])
-def test_a_killed_worker_ends_the_run_in_one_message(request: pytest.FixtureRequest, fixture: str, lines: int,
-                                                    message: str) -> None:
+@pytest.mark.parametrize(
+    ("fixture", "lines", "message"),
+    [
+        (
+            "eval_run",
+            600,
+            "evalkit eval: a worker process died (killed, or out of memory?); try fewer --jobs\n",
+        ),
+        (
+            "score_run",
+            2500,
+            "feed.jsonl: a worker process died (killed, or out of memory?); try fewer --jobs\n",
+        ),
+    ],
+)
+def test_a_killed_worker_ends_the_run_in_one_message(
+    request: pytest.FixtureRequest, fixture: str, lines: int, message: str
+) -> None:
     run: Run = request.getfixturevalue(fixture)
     workers = started(run, lines)
     os.kill(workers[0], signal.SIGKILL)
@@ -193,8 +211,13 @@ def test_jobs_beyond_the_cores_are_capped_and_said_once(tmp_path: Path, command:
     cores = len(os.sched_getaffinity(0))
     line = SEED_LINE if command == ["eval"] else SCORE_LINE
     (tmp_path / "in.jsonl").write_text((line + "\n") * 3, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "evalkit", *command, "in.jsonl", "--jobs", str(cores + 50)],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "evalkit", *command, "in.jsonl", "--jobs", str(cores + 50)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     said = f"evalkit {command[0]}: --jobs {cores + 50} is more than the {cores} cores here; using {cores}\n"
     assert done.stderr.count(said) == 1

@@ -19,7 +19,8 @@ OAI_EVAL = str(Path(sys.executable).with_name("oai-eval"))
 SAMPLE = "samples/sample_submission.json"
 CONFIG_FILES = ["dimensions.yaml", "prompt.yaml", "ranking.yaml", "rewrite.yaml", "rules.yaml"]
 CONFIG_HASH = hashlib.sha256(
-    b"".join((ROOT / "config_samples" / name).read_bytes() for name in CONFIG_FILES)).hexdigest()
+    b"".join((ROOT / "config_samples" / name).read_bytes() for name in CONFIG_FILES)
+).hexdigest()
 
 
 @pytest.fixture
@@ -92,8 +93,16 @@ def test_readme_explain_json(workdir: Path) -> None:
 
 
 def test_readme_custom_config_with_markdown_report(workdir: Path) -> None:
-    oai_eval(SAMPLE, "--config-dir", "config_samples", "--out", "result.json", "--report-md", "result.md",
-             cwd=workdir)
+    oai_eval(
+        SAMPLE,
+        "--config-dir",
+        "config_samples",
+        "--out",
+        "result.json",
+        "--report-md",
+        "result.md",
+        cwd=workdir,
+    )
     assert_seed_result(read_json(workdir / "result.json"))
     report = (workdir / "result.md").read_text(encoding="utf-8")
     assert report.startswith("# evalkit report")
@@ -103,8 +112,9 @@ def test_readme_custom_config_with_markdown_report(workdir: Path) -> None:
 
 
 def test_readme_log_file(workdir: Path) -> None:
-    oai_eval(SAMPLE, "--config-dir", "config_samples", "--out", "result.json", "--log-file", "log.txt",
-             cwd=workdir)
+    oai_eval(
+        SAMPLE, "--config-dir", "config_samples", "--out", "result.json", "--log-file", "log.txt", cwd=workdir
+    )
     log = (workdir / "log.txt").read_text(encoding="utf-8")
     assert CONFIG_HASH in log
     assert "lower_accuracy_if_no_example" in log
@@ -112,7 +122,12 @@ def test_readme_log_file(workdir: Path) -> None:
 
 def test_evalkit_eval_matches_oai_eval(workdir: Path) -> None:
     oai_eval(SAMPLE, "--out", "a.json", cwd=workdir)
-    done = subprocess.run([sys.executable, "-m", "evalkit", "eval", SAMPLE, "--out", "b.json"], cwd=workdir,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "evalkit", "eval", SAMPLE, "--out", "b.json"],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert (workdir / "a.json").read_bytes() == (workdir / "b.json").read_bytes()

@@ -11,8 +11,9 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -31,8 +32,16 @@ def buffered_env() -> dict[str, str]:
 
 
 def run(args: list[str], cwd: Path, stdout: Any, **options: Any) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=120,
-                          env=buffered_env(), **options)
+    return subprocess.run(
+        args,
+        cwd=cwd,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        env=buffered_env(),
+        **options,
+    )
 
 
 @pytest.fixture
@@ -118,8 +127,10 @@ def unreadable_folder(tmp_path: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
     ("args", "says"),
     [
         (["eval", "locked"], r"^evalkit eval: locked\S*: Permission denied$"),
-        (["eval", str(SEED_SAMPLE), "--config-dir", "locked"],
-         r"^locked:1:1: error\[unreadable\] cannot read the folder: Permission denied$"),
+        (
+            ["eval", str(SEED_SAMPLE), "--config-dir", "locked"],
+            r"^locked:1:1: error\[unreadable\] cannot read the folder: Permission denied$",
+        ),
         (["check", "locked/rules.yaml"], r"^evalkit check: locked\S*: Permission denied$"),
     ],
 )
@@ -133,14 +144,20 @@ def test_a_folder_that_cannot_be_read_is_named_and_exits_2(
     assert re.search(says, done.stderr, re.M), done.stderr
 
 
-def test_the_progress_bar_is_erased_before_an_error_line(tmp_path: Path,
-                                                         read_terminal: Callable[[int], str]) -> None:
+def test_the_progress_bar_is_erased_before_an_error_line(
+    tmp_path: Path, read_terminal: Callable[[int], str]
+) -> None:
     good = json.dumps(json.loads(SEED_SAMPLE.read_text(encoding="utf-8")))
-    (tmp_path / "batch.jsonl").write_text("\n".join([good, "{bad", *[good] * 200, "{bad"]) + "\n",
-                                          encoding="utf-8")
+    (tmp_path / "batch.jsonl").write_text(
+        "\n".join([good, "{bad", *[good] * 200, "{bad"]) + "\n", encoding="utf-8"
+    )
     controller, terminal = pty.openpty()
-    process = subprocess.Popen([EVALKIT, "eval", "batch.jsonl", "--out", "results.jsonl"], cwd=tmp_path,
-                               stdout=subprocess.DEVNULL, stderr=terminal)
+    process = subprocess.Popen(
+        [EVALKIT, "eval", "batch.jsonl", "--out", "results.jsonl"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=terminal,
+    )
     os.close(terminal)
     assert process.wait(timeout=120) == 1
     shown = read_terminal(controller)
@@ -157,8 +174,12 @@ def test_the_progress_bar_ends_at_what_was_evaluated_when_blank_lines_were_count
     good = json.dumps(json.loads(SEED_SAMPLE.read_text(encoding="utf-8")))
     (tmp_path / "batch.jsonl").write_text("\n\n".join([good] * 150) + "\n\n", encoding="utf-8")
     controller, terminal = pty.openpty()
-    process = subprocess.Popen([EVALKIT, "eval", "batch.jsonl", "--out", "results.jsonl"], cwd=tmp_path,
-                               stdout=subprocess.DEVNULL, stderr=terminal)
+    process = subprocess.Popen(
+        [EVALKIT, "eval", "batch.jsonl", "--out", "results.jsonl"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=terminal,
+    )
     os.close(terminal)
     assert process.wait(timeout=120) == 0
     shown = read_terminal(controller)
@@ -172,7 +193,9 @@ def test_oai_eval_names_itself_in_usage_and_errors(tmp_path: Path) -> None:
     assert "oai-eval: error: argument --jobs" in done.stderr
 
 
-@pytest.mark.parametrize("name", ["rules", "rules.yaml", "rules.yml", "configs/main/rules.yml", "rules.schema.json"])
+@pytest.mark.parametrize(
+    "name", ["rules", "rules.yaml", "rules.yml", "configs/main/rules.yml", "rules.schema.json"]
+)
 def test_schema_takes_a_config_file_name_as_check_does(tmp_path: Path, name: str) -> None:
     done = run([EVALKIT, "schema", name], tmp_path, subprocess.PIPE)
     assert done.returncode == 0, done.stderr

@@ -11,8 +11,9 @@ import copy
 import itertools
 import json
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -80,8 +81,9 @@ def load(write_config: ConfigWriter) -> Callable[..., Config]:
 
 
 @pytest.fixture
-def evaluate(load: Callable[..., Config],
-             make_submission: SubmissionFactory) -> Callable[..., dict[str, Any]]:
+def evaluate(
+    load: Callable[..., Config], make_submission: SubmissionFactory
+) -> Callable[..., dict[str, Any]]:
     """`evaluate(submission=None, **config_files)`: the result object (`Result.to_dict()`)."""
 
     def run(submission: dict[str, Any] | None = None, **files: str) -> dict[str, Any]:

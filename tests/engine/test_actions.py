@@ -6,7 +6,8 @@ start from instructions 4.0, accuracy 4.2, optimality 3.8, presentation 4.0, fre
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -23,18 +24,21 @@ def rule(rule_id: str, actions: dict[str, Any], when: dict[str, Any] | None = No
 
 
 def test_adjust_dimension_records_from_to_delta(evaluate: Evaluate, rules_text: Rules) -> None:
-    result = evaluate(rules=rules_text(rule("r", {"adjust_dimension": {"dimension": "optimality",
-                                                                       "delta": -0.5}})))
+    result = evaluate(
+        rules=rules_text(rule("r", {"adjust_dimension": {"dimension": "optimality", "delta": -0.5}}))
+    )
     (action,) = result["fired_rules"][0]["actions"]
-    assert action == {"adjust_dimension": {"dimension": "optimality", "from": 3.8, "to": pytest.approx(3.3),
-                                           "delta": -0.5}}
+    assert action == {
+        "adjust_dimension": {"dimension": "optimality", "from": 3.8, "to": pytest.approx(3.3), "delta": -0.5}
+    }
     assert result["corrected_ratings"]["optimality"]["original"] == 3.8
     assert result["corrected_ratings"]["optimality"]["updated"] == pytest.approx(3.3)
 
 
 def test_adjust_dimension_is_clamped_to_the_top_of_the_scale(evaluate: Evaluate, rules_text: Rules) -> None:
-    result = evaluate(rules=rules_text(rule("r", {"adjust_dimension": {"dimension": "accuracy",
-                                                                       "delta": 2}})))
+    result = evaluate(
+        rules=rules_text(rule("r", {"adjust_dimension": {"dimension": "accuracy", "delta": 2}}))
+    )
     action = result["fired_rules"][0]["actions"][0]["adjust_dimension"]
     assert action["from"] == 4.2
     assert action["to"] == 5.0
@@ -42,29 +46,36 @@ def test_adjust_dimension_is_clamped_to_the_top_of_the_scale(evaluate: Evaluate,
     assert result["corrected_ratings"]["accuracy"]["updated"] == 5.0
 
 
-def test_adjust_dimension_is_clamped_to_the_bottom_of_the_scale(evaluate: Evaluate,
-                                                                rules_text: Rules) -> None:
-    result = evaluate(rules=rules_text(rule("r", {"adjust_dimension": {"dimension": "freshness",
-                                                                       "delta": -10}})))
+def test_adjust_dimension_is_clamped_to_the_bottom_of_the_scale(
+    evaluate: Evaluate, rules_text: Rules
+) -> None:
+    result = evaluate(
+        rules=rules_text(rule("r", {"adjust_dimension": {"dimension": "freshness", "delta": -10}}))
+    )
     assert result["fired_rules"][0]["actions"][0]["adjust_dimension"]["to"] == 0.0
     assert result["corrected_ratings"]["freshness"]["updated"] == 0.0
 
 
-def test_adjust_dimension_is_clamped_to_a_configured_scale(evaluate: Evaluate, rules_text: Rules,
-                                                          make_submission: Factory) -> None:
+def test_adjust_dimension_is_clamped_to_a_configured_scale(
+    evaluate: Evaluate, rules_text: Rules, make_submission: Factory
+) -> None:
     dimensions = "scale: [1, 10]\ndimensions:\n  accuracy: {ideal: 8, tolerance: 2}\n"
-    result = evaluate(make_submission(ratings={"accuracy": 9.5}), dimensions=dimensions,
-                      rules=rules_text(rule("r", {"adjust_dimension": {"dimension": "accuracy",
-                                                                       "delta": 3}})))
+    result = evaluate(
+        make_submission(ratings={"accuracy": 9.5}),
+        dimensions=dimensions,
+        rules=rules_text(rule("r", {"adjust_dimension": {"dimension": "accuracy", "delta": 3}})),
+    )
     assert result["corrected_ratings"]["accuracy"]["updated"] == 10.0
 
 
-def test_adjust_dimension_starts_from_the_pulled_value(evaluate: Evaluate, rules_text: Rules,
-                                                      make_submission: Factory) -> None:
+def test_adjust_dimension_starts_from_the_pulled_value(
+    evaluate: Evaluate, rules_text: Rules, make_submission: Factory
+) -> None:
     # accuracy 0.0 is pulled to 0 + 0.4 * (4.2 - 0) = 1.68, then the rule adds 1
-    result = evaluate(make_submission(ratings={"accuracy": 0.0}),
-                      rules=rules_text(rule("r", {"adjust_dimension": {"dimension": "accuracy",
-                                                                       "delta": 1}})))
+    result = evaluate(
+        make_submission(ratings={"accuracy": 0.0}),
+        rules=rules_text(rule("r", {"adjust_dimension": {"dimension": "accuracy", "delta": 1}})),
+    )
     action = result["fired_rules"][0]["actions"][0]["adjust_dimension"]
     assert action["from"] == pytest.approx(1.68)
     assert action["to"] == pytest.approx(2.68)
@@ -98,18 +109,22 @@ def test_add_comment_template_renders_signals(evaluate: Evaluate, rules_text: Ru
     assert result["comments"] == ["len=18 n=2"]
 
 
-def test_add_comment_template_sees_the_adjustment_of_its_own_rule(evaluate: Evaluate,
-                                                                  rules_text: Rules) -> None:
-    actions = {"add_comment_template": "accuracy now {{ corrected.accuracy }}",
-               "adjust_dimension": {"dimension": "accuracy", "delta": 0.8}}
+def test_add_comment_template_sees_the_adjustment_of_its_own_rule(
+    evaluate: Evaluate, rules_text: Rules
+) -> None:
+    actions = {
+        "add_comment_template": "accuracy now {{ corrected.accuracy }}",
+        "adjust_dimension": {"dimension": "accuracy", "delta": 0.8},
+    }
     result = evaluate(rules=rules_text(rule("r", actions)))
     assert result["comments"] == ["accuracy now 5.0"]
 
 
 def test_add_comment_template_sees_the_condition_detail(evaluate: Evaluate, rules_text: Rules) -> None:
     template = "min ok: {{ detail.min_total_length.held }} at {{ detail.min_total_length.length_total }}"
-    result = evaluate(rules=rules_text(rule("r", {"add_comment_template": template},
-                                            {"min_total_length": 5})))
+    result = evaluate(
+        rules=rules_text(rule("r", {"add_comment_template": template}, {"min_total_length": 5}))
+    )
     assert result["comments"] == ["min ok: True at 18"]
 
 
@@ -117,8 +132,9 @@ def test_add_comment_template_sees_the_condition_detail(evaluate: Evaluate, rule
 
 
 def test_set_flag(evaluate: Evaluate, rules_text: Rules) -> None:
-    result = evaluate(rules=rules_text(rule("r", {"set_flag": "low_accuracy"}), rule("s",
-                                                                                     {"set_flag": "other"})))
+    result = evaluate(
+        rules=rules_text(rule("r", {"set_flag": "low_accuracy"}), rule("s", {"set_flag": "other"}))
+    )
     assert result["flags"] == {"low_accuracy": True, "other": True}
     assert result["fired_rules"][0]["actions"] == [{"set_flag": "low_accuracy"}]
 
@@ -138,12 +154,19 @@ def test_score_is_null_until_a_rule_increments_it(evaluate: Evaluate, rules_text
 
 
 def test_increment_score_accumulates(evaluate: Evaluate, rules_text: Rules) -> None:
-    result = evaluate(rules=rules_text(rule("a", {"increment_score": 2}), rule("b", {"increment_score": 1.5}),
-                                       rule("c", {"increment_score": -0.5})))
+    result = evaluate(
+        rules=rules_text(
+            rule("a", {"increment_score": 2}),
+            rule("b", {"increment_score": 1.5}),
+            rule("c", {"increment_score": -0.5}),
+        )
+    )
     assert result["score"] == 3.0
-    assert [r["actions"] for r in result["fired_rules"]] == [[{"increment_score": 2}],
-                                                             [{"increment_score": 1.5}],
-                                                             [{"increment_score": -0.5}]]
+    assert [r["actions"] for r in result["fired_rules"]] == [
+        [{"increment_score": 2}],
+        [{"increment_score": 1.5}],
+        [{"increment_score": -0.5}],
+    ]
 
 
 def test_a_score_back_to_zero_is_zero_not_null(evaluate: Evaluate, rules_text: Rules) -> None:
@@ -152,8 +175,9 @@ def test_a_score_back_to_zero_is_zero_not_null(evaluate: Evaluate, rules_text: R
 
 
 def test_decimal_increments_sum_in_the_decimal_sense(evaluate: Evaluate, rules_text: Rules) -> None:
-    result = evaluate(rules=rules_text(rule("a", {"increment_score": 0.1}), rule("b",
-                                                                                 {"increment_score": 0.2})))
+    result = evaluate(
+        rules=rules_text(rule("a", {"increment_score": 0.1}), rule("b", {"increment_score": 0.2}))
+    )
     assert result["score"] == pytest.approx(0.3)
 
 
@@ -193,8 +217,14 @@ def test_actions_run_in_the_seed_order_whatever_the_yaml_order(evaluate: Evaluat
     """
     result = evaluate(rules=rules)
     actions = result["fired_rules"][0]["actions"]
-    assert [next(iter(a)) for a in actions] == ["adjust_dimension", "add_comment", "add_comment_template",
-                                               "set_flag", "increment_score", "assign_label"]
+    assert [next(iter(a)) for a in actions] == [
+        "adjust_dimension",
+        "add_comment",
+        "add_comment_template",
+        "set_flag",
+        "increment_score",
+        "assign_label",
+    ]
     assert actions[0]["adjust_dimension"]["to"] == pytest.approx(4.0)
     assert result["comments"] == ["plain", "accuracy=4.0"]
     assert result["flags"] == {"checked": True}
@@ -206,15 +236,19 @@ def test_actions_run_in_the_seed_order_whatever_the_yaml_order(evaluate: Evaluat
 
 
 def test_comments_repeat_without_dedupe(evaluate: Evaluate, rules_text: Rules) -> None:
-    result = evaluate(rules=rules_text(rule("a", {"add_comment": "same"}), rule("b",
-                                                                                {"add_comment": "same"})))
+    result = evaluate(
+        rules=rules_text(rule("a", {"add_comment": "same"}), rule("b", {"add_comment": "same"}))
+    )
     assert result["comments"] == ["same", "same"]
 
 
 def test_dedupe_comments_keeps_one_of_identical_comments(evaluate: Evaluate, rules_text: Rules) -> None:
-    rules = rules_text(rule("a", {"add_comment": "same"}), rule("b", {"add_comment": "other"}),
-                       rule("c", {"add_comment_template": "sa{{ 'me' }}"}),
-                       options={"dedupe_comments": True})
+    rules = rules_text(
+        rule("a", {"add_comment": "same"}),
+        rule("b", {"add_comment": "other"}),
+        rule("c", {"add_comment_template": "sa{{ 'me' }}"}),
+        options={"dedupe_comments": True},
+    )
     result = evaluate(rules=rules)
     assert result["comments"] == ["same", "other"]
     assert [r["id"] for r in result["fired_rules"]] == ["a", "b", "c"]
@@ -234,14 +268,18 @@ def test_stop_after_first_stops_at_the_first_rule_that_fires(evaluate: Evaluate,
 
 
 def test_without_stop_after_first_every_matching_rule_fires(evaluate: Evaluate, rules_text: Rules) -> None:
-    rules = rules_text(rule("first", {"set_flag": "first"}), rule("second", {"set_flag": "second"}),
-                       options={"stop_after_first": False})
+    rules = rules_text(
+        rule("first", {"set_flag": "first"}),
+        rule("second", {"set_flag": "second"}),
+        options={"stop_after_first": False},
+    )
     assert [r["id"] for r in evaluate(rules=rules)["fired_rules"]] == ["first", "second"]
 
 
 def test_default_label_when_nothing_sets_one(evaluate: Evaluate, rules_text: Rules) -> None:
-    rules = rules_text(rule("never", {"assign_label": "x"}, {"min_total_length": 1000}),
-                       options={"default_label": "neutral"})
+    rules = rules_text(
+        rule("never", {"assign_label": "x"}, {"min_total_length": 1000}), options={"default_label": "neutral"}
+    )
     assert evaluate(rules=rules)["label"] == "neutral"
 
 
@@ -268,8 +306,10 @@ def test_ranking_rules_fire_with_their_own_type(evaluate: Evaluate) -> None:
         actions: { increment_score: 1, set_flag: ranked }
     """
     result = evaluate(rules=rules)
-    assert [(r["id"], r["type"]) for r in result["fired_rules"]] == [("rated", "rating"), ("ranked",
-                                                                                           "ranking")]
+    assert [(r["id"], r["type"]) for r in result["fired_rules"]] == [
+        ("rated", "rating"),
+        ("ranked", "ranking"),
+    ]
     assert result["score"] == 2.0
     assert result["flags"] == {"ranked": True}
 

@@ -22,10 +22,9 @@ def test_the_new_content_replaces_the_old_and_no_temporary_file_is_left(tmp_path
 def test_a_failure_mid_write_keeps_the_old_content(tmp_path: Path) -> None:
     target = tmp_path / "out.jsonl"
     target.write_text("old\n", encoding="utf-8")
-    with pytest.raises(RuntimeError):
-        with atomic_output(target) as handle:
-            handle.write("half")
-            raise RuntimeError("interrupted")
+    with pytest.raises(RuntimeError), atomic_output(target) as handle:
+        handle.write("half")
+        raise RuntimeError("interrupted")
     assert target.read_text(encoding="utf-8") == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"]
 

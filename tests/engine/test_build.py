@@ -16,8 +16,11 @@ ENGINE = Path(__file__).resolve().parents[2] / "engine"
 def _compiled_by_setup() -> tuple[str, ...]:
     """setup.py's COMPILED, read without running setup.py."""
     tree = ast.parse((ENGINE.parent / "setup.py").read_text(encoding="utf-8"))
-    return next(ast.literal_eval(node.value) for node in tree.body
-                if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "COMPILED")
+    return next(
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "COMPILED"
+    )
 
 
 COMPILED = _compiled_by_setup()
@@ -34,8 +37,9 @@ def test_setup_compiles_the_engine_s_hot_modules() -> None:
 
 
 @pytest.mark.parametrize("module", COMPILED)
-def test_the_engine_module_comes_from_the_build_asked_for(module: str,
-                                                          compiled_engine: dict[Path, Path]) -> None:
+def test_the_engine_module_comes_from_the_build_asked_for(
+    module: str, compiled_engine: dict[Path, Path]
+) -> None:
     source = ENGINE / f"{module}.py"
     if os.environ.get("EVALKIT_PURE") == "1":
         assert _loaded_from(module) == source
@@ -43,4 +47,3 @@ def test_the_engine_module_comes_from_the_build_asked_for(module: str,
         assert _loaded_from(module).suffix in (".so", ".pyd"), f"{module} is not compiled"
     else:
         assert _loaded_from(module) == source
-

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -15,8 +16,10 @@ from evalkit.engine import config as config_module
 
 Writer = Callable[..., Path]
 Factory = Callable[..., dict[str, Any]]
-FORMAT = re.compile(r"^(?P<path>.+):(?P<line>\d+):(?P<col>\d+): "
-                    r"error\[(?P<code>[a-z0-9-]+)\] (?P<message>.+)$")
+FORMAT = re.compile(
+    r"^(?P<path>.+):(?P<line>\d+):(?P<col>\d+): "
+    r"error\[(?P<code>[a-z0-9-]+)\] (?P<message>.+)$"
+)
 SHIPPED = Path(__file__).resolve().parents[2] / "config_samples"
 
 
@@ -36,8 +39,10 @@ def test_load_config_without_a_path_loads_the_shipped_default() -> None:
     assert config.plan is not None
     assert config.folder.resolve() == SHIPPED
     assert config.plan.rule_version == 2
-    assert [r.id for r in config.plan.rating_rules][:2] == ["lower_accuracy_if_no_example",
-                                                            "scoring_positive_signal"]
+    assert [r.id for r in config.plan.rating_rules][:2] == [
+        "lower_accuracy_if_no_example",
+        "scoring_positive_signal",
+    ]
     assert errors(config) == []
 
 
@@ -58,9 +63,13 @@ def test_an_empty_folder_is_a_valid_config_with_every_default(write_config: Writ
     assert config.config_hash == hashlib.sha256(b"").hexdigest()
     assert config.plan.scale == (0.0, 5.0)
     assert config.plan.pull_fraction == 0.4
-    assert config.plan.dimensions == {"instructions": (4.0, 1.5), "accuracy": (4.2, 1.2), "optimality": (3.8,
-                                                                                                         1.4),
-                                      "presentation": (4.0, 1.2), "freshness": (3.5, 1.5)}
+    assert config.plan.dimensions == {
+        "instructions": (4.0, 1.5),
+        "accuracy": (4.2, 1.2),
+        "optimality": (3.8, 1.4),
+        "presentation": (4.0, 1.2),
+        "freshness": (3.5, 1.5),
+    }
     assert config.plan.rating_rules == []
     assert config.plan.default_label is None
 
@@ -73,17 +82,27 @@ def test_config_names() -> None:
 
 
 def test_yml_files_are_loaded(write_config: Writer, make_submission: Factory) -> None:
-    folder = write_config(**{"rules.yml": "rating_rules:\n  - id: from_yml\n    actions: { set_flag: yml }\n",
-                             "dimensions.yml": "adjustment:\n  pull_fraction: 0.5\n"})
+    folder = write_config(
+        **{
+            "rules.yml": "rating_rules:\n  - id: from_yml\n    actions: { set_flag: yml }\n",
+            "dimensions.yml": "adjustment:\n  pull_fraction: 0.5\n",
+        }
+    )
     result = Evaluator(load_config(folder)).evaluate(make_submission(ratings={"accuracy": 0.0})).to_dict()
     assert result["flags"] == {"yml": True}
     assert result["corrected_ratings"]["accuracy"]["updated"] == pytest.approx(2.1)
 
 
-def test_config_hash_is_sha256_of_the_yaml_bytes_in_sorted_file_name_order(write_config: Writer,
-                                                                           make_submission: Factory) -> None:
-    folder = write_config(**{"rules.yml": "version: 3\n", "ranking.yaml": "allow_duplicates: true\n",
-                             "dimensions.yaml": "# ideals\nscale: [0, 5]\n"})
+def test_config_hash_is_sha256_of_the_yaml_bytes_in_sorted_file_name_order(
+    write_config: Writer, make_submission: Factory
+) -> None:
+    folder = write_config(
+        **{
+            "rules.yml": "version: 3\n",
+            "ranking.yaml": "allow_duplicates: true\n",
+            "dimensions.yaml": "# ideals\nscale: [0, 5]\n",
+        }
+    )
     expected = sha256_of(folder, ["dimensions.yaml", "ranking.yaml", "rules.yml"])
     config = load_config(folder)
     assert config.config_hash == expected
@@ -122,8 +141,12 @@ def test_config_error_carries_positioned_diagnostics(write_config: Writer) -> No
     with pytest.raises(ConfigError) as caught:
         load_config(folder)
     (problem,) = errors(caught.value)
-    assert (problem.path, problem.line, problem.column, problem.code) == (str(folder / "rules.yaml"), 4, 7,
-                                                                          "unknown-key")
+    assert (problem.path, problem.line, problem.column, problem.code) == (
+        str(folder / "rules.yaml"),
+        4,
+        7,
+        "unknown-key",
+    )
     assert "respons_contains_any" in problem.message
     assert "response_contains_any" in problem.message
     assert FORMAT.match(problem.format())
@@ -133,30 +156,44 @@ def test_config_error_carries_positioned_diagnostics(write_config: Writer) -> No
 def test_every_problem_in_every_file_is_reported(write_config: Writer) -> None:
     folder = write_config(
         dimensions="dimensions:\n  acuracy: {ideal: 4}\n",
-        rules=("rating_rules:\n  - id: r\n    actions:\n"
-               "      adjust_dimension: { dimension: acuracy, delta: 1 }\n"),
+        rules=(
+            "rating_rules:\n  - id: r\n    actions:\n"
+            "      adjust_dimension: { dimension: acuracy, delta: 1 }\n"
+        ),
         ranking="allow_duplicates: sometimes\n",
     )
     with pytest.raises(ConfigError) as caught:
         load_config(folder)
     found = [(Path(d.path).name, d.line, d.code) for d in errors(caught.value)]
-    assert found == [("dimensions.yaml", 2, "unknown-key"), ("ranking.yaml", 1, "wrong-type"),
-                     ("rules.yaml", 4, "unknown-dimension")]
+    assert found == [
+        ("dimensions.yaml", 2, "unknown-key"),
+        ("ranking.yaml", 1, "wrong-type"),
+        ("rules.yaml", 4, "unknown-dimension"),
+    ]
     lines = str(caught.value).splitlines()
     assert len(lines) == 3 and all(FORMAT.match(line) for line in lines)
 
 
-@pytest.mark.parametrize(("rules", "line", "code"), [
-    ("rating_rules:\n  - id: a\n    actions: {set_flag: x}\n  - id: a\n    actions: {set_flag: y}\n", 4,
-     "duplicate-rule-id"),
-    ("rating_rules:\n  - actions: {set_flag: x}\n", 2, "missing-key"),
-    ("version: 1\nversion: 2\n", 2, "duplicate-key"),
-    ("rating_rules: [\n", 1, "yaml-syntax"),  # where the flow sequence that is never closed began
-    ("options:\n  dedupe_comments: 3\n", 2, "wrong-type"),
-    ("rating_rules:\n  - id: r\n    when: {min_total_length: 9, max_total_length: 3}\n"
-     "    actions: {set_flag: x}\n", 3,
-     "impossible-length"),
-])
+@pytest.mark.parametrize(
+    ("rules", "line", "code"),
+    [
+        (
+            "rating_rules:\n  - id: a\n    actions: {set_flag: x}\n  - id: a\n    actions: {set_flag: y}\n",
+            4,
+            "duplicate-rule-id",
+        ),
+        ("rating_rules:\n  - actions: {set_flag: x}\n", 2, "missing-key"),
+        ("version: 1\nversion: 2\n", 2, "duplicate-key"),
+        ("rating_rules: [\n", 1, "yaml-syntax"),  # where the flow sequence that is never closed began
+        ("options:\n  dedupe_comments: 3\n", 2, "wrong-type"),
+        (
+            "rating_rules:\n  - id: r\n    when: {min_total_length: 9, max_total_length: 3}\n"
+            "    actions: {set_flag: x}\n",
+            3,
+            "impossible-length",
+        ),
+    ],
+)
 def test_config_errors_have_a_code_and_a_line(write_config: Writer, rules: str, line: int, code: str) -> None:
     folder = write_config(rules=rules)
     with pytest.raises(ConfigError) as caught:
@@ -220,14 +257,16 @@ def test_a_valid_override_is_compiled_and_hashed(write_config: Writer, make_subm
 
 def test_an_override_that_fixes_a_broken_file(write_config: Writer) -> None:
     folder = write_config(rules=MISSPELT_CONDITION)
-    config = analyze(folder, overrides={str(folder / "rules.yaml"): MISSPELT_CONDITION.replace("respons_",
-                                                                                               "response_")})
+    config = analyze(
+        folder, overrides={str(folder / "rules.yaml"): MISSPELT_CONDITION.replace("respons_", "response_")}
+    )
     assert config.ok
     assert [r.id for r in config.plan.rating_rules] == ["r1"]
 
 
-def test_an_unreadable_config_file_is_an_error_not_an_empty_file(write_config: Writer,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unreadable_config_file_is_an_error_not_an_empty_file(
+    write_config: Writer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = write_config(rules="version: 1\n", ranking="allow_duplicates: true\n")
     locked = folder / "rules.yaml"
     read_capped = config_module.read_capped  # the tests run as root, whom file modes do not stop
@@ -241,7 +280,8 @@ def test_an_unreadable_config_file_is_an_error_not_an_empty_file(write_config: W
     config = analyze(folder)
     assert config.plan is None
     assert [(d.path, d.line, d.code, d.message) for d in errors(config)] == [
-        (str(locked), 1, "unreadable", "cannot read the file: Permission denied")]
+        (str(locked), 1, "unreadable", "cannot read the file: Permission denied")
+    ]
 
 
 def test_an_unsaved_config_file_is_read_from_its_buffer(tmp_path: Path) -> None:
@@ -251,7 +291,9 @@ def test_an_unsaved_config_file_is_read_from_its_buffer(tmp_path: Path) -> None:
     assert [(d.path, d.code) for d in errors(config)] == [(str(path), "wrong-type")]
 
 
-def test_an_unreadable_config_folder_is_an_error(write_config: Writer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unreadable_config_folder_is_an_error(
+    write_config: Writer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import os
 
     folder = write_config(rules="version: 1\n")
@@ -264,19 +306,23 @@ def test_an_unreadable_config_folder_is_an_error(write_config: Writer, monkeypat
 
     monkeypatch.setattr(os, "listdir", refuse)
     assert [(d.path, d.code, d.message) for d in errors(analyze(folder))] == [
-        (str(folder), "unreadable", "cannot read the folder: Permission denied")]
+        (str(folder), "unreadable", "cannot read the folder: Permission denied")
+    ]
 
 
 def test_a_file_given_as_the_config_folder_is_named_as_a_file(tmp_path: Path) -> None:
     readme = tmp_path / "README.md"
     readme.write_text("# not a config\n")
     assert [(d.path, d.code, d.message) for d in errors(analyze(readme))] == [
-        (str(readme), "no-config-dir", "not a folder (a config is a folder of YAML files)")]
+        (str(readme), "no-config-dir", "not a folder (a config is a folder of YAML files)")
+    ]
 
 
 def test_an_id_shared_by_two_rule_lists_is_a_warning_and_the_config_loads(write_config: Writer) -> None:
-    rules = ("rating_rules:\n  - id: same\n    actions: {set_flag: a}\n"
-             "ranking_rules:\n  - id: same\n    actions: {set_flag: b}\n")
+    rules = (
+        "rating_rules:\n  - id: same\n    actions: {set_flag: a}\n"
+        "ranking_rules:\n  - id: same\n    actions: {set_flag: b}\n"
+    )
     config = analyze(write_config(rules=rules))
     assert config.ok
     assert [(d.line, d.code, int(d.severity)) for d in config.diagnostics] == [(5, "duplicate-rule-id", 2)]

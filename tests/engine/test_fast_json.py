@@ -1,4 +1,5 @@
-"""`evalkit eval` reads and writes JSON with msgspec (fast) and must read and write exactly what json.loads and
+"""`evalkit eval` reads and writes JSON with msgspec (fast) and must read and write exactly what json.loads
+and
 json.dumps(ensure_ascii=False) do: the same values in, the same bytes out."""
 
 from __future__ import annotations
@@ -16,10 +17,14 @@ from evalkit.engine.batch import dumps_line
 from evalkit.engine.inputs import parse_json
 
 FLOATS = st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from(
-    [1e16, -1e16, 1e-5, 3e-05, -9.99e-05, 1e-4, 0.0001234, 1.5e300, 5e-324, -0.0, 123456789012345.6])
+    [1e16, -1e16, 1e-5, 3e-05, -9.99e-05, 1e-4, 0.0001234, 1.5e300, 5e-324, -0.0, 123456789012345.6]
+)
 SCALARS = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | FLOATS | st.text()
-VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4)
-                      | st.dictionaries(st.text(max_size=6), inner, max_size=4), max_leaves=20)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=20,
+)
 
 
 @settings(max_examples=600, deadline=None)
@@ -43,7 +48,8 @@ def test_what_the_fast_reader_refuses_is_read_as_json_loads_reads_it() -> None:
 
 
 def test_a_batch_with_floats_python_writes_in_exponent_form_comes_out_as_json_dumps_writes_them(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     seed = json.loads(Path("samples/sample_submission.json").read_text(encoding="utf-8"))
     lines = []
     for rating in (3e-05, 1e-05, 4.00001, 0.0001):
@@ -54,8 +60,11 @@ def test_a_batch_with_floats_python_writes_in_exponent_form_comes_out_as_json_du
     batch = tmp_path / "b.jsonl"
     batch.write_text("\n".join(lines) + "\n", encoding="utf-8")
     out = tmp_path / "out.jsonl"
-    done = subprocess.run([sys.executable, "-m", "evalkit", "eval", str(batch), "--out", str(out)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "evalkit", "eval", str(batch), "--out", str(out)],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode in (0, 1), done.stderr
     written = out.read_text(encoding="utf-8").splitlines()
     assert len(written) == 4

@@ -9,7 +9,9 @@ import pytest
 from evalkit.engine.inputs import expand_inputs
 
 
-def test_a_folder_lists_submissions_sorted_and_skips_the_review_files_kept_beside_them(tmp_path: Path) -> None:
+def test_a_folder_lists_submissions_sorted_and_skips_the_review_files_kept_beside_them(
+    tmp_path: Path,
+) -> None:
     for name in ("b.json", "a.yaml", "c.jsonl", "c.jsonl.decisions.jsonl", "c.reviewed.jsonl", "notes.txt"):
         (tmp_path / name).write_text("{}", encoding="utf-8")
     files, missing = expand_inputs([tmp_path, tmp_path / "gone.json"])
@@ -44,12 +46,17 @@ def test_a_file_that_is_not_utf8_is_named_with_its_line_and_column(tmp_path: Pat
     latin1.write_bytes('{\n  "prompt": "café"\n}\n'.encode("latin-1"))
     utf16 = tmp_path / "utf16.json"
     utf16.write_text('{"prompt": "x"}', encoding="utf-16")
-    assert [item.error for item in read_file(latin1)] == ["line 2:17: the file is not UTF-8 text (byte 18: 0xe9)"]
-    assert [item.error for item in read_file(utf16)] == ["line 1:1: the file is UTF-16 text; save it as UTF-8"]
+    assert [item.error for item in read_file(latin1)] == [
+        "line 2:17: the file is not UTF-8 text (byte 18: 0xe9)"
+    ]
+    assert [item.error for item in read_file(utf16)] == [
+        "line 1:1: the file is UTF-16 text; save it as UTF-8"
+    ]
 
 
-def test_a_jsonl_file_is_streamed_and_only_its_lines_have_a_size_limit(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_jsonl_file_is_streamed_and_only_its_lines_have_a_size_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import json
 
     from evalkit.engine import limits
@@ -67,8 +74,9 @@ def test_a_jsonl_file_is_streamed_and_only_its_lines_have_a_size_limit(tmp_path:
 
 
 @pytest.mark.parametrize("size", [0, 99, 100, 101, 250, 10_000])
-def test_capped_lines_give_every_line_or_none_past_the_limit_and_count_every_byte(tmp_path: Path,
-                                                                                  size: int) -> None:
+def test_capped_lines_give_every_line_or_none_past_the_limit_and_count_every_byte(
+    tmp_path: Path, size: int
+) -> None:
     from evalkit.engine.text import capped_lines
 
     path = tmp_path / "lines.jsonl"
@@ -106,7 +114,12 @@ def test_not_a_regular_file_names_what_a_path_is_without_opening_it(tmp_path: Pa
     (tmp_path / "file").write_text("x")
     (tmp_path / "link").symlink_to("/dev/zero")
     assert [not_a_regular_file(tmp_path / name) for name in ("pipe", "file", "link", ".", "gone")] == [
-        "a named pipe", None, "a device", "a folder", None]
+        "a named pipe",
+        None,
+        "a device",
+        "a folder",
+        None,
+    ]
 
 
 def test_read_file_of_a_device_that_never_ends_is_one_error_entry() -> None:

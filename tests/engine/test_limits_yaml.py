@@ -8,7 +8,6 @@ import tracemalloc
 
 import pytest
 import yaml
-
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +16,8 @@ from evalkit.engine.yamlsource import parse_yaml
 
 BILLION_LAUGHS = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
     f"{name}: &{name} [{', '.join([f'*{previous}'] * 9)}]\n"
-    for previous, name in zip("abcdefgh", "bcdefghi"))
+    for previous, name in zip("abcdefgh", "bcdefghi", strict=False)
+)
 
 
 def _refusal(text: str) -> tuple[str, int, int, float]:
@@ -121,7 +121,7 @@ def test_merge_keys_merge_as_pyyaml_does_with_spans_from_the_merged_mapping() ->
 
 
 def test_a_tab_used_for_indentation_says_so() -> None:
-    document, (problem,) = parse_yaml("a:\n\tb: 1\n", "f.yaml")
+    _, (problem,) = parse_yaml("a:\n\tb: 1\n", "f.yaml")
     assert (problem.code, problem.line, problem.column) == ("yaml-syntax", 2, 1)
     assert problem.message.endswith("YAML cannot indent with tabs: use spaces")
 
@@ -129,28 +129,35 @@ def test_a_tab_used_for_indentation_says_so() -> None:
 def test_a_syntax_error_names_where_the_unclosed_construct_began() -> None:
     _, (problem,) = parse_yaml("a:\n  - b\n  c: d\n", "f.yaml")
     assert (problem.line, problem.column) == (3, 3)
-    assert problem.message == ("did not find expected '-' indicator (while parsing a block collection that began "
-                               "at line 2:3)")
+    assert problem.message == (
+        "did not find expected '-' indicator (while parsing a block collection that began at line 2:3)"
+    )
 
 
-@pytest.mark.parametrize(("text", "span", "stopped_at"), [
-    ("a: [1, 2\nb: 3\n", (1, 4, 1, 9), "2:2"),  # the next line's scalar runs on into the collection
-    ("rules: [\n", (1, 8, 1, 9), "2:1"),
-    ("a: [1,\n\n\n", (1, 4, 1, 7), "4:1"),
-    ("a:\n  b: {x: [1, 2,\n      3,  # typing here\n  # a comment\n  c: 4\n", (2, 10, 3, 9), "6:1"),
-    ("a:\n  - {x: 1,\n  - y: 2\n", (2, 5, 2, 11), "3:3"),
-    ("s: 'x\u2028y\x85'\nt: [1,\nu: 2\n", (2, 4, 2, 7), "4:1"),  # lines as the protocol counts them
-    ("a: 'b\nc\n", (1, 4, 1, 6), "3:1"),  # a quote never closed
-    ("a: [b, 'c\nd: e\n", (1, 8, 1, 10), "3:1"),  # the later of two: where typing is
-    ('a:\n  b: "x\n  c: 1\n  d: "y"\n', (2, 6, 2, 8), "4:7"),  # closed by the next string's opening quote
-])
+@pytest.mark.parametrize(
+    ("text", "span", "stopped_at"),
+    [
+        ("a: [1, 2\nb: 3\n", (1, 4, 1, 9), "2:2"),  # the next line's scalar runs on into the collection
+        ("rules: [\n", (1, 8, 1, 9), "2:1"),
+        ("a: [1,\n\n\n", (1, 4, 1, 7), "4:1"),
+        ("a:\n  b: {x: [1, 2,\n      3,  # typing here\n  # a comment\n  c: 4\n", (2, 10, 3, 9), "6:1"),
+        ("a:\n  - {x: 1,\n  - y: 2\n", (2, 5, 2, 11), "3:3"),
+        ("s: 'x\u2028y\x85'\nt: [1,\nu: 2\n", (2, 4, 2, 7), "4:1"),  # lines as the protocol counts them
+        ("a: 'b\nc\n", (1, 4, 1, 6), "3:1"),  # a quote never closed
+        ("a: [b, 'c\nd: e\n", (1, 8, 1, 10), "3:1"),  # the later of two: where typing is
+        ('a:\n  b: "x\n  c: 1\n  d: "y"\n', (2, 6, 2, 8), "4:7"),  # closed by the next string's opening quote
+    ],
+)
 def test_a_bracket_or_quote_being_typed_is_marked_where_it_began_up_to_what_was_typed(
     text: str, span: tuple[int, int, int, int], stopped_at: str
 ) -> None:
-    # the parser reads on past `[1,` or `'b` to the lines below and fails there, far from where the author types
+    # the parser reads on past `[1,` or `'b` to the lines below and fails there, far from where the author
+    # types
     _, (problem,) = parse_yaml(text, "f.yaml")
-    assert (problem.code, (problem.span.line, problem.span.column, problem.span.end_line, problem.span.end_column)) \
-        == ("yaml-syntax", span)
+    assert (
+        problem.code,
+        (problem.span.line, problem.span.column, problem.span.end_line, problem.span.end_column),
+    ) == ("yaml-syntax", span)
     assert problem.message.startswith("the ") and problem.message.endswith(f" at line {stopped_at})")
     assert " is not closed (" in problem.message
 
@@ -162,7 +169,11 @@ def test_far_into_a_large_file_only_the_text_near_the_error_is_scanned_for_what_
     _, (problem,) = parse_yaml(f"{keys}x:\n  y: [1, 'é😀',\n  z: 2\n", "f.yaml")
     line = keys.count("\n") + 2
     assert (problem.span.line, problem.span.column, problem.span.end_line, problem.span.end_column) == (
-        line, 6, line, 15)
+        line,
+        6,
+        line,
+        15,
+    )
     _, (problem,) = parse_yaml(f"x: [1,\n{keys}- z\n", "f.yaml")  # swallowed far more than the window
     assert problem.message.startswith("the flow sequence '[' is not closed")
 
@@ -183,22 +194,28 @@ def test_no_text_makes_the_loader_raise(tokens: list[str]) -> None:
 
 STRUCTURED = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), st.text(alphabet="ab: -#*&", max_size=4)),
-    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text("abc", max_size=2), inner,
-                                                                         max_size=3)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text("abc", max_size=2), inner, max_size=3)
+    ),
     max_leaves=12,
 )
 ANCHORED = "base: &b {x: 1, y: [1, 2]}\nuse:\n  <<: *b\n  y: 3\nlist: [*b, *b]\nseq: &s\n- 1\n- *b\n"
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(
-    st.lists(st.sampled_from([*"ab:-[]{}&*!|>'\"#\n\t ,?<%@`", "&x ", "*x", "<<: ", "\n  "]), max_size=40).map(
-        "".join),
-    st.tuples(STRUCTURED, st.booleans()).map(lambda v: yaml.safe_dump(v[0], default_flow_style=v[1])),
-    st.integers(1, 80).map(lambda depth: "[" * depth + "]" * depth),
-    st.integers(1, 40).map(lambda depth: "".join(f"{'  ' * i}k{i}:\n" for i in range(depth)) + "  " * depth + "v"),
-    st.integers(0, 3).map(lambda n: ANCHORED + "more: " + "[*b, " * n + "1" + "]" * n + "\n"),
-))
+@given(
+    st.one_of(
+        st.lists(
+            st.sampled_from([*"ab:-[]{}&*!|>'\"#\n\t ,?<%@`", "&x ", "*x", "<<: ", "\n  "]), max_size=40
+        ).map("".join),
+        st.tuples(STRUCTURED, st.booleans()).map(lambda v: yaml.safe_dump(v[0], default_flow_style=v[1])),
+        st.integers(1, 80).map(lambda depth: "[" * depth + "]" * depth),
+        st.integers(1, 40).map(
+            lambda depth: "".join(f"{'  ' * i}k{i}:\n" for i in range(depth)) + "  " * depth + "v"
+        ),
+        st.integers(0, 3).map(lambda n: ANCHORED + "more: " + "[*b, " * n + "1" + "]" * n + "\n"),
+    )
+)
 def test_the_fast_path_returns_what_the_careful_path_returns(text: str) -> None:
     from evalkit.engine.yamlsource import _parse_careful, _parse_fast, _Unchecked
 
@@ -215,7 +232,9 @@ def test_a_control_character_is_named_at_its_line_and_column() -> None:
     document, (problem,) = parse_yaml("version: 1\nrules:\n  - id: a\x00b\n", "f.yaml")
     assert document is None
     assert (problem.code, problem.line, problem.column) == ("yaml-syntax", 3, 10)
-    assert problem.message == "the character U+0000 is not allowed in YAML (control characters are not allowed)"
+    assert (
+        problem.message == "the character U+0000 is not allowed in YAML (control characters are not allowed)"
+    )
 
 
 def test_a_message_quoting_a_name_with_a_newline_stays_on_one_line() -> None:

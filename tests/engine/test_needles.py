@@ -13,8 +13,17 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalkit.engine.needles import (FOLDS_TO_ASCII, SHORT_TEXT, WINDOW, Needles, SearchedText, TextPart,
-                                    ascii_folded, found_by_folding, found_by_lowering)
+from evalkit.engine.needles import (
+    FOLDS_TO_ASCII,
+    SHORT_TEXT,
+    WINDOW,
+    Needles,
+    SearchedText,
+    TextPart,
+    ascii_folded,
+    found_by_folding,
+    found_by_lowering,
+)
 
 Search = Callable[[list[TextPart], Needles], AbstractSet[str]]
 
@@ -22,8 +31,10 @@ Search = Callable[[list[TextPart], Needles], AbstractSet[str]]
 # whose lower case is ASCII from outside it (Kelvin sign), or that no simple fold maps back (ß, dotless ı,
 # long s ſ, micro µ), combining marks, Latin-1, Greek, CJK and an emoji (the string's three widths), and a
 # lone surrogate, which JSON can carry.
-ALPHABET = ("aAkKiIsS ?.\n\u03a3\u03c3\u03c2\u0391\u0130\u0131\u212a\u00df\u017f\u00b5\u03bc\u0301\u0307"
-            "\u0345\u00e9\u00c9\u4e00\U0001f600\ud800")
+ALPHABET = (
+    "aAkKiIsS ?.\n\u03a3\u03c3\u03c2\u0391\u0130\u0131\u212a\u00df\u017f\u00b5\u03bc\u0301\u0307"
+    "\u0345\u00e9\u00c9\u4e00\U0001f600\ud800"
+)
 TEXTS = st.text(alphabet=ALPHABET, max_size=12)
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -44,13 +55,14 @@ def found(parts: list[str], needles: list[str], search: Search | None = None) ->
 def slices(parts: list[str]) -> st.SearchStrategy[str]:
     """Pieces of the text, so that needles occur in it, overlap and hold one another."""
     text = "\n".join(parts)
-    return st.tuples(st.integers(0, len(text)), st.integers(0, 6)).map(lambda at: text[at[0]:at[0] + at[1]])
+    return st.tuples(st.integers(0, len(text)), st.integers(0, 6)).map(lambda at: text[at[0] : at[0] + at[1]])
 
 
 @SETTINGS
 @given(st.data(), st.lists(TEXTS, min_size=1, max_size=4), st.lists(TEXTS, max_size=3))
-def test_search_finds_what_lower_case_containment_finds(data: st.DataObject, parts: list[str],
-                                                         others: list[str]) -> None:
+def test_search_finds_what_lower_case_containment_finds(
+    data: st.DataObject, parts: list[str], others: list[str]
+) -> None:
     needles = data.draw(st.lists(slices(parts), max_size=5)) + others
     expected = reference(parts, needles)
     assert found(parts, needles) == expected
@@ -60,8 +72,9 @@ def test_search_finds_what_lower_case_containment_finds(data: st.DataObject, par
 
 @SETTINGS
 @given(st.lists(st.tuples(TEXTS, st.integers(1, 1500)), min_size=1, max_size=3), st.lists(TEXTS, max_size=6))
-def test_long_texts_are_searched_across_every_window(pieces: list[tuple[str, int]],
-                                                     needles: list[str]) -> None:
+def test_long_texts_are_searched_across_every_window(
+    pieces: list[tuple[str, int]], needles: list[str]
+) -> None:
     parts = [text * times for text, times in pieces]  # up to 18,000 characters: several windows
     assert found(parts, needles) == reference(parts, needles)
 
@@ -91,10 +104,14 @@ def test_searches_asked_one_after_another_agree_with_one_search() -> None:
 
 
 @SETTINGS
-@given(st.data(), st.lists(st.text(alphabet=ALPHABET, min_size=1, max_size=12), min_size=2, max_size=3),
-       st.booleans())
-def test_a_part_shared_by_two_texts_answers_both(data: st.DataObject, parts: list[str],
-                                                  rewrite_first: bool) -> None:
+@given(
+    st.data(),
+    st.lists(st.text(alphabet=ALPHABET, min_size=1, max_size=12), min_size=2, max_size=3),
+    st.booleans(),
+)
+def test_a_part_shared_by_two_texts_answers_both(
+    data: st.DataObject, parts: list[str], rewrite_first: bool
+) -> None:
     """As Signals shares the rewrite between the text and the rewrite alone: whichever is asked first, each
     finds what its own lower case holds (the parts long enough to be folded and searched)."""
     parts = [part * (SHORT_TEXT // len(part) + 1) for part in parts]
@@ -112,17 +129,26 @@ def test_a_part_shared_by_two_texts_answers_both(data: st.DataObject, parts: lis
 
 @SETTINGS
 @given(st.data(), st.lists(TEXTS, min_size=1, max_size=3), TEXTS, st.integers(1, 400))
-def test_signals_search_the_text_and_the_rewrite_as_written(data: st.DataObject, texts: list[str],
-                                                           rewrite: str, times: int) -> None:
+def test_signals_search_the_text_and_the_rewrite_as_written(
+    data: st.DataObject, texts: list[str], rewrite: str, times: int
+) -> None:
     """Signals, short (lower-cased as written) or long (folded): the responses and rewrite joined by
     newlines, and the rewrite alone, whichever is asked first."""
     from evalkit.engine import DIMENSIONS, parse_submission
     from evalkit.engine.context import Signals
 
     texts, rewrite = [text * times for text in texts], rewrite * times
-    signals = Signals.of(parse_submission({
-        "prompt": "P", "responses": [{"id": str(i), "text": t} for i, t in enumerate(texts)], "ranking": [],
-        "ratings": dict.fromkeys(DIMENSIONS, 3.0), "rewrite_preferred": rewrite}))
+    signals = Signals.of(
+        parse_submission(
+            {
+                "prompt": "P",
+                "responses": [{"id": str(i), "text": t} for i, t in enumerate(texts)],
+                "ranking": [],
+                "ratings": dict.fromkeys(DIMENSIONS, 3.0),
+                "rewrite_preferred": rewrite,
+            }
+        )
+    )
     whole = [*texts, rewrite]
     asked = [(signals.rewrite, [rewrite]), (signals.text, whole)]
     for searched, where in asked if data.draw(st.booleans()) else asked[::-1]:
@@ -135,8 +161,11 @@ def test_signals_search_the_text_and_the_rewrite_as_written(data: st.DataObject,
 
 
 def test_only_the_listed_characters_fold_to_ascii() -> None:
-    folding = [chr(c) for c in range(0x80, sys.maxunicode + 1)
-               if not 0xD800 <= c < 0xE000 and any(x.isascii() for x in chr(c).lower())]
+    folding = [
+        chr(c)
+        for c in range(0x80, sys.maxunicode + 1)
+        if not 0xD800 <= c < 0xE000 and any(x.isascii() for x in chr(c).lower())
+    ]
     assert tuple(folding) == FOLDS_TO_ASCII
 
 
@@ -162,14 +191,22 @@ def test_eval_on_a_long_text_fires_what_the_lower_case_holds(tmp_path: Path) -> 
         "  - {id: absent, when: {response_contains_any: ['οδοσ ']}, actions: {set_flag: absent}}\n"
         "  - {id: example, when: {preferred_rewrite_missing_substring: [Ejemplo]},"
         " actions: {set_flag: nox}}\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     text = "montículo " * 6000 + "heap \u212a, ΟΔΟΣ end"
-    submission = {"prompt": "P", "responses": [{"id": "a", "text": text}], "ranking": ["a"],
-                  "ratings": {"instructions": 4, "accuracy": 4, "optimality": 4, "presentation": 4,
-                              "freshness": 4},
-                  "rewrite_preferred": "sin EJEMPLO" + "é" * 30_000}
+    submission = {
+        "prompt": "P",
+        "responses": [{"id": "a", "text": text}],
+        "ranking": ["a"],
+        "ratings": {"instructions": 4, "accuracy": 4, "optimality": 4, "presentation": 4, "freshness": 4},
+        "rewrite_preferred": "sin EJEMPLO" + "é" * 30_000,
+    }
     path = tmp_path / "long.json"
     path.write_text(json.dumps(submission), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "evalkit", "eval", str(path), "--config-dir", str(config)],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "evalkit", "eval", str(path), "--config-dir", str(config)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert json.loads(done.stdout)["flags"] == {"kelvin": True, "sigma": True}

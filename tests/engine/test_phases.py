@@ -3,7 +3,8 @@ justification (7) and decision (8). Expected values are worked out by hand from 
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -19,15 +20,24 @@ def updated(result: dict[str, Any], dimension: str) -> float:
 # === dimensions ====================================================================================
 
 
-@pytest.mark.parametrize(("dimension", "value"), [
-    ("instructions", 2.5), ("instructions", 4.0),
-    ("accuracy", 3.0), ("accuracy", 5.0),          # 3.0 against 4.2 +- 1.2: within, in the decimal sense
-    ("optimality", 2.4), ("optimality", 5.0),
-    ("presentation", 2.8), ("presentation", 5.0),
-    ("freshness", 2.0), ("freshness", 5.0),
-])
-def test_default_tolerance_keeps_values_within_inclusively(evaluate: Evaluate, make_submission: Factory,
-                                                           dimension: str, value: float) -> None:
+@pytest.mark.parametrize(
+    ("dimension", "value"),
+    [
+        ("instructions", 2.5),
+        ("instructions", 4.0),
+        ("accuracy", 3.0),
+        ("accuracy", 5.0),  # 3.0 against 4.2 +- 1.2: within, in the decimal sense
+        ("optimality", 2.4),
+        ("optimality", 5.0),
+        ("presentation", 2.8),
+        ("presentation", 5.0),
+        ("freshness", 2.0),
+        ("freshness", 5.0),
+    ],
+)
+def test_default_tolerance_keeps_values_within_inclusively(
+    evaluate: Evaluate, make_submission: Factory, dimension: str, value: float
+) -> None:
     result = evaluate(make_submission(ratings={dimension: value}))
     entry = result["corrected_ratings"][dimension]
     assert entry["original"] == value
@@ -35,21 +45,25 @@ def test_default_tolerance_keeps_values_within_inclusively(evaluate: Evaluate, m
     assert "within" in entry["rationale"].lower()
 
 
-@pytest.mark.parametrize(("dimension", "value", "expected"), [
-    # v + 0.4 * (ideal - v) with the built-in defaults
-    ("instructions", 2.4, 3.04),    # ideal 4.0, tolerance 1.5
-    ("accuracy", 2.9, 3.42),        # ideal 4.2, tolerance 1.2
-    ("optimality", 2.3, 2.9),       # ideal 3.8, tolerance 1.4
-    ("presentation", 2.7, 3.22),    # ideal 4.0, tolerance 1.2
-    ("freshness", 1.9, 2.54),       # ideal 3.5, tolerance 1.5
-    ("instructions", 0.0, 1.6),
-    ("accuracy", 0.0, 1.68),
-    ("optimality", 0.0, 1.52),
-    ("presentation", 0.0, 1.6),
-    ("freshness", 0.0, 1.4),
-])
-def test_default_pull_outside_tolerance(evaluate: Evaluate, make_submission: Factory, dimension: str,
-                                        value: float, expected: float) -> None:
+@pytest.mark.parametrize(
+    ("dimension", "value", "expected"),
+    [
+        # v + 0.4 * (ideal - v) with the built-in defaults
+        ("instructions", 2.4, 3.04),  # ideal 4.0, tolerance 1.5
+        ("accuracy", 2.9, 3.42),  # ideal 4.2, tolerance 1.2
+        ("optimality", 2.3, 2.9),  # ideal 3.8, tolerance 1.4
+        ("presentation", 2.7, 3.22),  # ideal 4.0, tolerance 1.2
+        ("freshness", 1.9, 2.54),  # ideal 3.5, tolerance 1.5
+        ("instructions", 0.0, 1.6),
+        ("accuracy", 0.0, 1.68),
+        ("optimality", 0.0, 1.52),
+        ("presentation", 0.0, 1.6),
+        ("freshness", 0.0, 1.4),
+    ],
+)
+def test_default_pull_outside_tolerance(
+    evaluate: Evaluate, make_submission: Factory, dimension: str, value: float, expected: float
+) -> None:
     entry = evaluate(make_submission(ratings={dimension: value}))["corrected_ratings"][dimension]
     assert entry["original"] == value
     assert entry["updated"] == pytest.approx(expected)
@@ -57,56 +71,65 @@ def test_default_pull_outside_tolerance(evaluate: Evaluate, make_submission: Fac
 
 
 def test_dimensions_yaml_overrides_one_dimension_and_keeps_the_defaults_for_the_rest(
-        evaluate: Evaluate, make_submission: Factory) -> None:
+    evaluate: Evaluate, make_submission: Factory
+) -> None:
     dimensions = "dimensions:\n  accuracy: {ideal: 3.0, tolerance: 0.5}\n"
     result = evaluate(make_submission(ratings={"accuracy": 4.0, "instructions": 2.4}), dimensions=dimensions)
-    assert updated(result, "accuracy") == pytest.approx(4.0 + 0.4 * (3.0 - 4.0))       # 3.6
-    assert updated(result, "instructions") == pytest.approx(3.04)                         # default 4.0 +- 1.5
+    assert updated(result, "accuracy") == pytest.approx(4.0 + 0.4 * (3.0 - 4.0))  # 3.6
+    assert updated(result, "instructions") == pytest.approx(3.04)  # default 4.0 +- 1.5
 
 
-def test_a_dimension_given_only_a_tolerance_keeps_the_default_ideal(evaluate: Evaluate,
-                                                                    make_submission: Factory) -> None:
-    result = evaluate(make_submission(ratings={"accuracy": 4.0}),
-                      dimensions="dimensions:\n  accuracy: {tolerance: 0.1}\n")
-    assert updated(result, "accuracy") == pytest.approx(4.08)                             # 4.0 + 0.4 * 0.2
+def test_a_dimension_given_only_a_tolerance_keeps_the_default_ideal(
+    evaluate: Evaluate, make_submission: Factory
+) -> None:
+    result = evaluate(
+        make_submission(ratings={"accuracy": 4.0}), dimensions="dimensions:\n  accuracy: {tolerance: 0.1}\n"
+    )
+    assert updated(result, "accuracy") == pytest.approx(4.08)  # 4.0 + 0.4 * 0.2
 
 
 def test_custom_pull_fraction(evaluate: Evaluate, make_submission: Factory) -> None:
-    result = evaluate(make_submission(ratings={"accuracy": 0.0}),
-                      dimensions="adjustment:\n  pull_fraction: 0.5\n")
+    result = evaluate(
+        make_submission(ratings={"accuracy": 0.0}), dimensions="adjustment:\n  pull_fraction: 0.5\n"
+    )
     assert updated(result, "accuracy") == pytest.approx(2.1)
 
 
 def test_pull_fraction_one_moves_to_the_ideal(evaluate: Evaluate, make_submission: Factory) -> None:
-    result = evaluate(make_submission(ratings={"freshness": 0.0}),
-                      dimensions="adjustment:\n  pull_fraction: 1\n")
+    result = evaluate(
+        make_submission(ratings={"freshness": 0.0}), dimensions="adjustment:\n  pull_fraction: 1\n"
+    )
     assert updated(result, "freshness") == pytest.approx(3.5)
 
 
 @pytest.mark.parametrize(("digits", "expected"), [(2, 1.68), (1, 1.7), (0, 2.0)])
 def test_round_digits(evaluate: Evaluate, make_submission: Factory, digits: int, expected: float) -> None:
-    result = evaluate(make_submission(ratings={"accuracy": 0.0}),
-                      dimensions=f"adjustment:\n  round: {digits}\n")
+    result = evaluate(
+        make_submission(ratings={"accuracy": 0.0}), dimensions=f"adjustment:\n  round: {digits}\n"
+    )
     assert updated(result, "accuracy") == expected
 
 
-def test_without_round_the_value_is_not_rounded_to_two_digits(evaluate: Evaluate,
-                                                              make_submission: Factory) -> None:
+def test_without_round_the_value_is_not_rounded_to_two_digits(
+    evaluate: Evaluate, make_submission: Factory
+) -> None:
     # instructions 0.01 -> 0.01 + 0.4 * 3.99 = 1.606 (round 2 would give 1.61)
     result = evaluate(make_submission(ratings={"instructions": 0.01}))
     assert updated(result, "instructions") == pytest.approx(1.606)
 
 
-def test_pulled_value_is_clamped_to_the_top_of_the_scale(evaluate: Evaluate,
-                                                         make_submission: Factory) -> None:
+def test_pulled_value_is_clamped_to_the_top_of_the_scale(
+    evaluate: Evaluate, make_submission: Factory
+) -> None:
     # 7 + 0.4 * (4.0 - 7) = 5.8 -> 5.0
     result = evaluate(make_submission(ratings={"instructions": 7}))
     assert updated(result, "instructions") == 5.0
     assert result["corrected_ratings"]["instructions"]["original"] == 7
 
 
-def test_pulled_value_is_clamped_to_the_bottom_of_the_scale(evaluate: Evaluate,
-                                                            make_submission: Factory) -> None:
+def test_pulled_value_is_clamped_to_the_bottom_of_the_scale(
+    evaluate: Evaluate, make_submission: Factory
+) -> None:
     # -10 + 0.4 * (4.2 + 10) = -4.32 -> 0.0
     result = evaluate(make_submission(ratings={"accuracy": -10}))
     assert updated(result, "accuracy") == 0.0
@@ -118,16 +141,18 @@ def test_pulled_value_is_clamped_to_a_configured_scale(evaluate: Evaluate, make_
     assert updated(result, "accuracy") == 2.0
 
 
-def test_out_of_scale_ratings_within_tolerance_still_end_within_the_scale(evaluate: Evaluate,
-                                                                          make_submission: Factory) -> None:
+def test_out_of_scale_ratings_within_tolerance_still_end_within_the_scale(
+    evaluate: Evaluate, make_submission: Factory
+) -> None:
     # 5.4 is within 4.2 +- 1.2 but above the scale [0, 5];
     # out-of-scale ratings are pulled and clamped (the seed; README "Evaluating submissions")
     result = evaluate(make_submission(ratings={"accuracy": 5.4}))
     assert 0.0 <= updated(result, "accuracy") <= 5.0
 
 
-def test_out_of_scale_ratings_are_reported_in_meta_warnings(evaluate: Evaluate,
-                                                            make_submission: Factory) -> None:
+def test_out_of_scale_ratings_are_reported_in_meta_warnings(
+    evaluate: Evaluate, make_submission: Factory
+) -> None:
     result = evaluate(make_submission(ratings={"instructions": 7, "accuracy": -1}))
     warnings = " ".join(result["meta"]["warnings"])
     assert "instructions" in warnings
@@ -146,8 +171,13 @@ feedback_templates:
 """
 
 
-def ranked(evaluate: Evaluate, make_submission: Factory, ranking: list[Any], ranking_yaml: str = TEMPLATES,
-           responses: list[dict[str, Any]] = THREE) -> tuple[list[Any], str]:
+def ranked(
+    evaluate: Evaluate,
+    make_submission: Factory,
+    ranking: list[Any],
+    ranking_yaml: str = TEMPLATES,
+    responses: list[dict[str, Any]] = THREE,
+) -> tuple[list[Any], str]:
     result = evaluate(make_submission(responses=responses, ranking=ranking), ranking=ranking_yaml)
     return result["corrected_ranking"], result["ranking_feedback"]
 
@@ -157,14 +187,16 @@ def test_complete_ranking_is_kept(evaluate: Evaluate, make_submission: Factory) 
 
 
 def test_unknown_dropped_duplicates_removed_missing_appended_in_response_order(
-        evaluate: Evaluate, make_submission: Factory) -> None:
+    evaluate: Evaluate, make_submission: Factory
+) -> None:
     ranking, _ = ranked(evaluate, make_submission, ["c", "x", "c", "zz"])
     assert ranking == ["c", "a", "b"]
 
 
 def test_allow_duplicates_keeps_repeated_ids(evaluate: Evaluate, make_submission: Factory) -> None:
-    ranking, _ = ranked(evaluate, make_submission, ["c", "x", "c", "a"],
-                        "allow_duplicates: true\n" + TEMPLATES)
+    ranking, _ = ranked(
+        evaluate, make_submission, ["c", "x", "c", "a"], "allow_duplicates: true\n" + TEMPLATES
+    )
     assert ranking == ["c", "c", "a", "b"]
 
 
@@ -189,12 +221,14 @@ def test_duplicates_and_missing_both_reported(evaluate: Evaluate, make_submissio
 
 def test_default_feedback_without_templates(evaluate: Evaluate, make_submission: Factory) -> None:
     for ranking in (["a", "b", "c"], ["a"], ["a", "a", "b", "c"]):
-        assert ranked(evaluate, make_submission, ranking,
-                      "allow_duplicates: false\n")[1] == "Ranking processed."
+        assert (
+            ranked(evaluate, make_submission, ranking, "allow_duplicates: false\n")[1] == "Ranking processed."
+        )
 
 
-def test_default_feedback_when_the_outcome_has_no_template(evaluate: Evaluate,
-                                                           make_submission: Factory) -> None:
+def test_default_feedback_when_the_outcome_has_no_template(
+    evaluate: Evaluate, make_submission: Factory
+) -> None:
     only_complete = "feedback_templates:\n  complete: COMPLETE\n"
     assert ranked(evaluate, make_submission, ["a"], only_complete)[1] == "Ranking processed."
 
@@ -232,8 +266,10 @@ def test_null_rewrite_is_empty(evaluate: Evaluate, make_submission: Factory) -> 
 
 
 def test_short_rewrite_gets_the_default_note(evaluate: Evaluate, make_submission: Factory) -> None:
-    assert rewrite_of(evaluate, make_submission, "short",
-                      rewrite="min_length: 10\n") == "short\n\nExpand content."
+    assert (
+        rewrite_of(evaluate, make_submission, "short", rewrite="min_length: 10\n")
+        == "short\n\nExpand content."
+    )
 
 
 def test_short_rewrite_gets_the_configured_note(evaluate: Evaluate, make_submission: Factory) -> None:
@@ -242,8 +278,10 @@ def test_short_rewrite_gets_the_configured_note(evaluate: Evaluate, make_submiss
 
 
 def test_length_is_measured_after_stripping(evaluate: Evaluate, make_submission: Factory) -> None:
-    assert rewrite_of(evaluate, make_submission, "   abc   ",
-                      rewrite="min_length: 4\n") == "abc\n\nExpand content."
+    assert (
+        rewrite_of(evaluate, make_submission, "   abc   ", rewrite="min_length: 4\n")
+        == "abc\n\nExpand content."
+    )
 
 
 def test_rewrite_of_exactly_min_length_is_not_short(evaluate: Evaluate, make_submission: Factory) -> None:
@@ -275,22 +313,29 @@ def test_ends_without_punct_rule_appends_text(evaluate: Evaluate, make_submissio
     rules = rewrite_rule("close", "{ends_without_punct: true}", '{append_text: "."}')
     result = evaluate(make_submission(rewrite_preferred="no period "), rules=rules)
     assert result["rewrite_final"] == "no period."
-    assert result["fired_rules"] == [{"id": "close", "type": "rewrite",
-                                      "detail": result["fired_rules"][0]["detail"],
-                                      "actions": [{"append_text": "."}]}]
+    assert result["fired_rules"] == [
+        {
+            "id": "close",
+            "type": "rewrite",
+            "detail": result["fired_rules"][0]["detail"],
+            "actions": [{"append_text": "."}],
+        }
+    ]
 
 
 @pytest.mark.parametrize("ending", [".", "!", "?"])
-def test_ends_without_punct_rule_does_not_fire_after_punctuation(evaluate: Evaluate, make_submission: Factory,
-                                                                 ending: str) -> None:
+def test_ends_without_punct_rule_does_not_fire_after_punctuation(
+    evaluate: Evaluate, make_submission: Factory, ending: str
+) -> None:
     rules = rewrite_rule("close", "{ends_without_punct: true}", '{append_text: " END"}')
     result = evaluate(make_submission(rewrite_preferred="done" + ending), rules=rules)
     assert result["rewrite_final"] == "done" + ending
     assert result["fired_rules"] == []
 
 
-def test_ends_without_punct_false_fires_after_punctuation(evaluate: Evaluate,
-                                                          make_submission: Factory) -> None:
+def test_ends_without_punct_false_fires_after_punctuation(
+    evaluate: Evaluate, make_submission: Factory
+) -> None:
     rules = rewrite_rule("more", "{ends_without_punct: false}", '{append_text: " More?"}')
     assert rewrite_of(evaluate, make_submission, "Why?", rules=rules) == "Why? More?"
     assert rewrite_of(evaluate, make_submission, "Why", rules=rules) == "Why"
@@ -299,23 +344,29 @@ def test_ends_without_punct_false_fires_after_punctuation(evaluate: Evaluate,
 def test_rewrite_rules_see_the_text_after_the_note(evaluate: Evaluate, make_submission: Factory) -> None:
     # the default note ends with ".", so the rule does not fire on a short rewrite
     rules = rewrite_rule("close", "{ends_without_punct: true}", '{append_text: "!"}')
-    assert rewrite_of(evaluate, make_submission, "abc", rewrite="min_length: 10\n", rules=rules) == \
-        "abc\n\nExpand content."
+    assert (
+        rewrite_of(evaluate, make_submission, "abc", rewrite="min_length: 10\n", rules=rules)
+        == "abc\n\nExpand content."
+    )
 
 
 def test_shorter_than_min_rule_appends_the_note(evaluate: Evaluate, make_submission: Factory) -> None:
     rules = rewrite_rule("note", "{shorter_than_min: true}", "{append_note: true}")
     rewrite = "min_length: 10\nadd_note_if_short: false\nnote_text: Expand.\n"
     assert rewrite_of(evaluate, make_submission, "abc", rewrite=rewrite, rules=rules) == "abc\n\nExpand."
-    assert rewrite_of(evaluate, make_submission, "long enough text", rewrite=rewrite,
-                      rules=rules) == "long enough text"
+    assert (
+        rewrite_of(evaluate, make_submission, "long enough text", rewrite=rewrite, rules=rules)
+        == "long enough text"
+    )
 
 
 def test_shorter_than_min_false(evaluate: Evaluate, make_submission: Factory) -> None:
     rules = rewrite_rule("tail", "{shorter_than_min: false}", '{append_text: " [ok]"}')
     rewrite = "min_length: 5\nadd_note_if_short: false\n"
-    assert rewrite_of(evaluate, make_submission, "long enough", rewrite=rewrite,
-                      rules=rules) == "long enough [ok]"
+    assert (
+        rewrite_of(evaluate, make_submission, "long enough", rewrite=rewrite, rules=rules)
+        == "long enough [ok]"
+    )
     assert rewrite_of(evaluate, make_submission, "abc", rewrite=rewrite, rules=rules) == "abc"
 
 
@@ -359,12 +410,16 @@ def test_trim_spaces_strips_what_the_note_leaves(evaluate: Evaluate, make_submis
     assert rewrite_of(evaluate, make_submission, "abc", rewrite=rewrite) == "abc\n\nExpand it."
 
 
-@pytest.mark.parametrize(("order", "expected"), [
-    (["ensure_period", "trim_spaces"], "abc\n\nsee docs ."),
-    (["trim_spaces", "ensure_period"], "abc\n\nsee docs."),
-])
-def test_postprocessors_run_in_order_after_the_note(evaluate: Evaluate, make_submission: Factory,
-                                                    order: list[str], expected: str) -> None:
+@pytest.mark.parametrize(
+    ("order", "expected"),
+    [
+        (["ensure_period", "trim_spaces"], "abc\n\nsee docs ."),
+        (["trim_spaces", "ensure_period"], "abc\n\nsee docs."),
+    ],
+)
+def test_postprocessors_run_in_order_after_the_note(
+    evaluate: Evaluate, make_submission: Factory, order: list[str], expected: str
+) -> None:
     steps = "".join(f"  - type: {step}\n" for step in order)
     rewrite = f'min_length: 10\nnote_text: "see  docs  "\npostprocessors:\n{steps}'
     assert rewrite_of(evaluate, make_submission, "abc", rewrite=rewrite) == expected
@@ -401,13 +456,16 @@ def test_missing_fields_default_message_comma_joined(evaluate: Evaluate, make_su
 
 def test_empty_string_counts_as_missing(evaluate: Evaluate, make_submission: Factory) -> None:
     prompt = "required_fields: [subcategory]\n"
-    assert evaluate(make_submission(subcategory=""),
-                    prompt=prompt)["prompt_feedback"] == "Missing fields: subcategory"
+    assert (
+        evaluate(make_submission(subcategory=""), prompt=prompt)["prompt_feedback"]
+        == "Missing fields: subcategory"
+    )
 
 
 def test_missing_fields_configured_message(evaluate: Evaluate, make_submission: Factory) -> None:
-    prompt = ('required_fields: [category, ranking_rationale]\n'
-              'feedback:\n  missing_field: "Faltan: {missing}."\n')
+    prompt = (
+        'required_fields: [category, ranking_rationale]\nfeedback:\n  missing_field: "Faltan: {missing}."\n'
+    )
     result = evaluate(make_submission(category=None), prompt=prompt)
     assert result["prompt_feedback"] == "Faltan: category, ranking_rationale."
 
@@ -418,8 +476,9 @@ def test_invalid_label_with_allow_key_default_message(evaluate: Evaluate, make_s
 
 
 def test_invalid_label_with_plain_field_key(evaluate: Evaluate, make_submission: Factory) -> None:
-    prompt = ('label_checks:\n  difficulty: [medium, hard]\n'
-              'feedback:\n  invalid_label: "Bad {field}: {value}."\n')
+    prompt = (
+        'label_checks:\n  difficulty: [medium, hard]\nfeedback:\n  invalid_label: "Bad {field}: {value}."\n'
+    )
     assert evaluate(prompt=prompt)["prompt_feedback"] == "Bad difficulty: easy."
 
 
@@ -434,8 +493,9 @@ def test_labels_are_compared_exactly(evaluate: Evaluate, make_submission: Factor
     assert result["prompt_feedback"] == "Invalid label category=Algorithms"
 
 
-def test_required_fields_are_reported_before_label_checks(evaluate: Evaluate,
-                                                          make_submission: Factory) -> None:
+def test_required_fields_are_reported_before_label_checks(
+    evaluate: Evaluate, make_submission: Factory
+) -> None:
     prompt = "required_fields: [subcategory]\nlabel_checks:\n  category_allow: [data]\n"
     feedback = evaluate(make_submission(subcategory=None), prompt=prompt)["prompt_feedback"]
     missing, invalid = "Missing fields: subcategory", "Invalid label category=algorithms"
@@ -449,14 +509,16 @@ def test_required_fields_are_reported_before_label_checks(evaluate: Evaluate,
 VALIDATION = "adjustment:\n  round: 2\nvalidation:\n  require_justification_if_delta_ge: {threshold}\n"
 
 
-def justified(evaluate: Evaluate, make_submission: Factory, threshold: float, justification: Any,
-              **ratings: float) -> dict[str, Any]:
+def justified(
+    evaluate: Evaluate, make_submission: Factory, threshold: float, justification: Any, **ratings: float
+) -> dict[str, Any]:
     submission = make_submission(ratings={"justification": justification, **ratings})
     return evaluate(submission, dimensions=VALIDATION.format(threshold=threshold))
 
 
-def test_large_move_without_justification_sets_flag_and_comment(evaluate: Evaluate,
-                                                                make_submission: Factory) -> None:
+def test_large_move_without_justification_sets_flag_and_comment(
+    evaluate: Evaluate, make_submission: Factory
+) -> None:
     # accuracy 0.0 -> 1.68: moved 1.68 >= 1.0
     result = justified(evaluate, make_submission, 1.0, "", accuracy=0.0)
     assert result["flags"] == {"justification_required": True}
@@ -465,8 +527,9 @@ def test_large_move_without_justification_sets_flag_and_comment(evaluate: Evalua
 
 
 def test_a_move_of_exactly_the_threshold_counts(evaluate: Evaluate, make_submission: Factory) -> None:
-    assert justified(evaluate, make_submission, 1.68, "",
-                     accuracy=0.0)["flags"] == {"justification_required": True}
+    assert justified(evaluate, make_submission, 1.68, "", accuracy=0.0)["flags"] == {
+        "justification_required": True
+    }
 
 
 def test_a_smaller_move_does_not_count(evaluate: Evaluate, make_submission: Factory) -> None:
@@ -476,8 +539,9 @@ def test_a_smaller_move_does_not_count(evaluate: Evaluate, make_submission: Fact
 
 
 def test_null_justification_is_empty(evaluate: Evaluate, make_submission: Factory) -> None:
-    assert justified(evaluate, make_submission, 1.0, None,
-                     accuracy=0.0)["flags"] == {"justification_required": True}
+    assert justified(evaluate, make_submission, 1.0, None, accuracy=0.0)["flags"] == {
+        "justification_required": True
+    }
 
 
 def test_a_justification_satisfies_the_check(evaluate: Evaluate, make_submission: Factory) -> None:
@@ -491,10 +555,12 @@ def test_no_check_without_the_setting(evaluate: Evaluate, make_submission: Facto
     assert result["flags"] == {}
 
 
-def test_a_move_made_by_a_rule_counts(evaluate: Evaluate, make_submission: Factory,
-                                      rules_text: Rules) -> None:
-    rules = rules_text({"id": "down", "actions": {"adjust_dimension": {"dimension": "optimality",
-                                                                       "delta": -1}}})
+def test_a_move_made_by_a_rule_counts(
+    evaluate: Evaluate, make_submission: Factory, rules_text: Rules
+) -> None:
+    rules = rules_text(
+        {"id": "down", "actions": {"adjust_dimension": {"dimension": "optimality", "delta": -1}}}
+    )
     dimensions = VALIDATION.format(threshold=1.0)
     result = evaluate(make_submission(), dimensions=dimensions, rules=rules)
     assert result["flags"] == {"justification_required": True}
@@ -505,8 +571,14 @@ def test_a_move_made_by_a_rule_counts(evaluate: Evaluate, make_submission: Facto
 THRESHOLDS = {"excellent": 5, "good": 3, "neutral": 0, "weak": -1}
 
 
-def decided(evaluate: Evaluate, rules_text: Rules, score: float | None, thresholds: dict[str, float] | None,
-            label: str | None = None, default: str | None = None) -> Any:
+def decided(
+    evaluate: Evaluate,
+    rules_text: Rules,
+    score: float | None,
+    thresholds: dict[str, float] | None,
+    label: str | None = None,
+    default: str | None = None,
+) -> Any:
     actions: dict[str, Any] = {}
     if score is not None:
         actions["increment_score"] = score
@@ -521,12 +593,22 @@ def decided(evaluate: Evaluate, rules_text: Rules, score: float | None, threshol
     return evaluate(rules=rules_text(*rules, **top))["label"]
 
 
-@pytest.mark.parametrize(("score", "expected"), [
-    (5, "excellent"), (7.5, "excellent"), (4.99, "good"), (3, "good"), (2, "neutral"), (0, "neutral"),
-    (-0.5, "weak"), (-1, "weak"),
-])
-def test_highest_threshold_at_or_below_the_score(evaluate: Evaluate, rules_text: Rules, score: float,
-                                                 expected: str) -> None:
+@pytest.mark.parametrize(
+    ("score", "expected"),
+    [
+        (5, "excellent"),
+        (7.5, "excellent"),
+        (4.99, "good"),
+        (3, "good"),
+        (2, "neutral"),
+        (0, "neutral"),
+        (-0.5, "weak"),
+        (-1, "weak"),
+    ],
+)
+def test_highest_threshold_at_or_below_the_score(
+    evaluate: Evaluate, rules_text: Rules, score: float, expected: str
+) -> None:
     assert decided(evaluate, rules_text, score, THRESHOLDS, label="assigned", default="fallback") == expected
 
 
@@ -565,7 +647,9 @@ def test_score_without_thresholds_keeps_the_assigned_label(evaluate: Evaluate, r
 
 
 def test_a_score_of_zero_still_uses_the_thresholds(evaluate: Evaluate, rules_text: Rules) -> None:
-    rules = rules_text({"id": "up", "actions": {"increment_score": 1}},
-                       {"id": "down", "actions": {"increment_score": -1, "assign_label": "assigned"}},
-                       decision={"score_thresholds": THRESHOLDS})
+    rules = rules_text(
+        {"id": "up", "actions": {"increment_score": 1}},
+        {"id": "down", "actions": {"increment_score": -1, "assign_label": "assigned"}},
+        decision={"score_thresholds": THRESHOLDS},
+    )
     assert evaluate(rules=rules)["label"] == "neutral"

@@ -60,8 +60,8 @@ rewrite_rules:
 """
 BUSY_OTHER = {
     "dimensions.yaml": "scale: [1, 4]\ndimensions:\n  accuracy: {ideal: 3, tolerance: 0.5}\n"
-                       "adjustment: {pull_fraction: 0.3, round: 1}\n"
-                       "validation: {require_justification_if_delta_ge: 0.5}\n",
+    "adjustment: {pull_fraction: 0.3, round: 1}\n"
+    "validation: {require_justification_if_delta_ge: 0.5}\n",
     "ranking.yaml": "allow_duplicates: false\ncorrections: {append_missing: false}\n",
     "prompt.yaml": "required_fields: [prompt, category]\nlabel_checks: {difficulty_allow: [easy]}\n",
     "rewrite.yaml": "min_length: 20\npostprocessors: [{type: trim_spaces}, {type: ensure_period}]\n",
@@ -81,23 +81,33 @@ def evaluators(tmp_path_factory: pytest.TempPathFactory) -> list[Evaluator]:
 
 texts = st.text(max_size=20)
 ids = st.one_of(st.text(max_size=4), st.integers(-3, 3), st.integers())
-numbers = st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.integers(-10, 10), st.integers(),
-                    st.floats(-1, 6))
+numbers = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False), st.integers(-10, 10), st.integers(), st.floats(-1, 6)
+)
 optional_text = st.one_of(st.none(), texts)
 # edge values where JSON Schema and Python disagree most easily: integer-valued floats are JSON Schema
 # integers, booleans are not numbers, and a JSON integer may be too large for a float
 EDGES = st.sampled_from([0.0, 1.0, -2.0, 0.5, True, False, "", "1", 10**400, -(10**400)])
 json_values = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
-              st.text(max_size=5), EDGES),
-    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner,
-                                                                         max_size=3)),
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.text(max_size=5),
+        EDGES,
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 responses = st.fixed_dictionaries(
     {"id": ids, "text": texts},
-    optional={"meta": st.one_of(st.none(), st.dictionaries(st.text(max_size=5), json_values, max_size=2)),
-              "model": json_values},
+    optional={
+        "meta": st.one_of(st.none(), st.dictionaries(st.text(max_size=5), json_values, max_size=2)),
+        "model": json_values,
+    },
 )
 
 
@@ -109,14 +119,24 @@ def valid_submissions(draw: st.DrawFn) -> dict[str, Any]:
     ratings: dict[str, Any] = {name: draw(numbers) for name in DIMENSIONS}
     if draw(st.booleans()):
         ratings["justification"] = draw(optional_text)
-    data: dict[str, Any] = {"prompt": draw(texts), "responses": answers, "ranking": ranking,
-                            "ratings": ratings}
+    data: dict[str, Any] = {
+        "prompt": draw(texts),
+        "responses": answers,
+        "ranking": ranking,
+        "ratings": ratings,
+    }
     for key in ("category", "subcategory", "difficulty", "ranking_rationale", "rewrite_preferred"):
         if draw(st.booleans()):
             data[key] = draw(st.one_of(optional_text, st.sampled_from(["algorithms", "easy", "  padded  "])))
     if draw(st.booleans()):
-        data["evidence"] = draw(st.one_of(st.none(), texts, st.lists(texts, max_size=2),
-                                          st.dictionaries(st.text(max_size=3), texts, max_size=2)))
+        data["evidence"] = draw(
+            st.one_of(
+                st.none(),
+                texts,
+                st.lists(texts, max_size=2),
+                st.dictionaries(st.text(max_size=3), texts, max_size=2),
+            )
+        )
     if draw(st.booleans()):
         data[draw(st.sampled_from(["exporter", "x-extra", "notes"]))] = draw(json_values)
     return data
@@ -162,8 +182,9 @@ def near_valid_submissions(draw: st.DrawFn) -> Any:
 
 @SETTINGS
 @given(valid_submissions())
-def test_schema_valid_submissions_evaluate_within_scale(evaluators: list[Evaluator],
-                                                        data: dict[str, Any]) -> None:
+def test_schema_valid_submissions_evaluate_within_scale(
+    evaluators: list[Evaluator], data: dict[str, Any]
+) -> None:
     assert SCHEMA.is_valid(data)
     for evaluator in evaluators:
         result = evaluator.evaluate(data).to_dict()
@@ -188,17 +209,41 @@ def test_parse_submission_accepts_exactly_what_the_schema_accepts(data: Any) -> 
     assert accepted == expected, list(SCHEMA.iter_errors(data))[:1]
 
 
-SLOTS = [("prompt",), ("responses",), ("responses", 0), ("responses", 0, "id"), ("responses", 0, "text"),
-         ("responses", 0, "meta"), ("ranking",), ("ranking", 0), ("ratings",), ("ratings", "accuracy"),
-         ("ratings", "freshness"), ("ratings", "justification"), ("category",), ("difficulty",),
-         ("ranking_rationale",), ("rewrite_preferred",), ("evidence",)]
+SLOTS = [
+    ("prompt",),
+    ("responses",),
+    ("responses", 0),
+    ("responses", 0, "id"),
+    ("responses", 0, "text"),
+    ("responses", 0, "meta"),
+    ("ranking",),
+    ("ranking", 0),
+    ("ratings",),
+    ("ratings", "accuracy"),
+    ("ratings", "freshness"),
+    ("ratings", "justification"),
+    ("category",),
+    ("difficulty",),
+    ("ranking_rationale",),
+    ("rewrite_preferred",),
+    ("evidence",),
+]
 
 
 @SETTINGS
 @given(st.sampled_from(SLOTS), st.one_of(EDGES, json_values))
 def test_every_field_accepts_exactly_the_values_the_schema_accepts(slot: tuple[Any, ...], value: Any) -> None:
-    data = mutate({"prompt": "P", "responses": [{"id": "a", "text": "t"}], "ranking": ["a"],
-                   "ratings": {name: 3 for name in DIMENSIONS}}, slot, value, delete=False)
+    data = mutate(
+        {
+            "prompt": "P",
+            "responses": [{"id": "a", "text": "t"}],
+            "ranking": ["a"],
+            "ratings": dict.fromkeys(DIMENSIONS, 3),
+        },
+        slot,
+        value,
+        delete=False,
+    )
     expected = SCHEMA.is_valid(data)
     try:
         parse_submission(data)
@@ -210,11 +255,27 @@ def test_every_field_accepts_exactly_the_values_the_schema_accepts(slot: tuple[A
 
 
 @SETTINGS
-@given(st.one_of(valid_submissions(), near_valid_submissions(),
-                 st.sampled_from(SLOTS).flatmap(lambda slot: st.one_of(EDGES, json_values).map(
-                     lambda value: mutate({"prompt": "P", "responses": [{"id": "a", "text": "t"}],
-                                           "ranking": ["a"], "ratings": {name: 3 for name in DIMENSIONS}},
-                                          slot, value, delete=False)))))
+@given(
+    st.one_of(
+        valid_submissions(),
+        near_valid_submissions(),
+        st.sampled_from(SLOTS).flatmap(
+            lambda slot: st.one_of(EDGES, json_values).map(
+                lambda value: mutate(
+                    {
+                        "prompt": "P",
+                        "responses": [{"id": "a", "text": "t"}],
+                        "ranking": ["a"],
+                        "ratings": dict.fromkeys(DIMENSIONS, 3),
+                    },
+                    slot,
+                    value,
+                    delete=False,
+                )
+            )
+        ),
+    )
+)
 def test_the_fast_path_builds_what_the_careful_path_builds(data: Any) -> None:
     fast = _well_typed(data)
     event("careful path" if fast is None else "fast path")
@@ -224,8 +285,9 @@ def test_the_fast_path_builds_what_the_careful_path_builds(data: Any) -> None:
     assert SCHEMA.is_valid(data)
 
 
-def _ranking_as_the_seed_says(ids: list[str], ranking: list[str], allow_duplicates: bool,
-                              append_missing: bool) -> list[str]:
+def _ranking_as_the_seed_says(
+    ids: list[str], ranking: list[str], allow_duplicates: bool, append_missing: bool
+) -> list[str]:
     """Phase 4 written plainly: known ids in order, unknown dropped, repeats dropped, missing appended."""
     kept: list[str] = []
     for rid in ranking:
@@ -236,16 +298,27 @@ def _ranking_as_the_seed_says(ids: list[str], ranking: list[str], allow_duplicat
 
 
 @SETTINGS
-@given(st.lists(st.sampled_from("abc"), min_size=1, max_size=4), st.lists(st.sampled_from("abcd"), max_size=5),
-       st.booleans(), st.booleans())
-def test_the_ranking_is_corrected_as_the_seed_says(ids: list[str], ranking: list[str], allow_duplicates: bool,
-                                                   append_missing: bool) -> None:
+@given(
+    st.lists(st.sampled_from("abc"), min_size=1, max_size=4),
+    st.lists(st.sampled_from("abcd"), max_size=5),
+    st.booleans(),
+    st.booleans(),
+)
+def test_the_ranking_is_corrected_as_the_seed_says(
+    ids: list[str], ranking: list[str], allow_duplicates: bool, append_missing: bool
+) -> None:
     from evalkit.engine.phases import normalize_ranking
     from evalkit.engine.plan import ConfigPlan, RankingPlan
 
     plan = ConfigPlan(ranking=RankingPlan(allow_duplicates=allow_duplicates, append_missing=append_missing))
-    submission = parse_submission({"prompt": "P", "responses": [{"id": i, "text": "t"} for i in ids],
-                                   "ranking": ranking, "ratings": dict.fromkeys(DIMENSIONS, 3.0)})
+    submission = parse_submission(
+        {
+            "prompt": "P",
+            "responses": [{"id": i, "text": "t"} for i in ids],
+            "ranking": ranking,
+            "ratings": dict.fromkeys(DIMENSIONS, 3.0),
+        }
+    )
     corrected, _, issues = normalize_ranking(plan, submission)
     assert corrected == _ranking_as_the_seed_says(ids, ranking, allow_duplicates, append_missing)
     assert issues["unknown"] == [rid for rid in ranking if rid not in ids]
@@ -253,9 +326,14 @@ def test_the_ranking_is_corrected_as_the_seed_says(ids: list[str], ranking: list
 
 
 @SETTINGS
-@given(st.one_of(st.floats(allow_nan=False), st.integers(-40, 40).map(lambda n: n / 8),
-                 st.integers(-10**6, 10**6).map(lambda n: n / 1000)),
-       st.integers(0, 10))
+@given(
+    st.one_of(
+        st.floats(allow_nan=False),
+        st.integers(-40, 40).map(lambda n: n / 8),
+        st.integers(-(10**6), 10**6).map(lambda n: n / 1000),
+    ),
+    st.integers(0, 10),
+)
 def test_rounded_is_round(value: float, digits: int) -> None:
     from evalkit.engine.context import rounded
 

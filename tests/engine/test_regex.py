@@ -4,8 +4,9 @@ is a config error at the pattern's file:line."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -30,8 +31,9 @@ def regex_rules(pattern: str) -> str:
 
 
 @pytest.mark.parametrize("subject", ["a" * 100_000 + "b", "a" * 100_000, "ab" * 50_000 + "!"])
-def test_catastrophic_pattern_stays_fast(write_config: Writer, make_submission: Factory,
-                                         subject: str) -> None:
+def test_catastrophic_pattern_stays_fast(
+    write_config: Writer, make_submission: Factory, subject: str
+) -> None:
     evaluator = Evaluator(load_config(write_config(rules=regex_rules("(a+)+$"))))
     started = time.perf_counter()
     result = evaluator.evaluate(make_submission(rewrite_preferred=subject))
@@ -52,8 +54,12 @@ def test_patterns_re2_refuses_are_config_errors_at_file_line(write_config: Write
     with pytest.raises(ConfigError) as caught:
         load_config(folder)
     (problem,) = [d for d in caught.value.diagnostics if d.severity == 1]
-    assert (problem.path, problem.line, problem.column, problem.code) == (str(folder / "rules.yaml"), 4, 27,
-                                                                          "bad-regex")
+    assert (problem.path, problem.line, problem.column, problem.code) == (
+        str(folder / "rules.yaml"),
+        4,
+        27,
+        "bad-regex",
+    )
     assert problem.format().startswith(f"{folder / 'rules.yaml'}:4:27: error[bad-regex] ")
 
 
@@ -90,7 +96,10 @@ def test_every_bad_pattern_is_reported(write_config: Writer) -> None:
     )
     config = analyze(write_config(rules=rules))
     assert [(d.line, d.code) for d in config.diagnostics if d.severity == 1] == [
-        (3, "bad-regex"), (3, "bad-regex"), (6, "bad-regex")]
+        (3, "bad-regex"),
+        (3, "bad-regex"),
+        (6, "bad-regex"),
+    ]
 
 
 def test_compile_pattern_raises_pattern_error() -> None:
@@ -117,7 +126,7 @@ def test_a_pattern_finds_its_match_in_utf8_text_as_python_characters() -> None:
     text = "ñandú — O(n log n) ✓".encode()
     assert regex.found(text)
     assert regex.first(text) == "O(n log n)"
-    assert regex.first("sin coincidencia".encode()) is None
+    assert regex.first(b"sin coincidencia") is None
     assert not regex.found(b"")
 
 

@@ -1,10 +1,12 @@
-"""Submissions (README, "Evaluating submissions"): strict where it matters (missing required fields, wrong types), lenient where
+"""Submissions (README, "Evaluating submissions"): strict where it matters (missing required fields, wrong
+types), lenient where
 people are (out-of-scale ratings, nulls in optional fields, unknown keys, integer ids)."""
 
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -19,8 +21,13 @@ def test_parses_the_minimal_submission(make_submission: Factory) -> None:
     assert parsed.prompt == "P"
     assert [(r.id, r.text) for r in parsed.responses] == [("a", "alpha"), ("b", "beta")]
     assert list(parsed.ranking) == ["a", "b"]
-    assert parsed.ratings == {"instructions": 4.0, "accuracy": 4.2, "optimality": 3.8, "presentation": 4.0,
-                              "freshness": 3.5}
+    assert parsed.ratings == {
+        "instructions": 4.0,
+        "accuracy": 4.2,
+        "optimality": 3.8,
+        "presentation": 4.0,
+        "freshness": 3.5,
+    }
     assert parsed.justification == ""
     assert parsed.rewrite_preferred == "rewrite"
     assert parsed.category == "algorithms"
@@ -42,32 +49,36 @@ def test_missing_rating_is_named(make_submission: Factory, dimension: str) -> No
         parse_submission(data)
 
 
-@pytest.mark.parametrize(("change", "where"), [
-    ({"ratings": {"accuracy": "5"}}, "ratings.accuracy"),
-    ({"ratings": {"accuracy": None}}, "ratings.accuracy"),
-    ({"ratings": {"freshness": True}}, "ratings.freshness"),
-    ({"ratings": {"justification": 3}}, "ratings.justification"),
-    ({"prompt": None}, "prompt"),
-    ({"prompt": 7}, "prompt"),
-    ({"responses": [{"id": "a", "text": None}]}, "responses[0].text"),
-    ({"responses": [{"id": "a"}]}, "responses[0]"),
-    ({"responses": [{"text": "x"}]}, "responses[0]"),
-    ({"responses": [{"id": "a", "text": "x"}, {"id": 1.5, "text": "y"}]}, "responses[1].id"),
-    ({"responses": [{"id": True, "text": "x"}]}, "responses[0].id"),
-    ({"responses": [{"id": "a", "text": "x", "meta": "m"}]}, "responses[0].meta"),
-    ({"responses": ["a"]}, "responses[0]"),
-    ({"responses": []}, "responses"),
-    ({"responses": {"a": "x"}}, "responses"),
-    ({"ranking": "a,b"}, "ranking"),
-    ({"ranking": ["a", None]}, "ranking[1]"),
-    ({"ranking": [["a"]]}, "ranking[0]"),
-    ({"ratings": [4, 4, 4, 4, 4]}, "ratings"),
-    ({"category": 3}, "category"),
-    ({"rewrite_preferred": ["x"]}, "rewrite_preferred"),
-    ({"evidence": 3}, "evidence"),
-])
-def test_wrong_types_are_errors_naming_the_field(make_submission: Factory, change: dict[str, Any],
-                                                 where: str) -> None:
+@pytest.mark.parametrize(
+    ("change", "where"),
+    [
+        ({"ratings": {"accuracy": "5"}}, "ratings.accuracy"),
+        ({"ratings": {"accuracy": None}}, "ratings.accuracy"),
+        ({"ratings": {"freshness": True}}, "ratings.freshness"),
+        ({"ratings": {"justification": 3}}, "ratings.justification"),
+        ({"prompt": None}, "prompt"),
+        ({"prompt": 7}, "prompt"),
+        ({"responses": [{"id": "a", "text": None}]}, "responses[0].text"),
+        ({"responses": [{"id": "a"}]}, "responses[0]"),
+        ({"responses": [{"text": "x"}]}, "responses[0]"),
+        ({"responses": [{"id": "a", "text": "x"}, {"id": 1.5, "text": "y"}]}, "responses[1].id"),
+        ({"responses": [{"id": True, "text": "x"}]}, "responses[0].id"),
+        ({"responses": [{"id": "a", "text": "x", "meta": "m"}]}, "responses[0].meta"),
+        ({"responses": ["a"]}, "responses[0]"),
+        ({"responses": []}, "responses"),
+        ({"responses": {"a": "x"}}, "responses"),
+        ({"ranking": "a,b"}, "ranking"),
+        ({"ranking": ["a", None]}, "ranking[1]"),
+        ({"ranking": [["a"]]}, "ranking[0]"),
+        ({"ratings": [4, 4, 4, 4, 4]}, "ratings"),
+        ({"category": 3}, "category"),
+        ({"rewrite_preferred": ["x"]}, "rewrite_preferred"),
+        ({"evidence": 3}, "evidence"),
+    ],
+)
+def test_wrong_types_are_errors_naming_the_field(
+    make_submission: Factory, change: dict[str, Any], where: str
+) -> None:
     with pytest.raises(SubmissionError) as caught:
         parse_submission(make_submission(**change))
     assert caught.value.where == where
@@ -89,9 +100,17 @@ def test_out_of_scale_ratings_are_accepted(make_submission: Factory) -> None:
 
 
 def test_null_optional_fields_are_as_if_absent(make_submission: Factory) -> None:
-    parsed = parse_submission(make_submission(category=None, subcategory=None, difficulty=None,
-                                              ranking_rationale=None, rewrite_preferred=None, evidence=None,
-                                              ratings={"justification": None}))
+    parsed = parse_submission(
+        make_submission(
+            category=None,
+            subcategory=None,
+            difficulty=None,
+            ranking_rationale=None,
+            rewrite_preferred=None,
+            evidence=None,
+            ratings={"justification": None},
+        )
+    )
     assert (parsed.category, parsed.subcategory, parsed.difficulty, parsed.ranking_rationale) == (None,) * 4
     assert parsed.rewrite_preferred == ""
     assert parsed.justification == ""
@@ -111,17 +130,20 @@ def test_unknown_top_level_keys_are_kept_out_of_the_way(make_submission: Factory
 
 
 def test_unknown_keys_in_ratings_and_responses_are_accepted(make_submission: Factory) -> None:
-    data = make_submission(responses=[{"id": "a", "text": "x", "model": "m-1", "meta": {"k": 1}}],
-                           ranking=["a"], ratings={"confidence": "high"})
+    data = make_submission(
+        responses=[{"id": "a", "text": "x", "model": "m-1", "meta": {"k": 1}}],
+        ranking=["a"],
+        ratings={"confidence": "high"},
+    )
     parsed = parse_submission(data)
     assert parsed.responses[0].meta == {"k": 1}
     assert set(parsed.ratings) == set(DIMENSIONS)
 
 
 def test_integer_ids_are_kept_as_given(make_submission: Factory) -> None:
-    parsed = parse_submission(make_submission(responses=[{"id": 1, "text": "one"}, {"id": "2",
-                                                                                    "text": "two"}],
-                                              ranking=[1, "2"]))
+    parsed = parse_submission(
+        make_submission(responses=[{"id": 1, "text": "one"}, {"id": "2", "text": "two"}], ranking=[1, "2"])
+    )
     assert [r.id for r in parsed.responses] == [1, "2"]
     assert list(parsed.ranking) == [1, "2"]
 
@@ -138,7 +160,7 @@ def test_evaluate_takes_a_dict_or_a_parsed_submission(make_submission: Factory) 
 
 
 def test_evaluate_raises_submission_error_for_a_bad_dict(make_submission: Factory) -> None:
-    with pytest.raises(SubmissionError, match="ratings.accuracy"):
+    with pytest.raises(SubmissionError, match=r"ratings\.accuracy"):
         Evaluator(load_config()).evaluate(make_submission(ratings={"accuracy": "high"}))
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
-from jinja2 import TemplateSyntaxError
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from jinja2 import TemplateSyntaxError
 
 from evalkit.engine import ConfigError, Evaluator, analyze, limits, load_config
 from evalkit.engine.templates import TemplateProblem, _render, compile_template, environment
@@ -39,28 +40,35 @@ def rendered(evaluate: Evaluate, template: str) -> str:
 
 
 def test_renders_signals_detail_and_corrected(evaluate: Evaluate) -> None:
-    text = rendered(evaluate, "{{ signals.length_total }}/{{ signals.response_count }} "
-                              "{{ detail.min_total_length.held }} {{ corrected.accuracy }}")
+    text = rendered(
+        evaluate,
+        "{{ signals.length_total }}/{{ signals.response_count }} "
+        "{{ detail.min_total_length.held }} {{ corrected.accuracy }}",
+    )
     assert text == "18/2 True 4.2"
 
 
 def test_harmless_filters_and_arithmetic_work(evaluate: Evaluate) -> None:
-    assert rendered(evaluate,
-                    "{{ (signals.length_total / 4) | round(1) }} {{ 'ab' | upper }} {{ 2 ** 10 }}") == \
-        "4.5 AB 1024"
+    assert (
+        rendered(evaluate, "{{ (signals.length_total / 4) | round(1) }} {{ 'ab' | upper }} {{ 2 ** 10 }}")
+        == "4.5 AB 1024"
+    )
 
 
 def test_context_is_plain_data(evaluate: Evaluate) -> None:
     assert rendered(evaluate, "{{ signals }}") == "{'length_total': 18, 'response_count': 2}"
 
 
-@pytest.mark.parametrize("template", [
-    "{{ signals.__class__.__mro__ }}",
-    "{{ signals.__class__ }}",
-    "{{ ''.__class__.__mro__[1].__subclasses__() }}",
-    "{{ detail['__class__'] }}",
-    "{{ signals | attr('__class__') }}",
-])
+@pytest.mark.parametrize(
+    "template",
+    [
+        "{{ signals.__class__.__mro__ }}",
+        "{{ signals.__class__ }}",
+        "{{ ''.__class__.__mro__[1].__subclasses__() }}",
+        "{{ detail['__class__'] }}",
+        "{{ signals | attr('__class__') }}",
+    ],
+)
 def test_attribute_escapes_are_refused_at_load(write_config: Writer, template: str) -> None:
     folder = write_config(rules=template_rules(template))
     with pytest.raises(ConfigError) as caught:
@@ -100,8 +108,9 @@ def test_a_multiline_template_error_points_at_its_line(write_config: Writer) -> 
     assert (problem.line, problem.code) == (6, "bad-template")
 
 
-def within_budget(write_config: Writer, make_submission: Factory,
-                  template: str) -> tuple[list[str], float, int]:
+def within_budget(
+    write_config: Writer, make_submission: Factory, template: str
+) -> tuple[list[str], float, int]:
     """Load (with a cold template cache) and evaluate; the comments, the seconds it took and the peak memory
     in bytes. A template refused at load gives no comments but its diagnostic codes."""
     warm = write_config(rules=template_rules("{{ 1 + 1 }}"))  # imports (Jinja, a pure engine) are not counted
@@ -122,22 +131,27 @@ def within_budget(write_config: Writer, make_submission: Factory,
     return texts, elapsed, peak
 
 
-@pytest.mark.parametrize("template", [
-    "{{ 'x' * 10**8 }}",
-    "{{ 10**8 * 'x' }}",
-    "{{ ['x'] * 10**8 }}",
-    "{{ 9 ** 50000000 }}",
-    "{{ (10 ** 999) ** 999 }}",
-    "{{ ('x' * 9000) + ('x' * 9000) }}",
-    # the same abuse without `*` or `**`: string methods and formatting (10 MB here, to keep a failure quick;
-    # 10**10 would ask for 10 GB just as easily)
-    "{{ 'x'.ljust(10**7) }}",
-    "{{ '{:>10000000}'.format(1) }}",
-    "{{ '%010000000d' % 1 }}",
-    "{{ signals.length_total }}",
-])
-def test_resource_abuse_neither_hangs_nor_eats_memory(write_config: Writer, make_submission: Factory,
-                                                      template: str) -> None:
+@pytest.mark.parametrize(
+    "template",
+    [
+        "{{ 'x' * 10**8 }}",
+        "{{ 10**8 * 'x' }}",
+        "{{ ['x'] * 10**8 }}",
+        "{{ 9 ** 50000000 }}",
+        "{{ (10 ** 999) ** 999 }}",
+        "{{ ('x' * 9000) + ('x' * 9000) }}",
+        # the same abuse without `*` or `**`: string methods and formatting (10 MB here, to keep a failure
+        # quick;
+        # 10**10 would ask for 10 GB just as easily)
+        "{{ 'x'.ljust(10**7) }}",
+        "{{ '{:>10000000}'.format(1) }}",
+        "{{ '%010000000d' % 1 }}",
+        "{{ signals.length_total }}",
+    ],
+)
+def test_resource_abuse_neither_hangs_nor_eats_memory(
+    write_config: Writer, make_submission: Factory, template: str
+) -> None:
     texts, elapsed, peak = within_budget(write_config, make_submission, template)
     assert elapsed < 10.0
     assert peak < 5_000_000
@@ -151,8 +165,9 @@ def test_output_is_capped(evaluate: Evaluate) -> None:
     assert text == "y" * limits.MAX_TEMPLATE_OUTPUT
 
 
-def test_templates_are_compiled_once_at_load(write_config: Writer, make_submission: Factory,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_templates_are_compiled_once_at_load(
+    write_config: Writer, make_submission: Factory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     config = load_config(write_config(rules=template_rules("n={{ signals.response_count }}")))
     evaluator = Evaluator(config)
 
@@ -173,39 +188,60 @@ def test_an_unknown_name_is_reported_at_the_line_that_uses_it() -> None:
     assert "'scores'" in str(caught.value)
 
 
-@pytest.mark.parametrize("template, expected", [
-    ("{{ '%5.2f|%s' % (3.14159, 'a') }}", " 3.14|a"),
-    ("{{ '{:>5}'.format(1) }}", "    1"),
-    ("{{ 'abc'.center(9, '*') }}", "***abc***"),
-    ("{{ 'a-b'.replace('-', '+') }}", "a+b"),
-])
+@pytest.mark.parametrize(
+    "template, expected",
+    [
+        ("{{ '%5.2f|%s' % (3.14159, 'a') }}", " 3.14|a"),
+        ("{{ '{:>5}'.format(1) }}", "    1"),
+        ("{{ 'abc'.center(9, '*') }}", "***abc***"),
+        ("{{ 'a-b'.replace('-', '+') }}", "a+b"),
+    ],
+)
 def test_formatting_within_the_caps_still_works(template: str, expected: str) -> None:
     assert compile_template(template)({}) == expected
 
 
-@pytest.mark.parametrize("template", [
-    "{{ 'ab'.replace('', 'y' * 9000) }}",
-    "{{ ('x' * 9000).join(['y' * 9000] * 9000) }}",
-    "{{ '%*d' % (10000000, 1) }}",
-    "{{ 'x\tb'.expandtabs(10000000) }}",
-    "{{ '{:{}}'.format(1, 10000000) }}",
-])
+@pytest.mark.parametrize(
+    "template",
+    [
+        "{{ 'ab'.replace('', 'y' * 9000) }}",
+        "{{ ('x' * 9000).join(['y' * 9000] * 9000) }}",
+        "{{ '%*d' % (10000000, 1) }}",
+        "{{ 'x\tb'.expandtabs(10000000) }}",
+        "{{ '{:{}}'.format(1, 10000000) }}",
+    ],
+)
 def test_string_builders_beyond_the_cap_render_an_error_not_a_huge_string(template: str) -> None:
     text = compile_template(template)({})
     assert text.startswith("[template error:")
 
 
 LOOKUP_KEYS = st.sampled_from(["length_total", "accuracy", "held", "missing", "items", "get", "x"])
-VALUES = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=4),
-                   st.dictionaries(st.sampled_from(["held", "found"]), st.booleans(), max_size=2))
+VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=4),
+    st.dictionaries(st.sampled_from(["held", "found"]), st.booleans(), max_size=2),
+)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(st.text(alphabet="ab %#{}\n\r-", max_size=6),
-                          st.tuples(st.sampled_from(["signals", "detail", "corrected"]), LOOKUP_KEYS)),
-                max_size=6),
-       st.dictionaries(st.sampled_from(["signals", "detail", "corrected"]),
-                       st.one_of(st.none(), st.dictionaries(LOOKUP_KEYS, VALUES, max_size=4)), max_size=3))
+@given(
+    st.lists(
+        st.one_of(
+            st.text(alphabet="ab %#{}\n\r-", max_size=6),
+            st.tuples(st.sampled_from(["signals", "detail", "corrected"]), LOOKUP_KEYS),
+        ),
+        max_size=6,
+    ),
+    st.dictionaries(
+        st.sampled_from(["signals", "detail", "corrected"]),
+        st.one_of(st.none(), st.dictionaries(LOOKUP_KEYS, VALUES, max_size=4)),
+        max_size=3,
+    ),
+)
 def test_text_and_lookups_render_as_jinja_renders_them(parts: list[Any], context: dict[str, Any]) -> None:
     source = "".join(p if isinstance(p, str) else f"{{{{ {p[0]}.{p[1]} }}}}" for p in parts)
     try:
@@ -220,14 +256,18 @@ def test_text_and_lookups_render_as_jinja_renders_them(parts: list[Any], context
 NESTING = limits.MAX_TEMPLATE_NESTING
 
 
-@pytest.mark.parametrize("nest", [
-    lambda n: "{{ " + "(" * n + "1" + ")" * n + " }}",
-    lambda n: "{{ " + "[" * n + "]" * n + " }}",
-    lambda n: "{% if 1 %}" * n + "x" + "{% endif %}" * n,
-    lambda n: "{{ " + "not " * n + "1 }}",
-    lambda n: "{{ 1" + "+1" * n + " }}",
-    lambda n: "{{ 1" + "|abs" * n + " }}",
-], ids=["parentheses", "brackets", "ifs", "nots", "terms", "filters"])
+@pytest.mark.parametrize(
+    "nest",
+    [
+        lambda n: "{{ " + "(" * n + "1" + ")" * n + " }}",
+        lambda n: "{{ " + "[" * n + "]" * n + " }}",
+        lambda n: "{% if 1 %}" * n + "x" + "{% endif %}" * n,
+        lambda n: "{{ " + "not " * n + "1 }}",
+        lambda n: "{{ 1" + "+1" * n + " }}",
+        lambda n: "{{ 1" + "|abs" * n + " }}",
+    ],
+    ids=["parentheses", "brackets", "ifs", "nots", "terms", "filters"],
+)
 def test_nesting_is_allowed_up_to_the_limit_and_refused_beyond_it(nest: Callable[[int], str]) -> None:
     compile_template(nest(NESTING))({})
     with pytest.raises(TemplateProblem, match=f"nests deeper than {NESTING} levels"):
@@ -246,42 +286,51 @@ def test_a_template_longer_than_the_limit_is_refused() -> None:
         compile_template("{{ 1 }}" + "x" * (limits.MAX_TEMPLATE_SOURCE - 6))
 
 
-@pytest.mark.parametrize("template, line", [
-    ("{% set a = 1 %}{{ a }}", 1),
-    ("x\n{% set a %}y{% endset %}{{ a }}", 2),
-    ("{% with a = 1 %}{{ a }}{% endwith %}", 1),
-])
+@pytest.mark.parametrize(
+    "template, line",
+    [
+        ("{% set a = 1 %}{{ a }}", 1),
+        ("x\n{% set a %}y{% endset %}{{ a }}", 2),
+        ("{% with a = 1 %}{{ a }}{% endwith %}", 1),
+    ],
+)
 def test_variables_are_refused(template: str, line: int) -> None:
     with pytest.raises(TemplateProblem) as caught:
         compile_template(template)
     assert caught.value.line == line
-    assert str(caught.value) in ("'set' is not allowed in a comment template",
-                                 "'with' is not allowed in a comment template")
+    assert str(caught.value) in (
+        "'set' is not allowed in a comment template",
+        "'with' is not allowed in a comment template",
+    )
 
 
-@pytest.mark.parametrize("template", [
-    "{{ ('x' * 9000) ~ ('x' * 9000) }}",
-    "{{ ('x' * 9999) ~ signals }}",
-    "{{ (10 ** 999) * (10 ** 999) }}",
-    "{{ [['x' * 9000] * 10000] * 10000 }}",
-    "{{ ['x' * 5000] * 3 }}",
-    "{{ (['a'] * 9000) | join('x' * 9000) }}",
-    "{{ 'x'.join(['y' * 5000] * 2) }}",
-    "{{ {'a': [1, 2]} | tojson(10 ** 8) }}",
-    "{{ [['x' * 4000, 'x' * 4000], ['x' * 4000]] | string }}",
-    "{{ '%s%s' % ('x' * 9000, 'x' * 9000) }}",
-    "{{ '{}{}'.format('x' * 9000, 'x' * 9000) }}",
-    "{{ [" + ", ".join(["'y' * 9000"] * 30) + "] }}",
-    "{{ 'x'.encode() * 10 ** 7 }}",
-    "{{ 'x'.encode().ljust(10 ** 7) }}",
-    "{{ ('a' * 9999).translate({97: 'x' * 9999}) }}",
-    "{{ ('{0}' * 1666).format('x' * 5000) }}",
-    "{{ ('%(a)s' * 1600) % {'a': 'x' * 9000} }}",
-    "{{ ('x' * 9999).join('a' * 9999) }}",
-    "{{ ('a' * 9999) | join('x' * 9999) }}",
-])
-def test_every_value_a_template_builds_is_capped(write_config: Writer, make_submission: Factory,
-                                                 template: str) -> None:
+@pytest.mark.parametrize(
+    "template",
+    [
+        "{{ ('x' * 9000) ~ ('x' * 9000) }}",
+        "{{ ('x' * 9999) ~ signals }}",
+        "{{ (10 ** 999) * (10 ** 999) }}",
+        "{{ [['x' * 9000] * 10000] * 10000 }}",
+        "{{ ['x' * 5000] * 3 }}",
+        "{{ (['a'] * 9000) | join('x' * 9000) }}",
+        "{{ 'x'.join(['y' * 5000] * 2) }}",
+        "{{ {'a': [1, 2]} | tojson(10 ** 8) }}",
+        "{{ [['x' * 4000, 'x' * 4000], ['x' * 4000]] | string }}",
+        "{{ '%s%s' % ('x' * 9000, 'x' * 9000) }}",
+        "{{ '{}{}'.format('x' * 9000, 'x' * 9000) }}",
+        "{{ [" + ", ".join(["'y' * 9000"] * 30) + "] }}",
+        "{{ 'x'.encode() * 10 ** 7 }}",
+        "{{ 'x'.encode().ljust(10 ** 7) }}",
+        "{{ ('a' * 9999).translate({97: 'x' * 9999}) }}",
+        "{{ ('{0}' * 1666).format('x' * 5000) }}",
+        "{{ ('%(a)s' * 1600) % {'a': 'x' * 9000} }}",
+        "{{ ('x' * 9999).join('a' * 9999) }}",
+        "{{ ('a' * 9999) | join('x' * 9999) }}",
+    ],
+)
+def test_every_value_a_template_builds_is_capped(
+    write_config: Writer, make_submission: Factory, template: str
+) -> None:
     texts, _, peak = within_budget(write_config, make_submission, template)
     assert peak < 5_000_000
     (text,) = texts
@@ -294,29 +343,41 @@ def test_one_render_builds_at_most_the_work_limit() -> None:
     render = compile_template(f"{{{{ 'y' * {share} }}}}" * within)
     assert render({}) == "y" * limits.MAX_TEMPLATE_OUTPUT
     beyond = compile_template(f"{{{{ 'y' * {share} }}}}" * (within + 1))
-    assert beyond({}) == (f"[template error: the template builds more than {limits.MAX_TEMPLATE_WORK:,} "
-                          "characters in all]")
+    assert beyond({}) == (
+        f"[template error: the template builds more than {limits.MAX_TEMPLATE_WORK:,} characters in all]"
+    )
     assert render({}) == "y" * limits.MAX_TEMPLATE_OUTPUT  # each render has the whole budget
 
 
 def test_integers_are_capped_at_the_digit_limit() -> None:
     digits = limits.MAX_TEMPLATE_INTEGER_DIGITS
     assert compile_template(f"{{{{ (10 ** {digits // 2 - 1}) * (10 ** {digits // 2 - 1}) }}}}")({}) == (
-        "1" + "0" * (digits - 2))
+        "1" + "0" * (digits - 2)
+    )
     assert compile_template(f"{{{{ (10 ** {digits}) * (10 ** {digits}) }}}}")({}) == (
-        "[template error: the product is too large]")
+        "[template error: the product is too large]"
+    )
 
 
-@pytest.mark.parametrize("template, expected", [
-    ("{{ signals.a ~ ' and ' ~ signals.b }}", "1 and q"),
-    ("{{ [1, 2, 3] | join(', ') }} {{ signals | tojson }}", '1, 2, 3 {"a": 1, "b": "q"}'),
-    ("{{ detail.found | sort | join(',') }}", "a,b"),
-    ("{{ corrected | tojson(2) }}", '{\n  "x": 1\n}'),
-    ("{{ signals.a * 3 - 1 }} {{ 7 // 2 }} {{ 7 / 2 }} {{ 2 ** 10 }}", "2 3 3.5 1024"),
-    ("{{ ['x'] * 3 }}", "['x', 'x', 'x']"),
-    ("{{ '%s-%d' % ('a', 3) }} {{ '{}:{}'.format(1, 'b') }} {{ 'ab'.translate({97: 'z'}) }}", "a-3 1:b zb"),
-    ("{{ '-'.join('abc') }} {{ 'abc' | join('.') }} {{ ('x ' * 3).split() }}", "a-b-c a.b.c ['x', 'x', 'x']"),
-])
+@pytest.mark.parametrize(
+    "template, expected",
+    [
+        ("{{ signals.a ~ ' and ' ~ signals.b }}", "1 and q"),
+        ("{{ [1, 2, 3] | join(', ') }} {{ signals | tojson }}", '1, 2, 3 {"a": 1, "b": "q"}'),
+        ("{{ detail.found | sort | join(',') }}", "a,b"),
+        ("{{ corrected | tojson(2) }}", '{\n  "x": 1\n}'),
+        ("{{ signals.a * 3 - 1 }} {{ 7 // 2 }} {{ 7 / 2 }} {{ 2 ** 10 }}", "2 3 3.5 1024"),
+        ("{{ ['x'] * 3 }}", "['x', 'x', 'x']"),
+        (
+            "{{ '%s-%d' % ('a', 3) }} {{ '{}:{}'.format(1, 'b') }} {{ 'ab'.translate({97: 'z'}) }}",
+            "a-3 1:b zb",
+        ),
+        (
+            "{{ '-'.join('abc') }} {{ 'abc' | join('.') }} {{ ('x ' * 3).split() }}",
+            "a-b-c a.b.c ['x', 'x', 'x']",
+        ),
+    ],
+)
 def test_templates_within_the_caps_render_as_before(template: str, expected: str) -> None:
     context = {"signals": {"a": 1, "b": "q"}, "detail": {"found": ["b", "a"]}, "corrected": {"x": 1}}
     assert compile_template(template)(context) == expected

@@ -38,8 +38,11 @@ def instances(schema: dict[str, Any], root: dict[str, Any], depth: int = 0) -> s
     """Mostly what `schema` describes (so that deep keywords are reached), sometimes anything at all."""
     if depth > 3:
         return JSON
-    return st.one_of(_conforming(_resolve(schema, root), root, depth), JSON) if depth else _conforming(
-        _resolve(schema, root), root, depth)
+    return (
+        st.one_of(_conforming(_resolve(schema, root), root, depth), JSON)
+        if depth
+        else _conforming(_resolve(schema, root), root, depth)
+    )
 
 
 def _conforming(schema: dict[str, Any], root: dict[str, Any], depth: int) -> st.SearchStrategy[Any]:
@@ -56,8 +59,11 @@ def _of_type(kind: str, schema: dict[str, Any], root: dict[str, Any], depth: int
     if kind == "array":
         return st.lists(instances(schema.get("items", {}), root, depth + 1), max_size=3)
     scalars: dict[str, st.SearchStrategy[Any]] = {
-        "string": st.text(max_size=3), "boolean": st.booleans(), "null": st.none(),
-        "integer": st.integers(-3, 12) | st.just(2.0), "number": st.integers(-3, 12) | st.floats(-3, 12) | st.booleans(),
+        "string": st.text(max_size=3),
+        "boolean": st.booleans(),
+        "null": st.none(),
+        "integer": st.integers(-3, 12) | st.just(2.0),
+        "number": st.integers(-3, 12) | st.floats(-3, 12) | st.booleans(),
     }
     return scalars[kind]
 
@@ -66,10 +72,15 @@ def _objects(schema: dict[str, Any], root: dict[str, Any], depth: int) -> st.Sea
     known = {name: instances(sub, root, depth + 1) for name, sub in schema.get("properties", {}).items()}
     extra = schema.get("additionalProperties", True)
     names = _resolve(schema.get("propertyNames", {}), root)
-    extra_keys = st.sampled_from(names["enum"]) | st.text(max_size=6) if "enum" in names else st.text(max_size=8)
+    extra_keys = (
+        st.sampled_from(names["enum"]) | st.text(max_size=6) if "enum" in names else st.text(max_size=8)
+    )
     extra_values = instances(extra, root, depth + 1) if isinstance(extra, dict) else JSON
-    return st.builds(lambda fixed, more: {**more, **fixed}, st.fixed_dictionaries({}, optional=known),
-                     st.dictionaries(extra_keys, extra_values, max_size=2))
+    return st.builds(
+        lambda fixed, more: {**more, **fixed},
+        st.fixed_dictionaries({}, optional=known),
+        st.dictionaries(extra_keys, extra_values, max_size=2),
+    )
 
 
 @cache
@@ -97,7 +108,9 @@ def test_the_validator_implements_every_keyword_the_schema_uses(name: str) -> No
 
 
 def test_the_keyword_check_finds_a_keyword_the_validator_lacks() -> None:
-    assert unsupported_keywords({"properties": {"a": {"oneOf": [], "type": "string"}}}) == ["#/properties/a/oneOf"]
+    assert unsupported_keywords({"properties": {"a": {"oneOf": [], "type": "string"}}}) == [
+        "#/properties/a/oneOf"
+    ]
 
 
 @pytest.mark.parametrize("name", schemas.NAMES)
@@ -142,8 +155,11 @@ FILES = _yaml_files()
 
 def test_the_files_compared_include_the_shipped_config_and_both_fixture_sets() -> None:
     names = {str(path.relative_to(REPO)) for _, path, _ in FILES}
-    assert {"config_samples/rules.yaml", "tests/check/configs/invalid/unknown_keys/rules.yaml",
-            "tests/ruletests/fixtures/broken_tests/tests/schema_errors.yaml"} <= names
+    assert {
+        "config_samples/rules.yaml",
+        "tests/check/configs/invalid/unknown_keys/rules.yaml",
+        "tests/ruletests/fixtures/broken_tests/tests/schema_errors.yaml",
+    } <= names
 
 
 @pytest.mark.parametrize(("name", "path", "data"), FILES, ids=[str(p.relative_to(REPO)) for _, p, _ in FILES])

@@ -34,27 +34,33 @@ def whens(depth: int = 2) -> st.SearchStrategy[dict[str, Any]]:
     if depth:
         leaves["any_of"] = st.lists(whens(depth - 1), max_size=3)
     return st.dictionaries(st.sampled_from(sorted(leaves)), st.none(), max_size=4).flatmap(
-        lambda keys: st.fixed_dictionaries({key: leaves[key] for key in keys}))
+        lambda keys: st.fixed_dictionaries({key: leaves[key] for key in keys})
+    )
 
 
-submissions = st.fixed_dictionaries({
-    "prompt": st.just("P"),
-    "responses": st.lists(st.fixed_dictionaries({"id": st.sampled_from("ab"), "text": WORDS}), min_size=1,
-                          max_size=3),
-    "ranking": st.just([]),
-    "ratings": st.fixed_dictionaries({name: RATINGS for name in DIMENSIONS}),
-    "rewrite_preferred": WORDS,
-})
+submissions = st.fixed_dictionaries(
+    {
+        "prompt": st.just("P"),
+        "responses": st.lists(
+            st.fixed_dictionaries({"id": st.sampled_from("ab"), "text": WORDS}), min_size=1, max_size=3
+        ),
+        "ranking": st.just([]),
+        "ratings": st.fixed_dictionaries(dict.fromkeys(DIMENSIONS, RATINGS)),
+        "rewrite_preferred": WORDS,
+    }
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(whens(), max_size=5), submissions)
-def test_generated_verdicts_agree_with_each_condition(rules: list[dict[str, Any]], data: dict[str, Any]) -> None:
+def test_generated_verdicts_agree_with_each_condition(
+    rules: list[dict[str, Any]], data: dict[str, Any]
+) -> None:
     blocks = [compile_when(when) for when in rules]
     signals = Signals.of(parse_submission(data))
     verdicts = compile_verdicts(blocks)(signals)
     assert verdicts == tuple(block.test(signals) for block in blocks)
-    for verdict, block in zip(verdicts, blocks):
+    for verdict, block in zip(verdicts, blocks, strict=False):
         assert verdict == all(seen["held"] for seen in block.explain(signals, exhaustive=True).values())
         assert type(verdict) is bool
 
@@ -64,7 +70,14 @@ def test_nesting_deeper_than_the_parser_takes_still_tests() -> None:
     for _ in range(150):  # YAML depth caps configs far below this; the Python API does not
         when = {"any_of": [when]}
     block = compile_when(when)
-    signals = Signals.of(parse_submission({
-        "prompt": "P", "responses": [{"id": "a", "text": "abc"}], "ranking": ["a"],
-        "ratings": dict.fromkeys(DIMENSIONS, 3.0)}))
+    signals = Signals.of(
+        parse_submission(
+            {
+                "prompt": "P",
+                "responses": [{"id": "a", "text": "abc"}],
+                "ranking": ["a"],
+                "ratings": dict.fromkeys(DIMENSIONS, 3.0),
+            }
+        )
+    )
     assert compile_verdicts([block])(signals) == (True,)

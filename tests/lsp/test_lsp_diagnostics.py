@@ -3,7 +3,8 @@ edited file and the rest of its folder; pulled by clients that ask."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pytest
 from lsprotocol import types
@@ -175,13 +176,18 @@ async def test_edits_after_a_line_separator_in_a_string_land_where_the_editor_ma
     assert await editor.replace("rules.yaml", "max_total_length: -80", "max_total_length: 80") == []
 
 
-@pytest.mark.parametrize("template", [
-    "{{ " + "(" * 90 + "1" + ")" * 90 + " }}",  # Jinja's parser recursed past Python's limit
-    "{{ " + "+".join(["1"] * 300) + " }}",  # Python's compiler: too many nested parentheses
-    "{% set a = 'x' %}" + "{% set a = a ~ a %}" * 17,  # 1.9 GB at every dry run
-], ids=["90 parentheses", "300 terms", "set doubling"])
+@pytest.mark.parametrize(
+    "template",
+    [
+        "{{ " + "(" * 90 + "1" + ")" * 90 + " }}",  # Jinja's parser recursed past Python's limit
+        "{{ " + "+".join(["1"] * 300) + " }}",  # Python's compiler: too many nested parentheses
+        "{% set a = 'x' %}" + "{% set a = a ~ a %}" * 17,  # 1.9 GB at every dry run
+    ],
+    ids=["90 parentheses", "300 terms", "set doubling"],
+)
 async def test_a_hostile_template_is_one_bad_template_diagnostic(editor: Editor, template: str) -> None:
     await editor.open("rules.yaml")
-    found = await editor.replace("rules.yaml", "      set_flag: too_short",
-                                 f"      add_comment_template: \"{template}\"")
+    found = await editor.replace(
+        "rules.yaml", "      set_flag: too_short", f'      add_comment_template: "{template}"'
+    )
     assert [(d.range.start.line, str(d.code)) for d in found] == [(44, "bad-template")]

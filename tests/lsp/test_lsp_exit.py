@@ -24,8 +24,10 @@ def _message(method: str, id: int | None = None, params: object = None) -> bytes
 
 @pytest.mark.parametrize(("shutdown_first", "code"), [(True, 0), (False, 1)])
 def test_exit_code_says_whether_the_session_was_shut_down(shutdown_first: bool, code: int) -> None:
-    messages = [_message("initialize", 1, {"processId": None, "rootUri": None, "capabilities": {}}),
-                _message("initialized", params={})]
+    messages = [
+        _message("initialize", 1, {"processId": None, "rootUri": None, "capabilities": {}}),
+        _message("initialized", params={}),
+    ]
     if shutdown_first:
         messages.append(_message("shutdown", 2))
     messages.append(_message("exit"))

@@ -135,7 +135,7 @@ async def test_a_misspelt_dimension_is_fixed_with_the_suggestion(editor: Editor)
 async def test_a_missing_required_key_is_inserted(editor: Editor) -> None:
     await editor.open("rules.yaml")
     await editor.replace("rules.yaml", "  - id: very_short_answers\n    when:", "  - when:")
-    assert await quick_fixes(editor, 39, 5) == [("Insert 'id'", True, ((39, 4, 39, 4), 'id: new_rule\n    '))]
+    assert await quick_fixes(editor, 39, 5) == [("Insert 'id'", True, ((39, 4, 39, 4), "id: new_rule\n    "))]
     assert await quick_fixes(editor, 5, 5) == []
 
 

@@ -27,7 +27,10 @@ def test_options_are_read_from_their_json_names() -> None:
         "journals": "reviews/*.jsonl",
         "impactBase": "HEAD",
     }
-    assert parse_options(raw) == (InitOptions("data/samples", False, 0, 200, 20, "reviews/*.jsonl", "HEAD"), [])
+    assert parse_options(raw) == (
+        InitOptions("data/samples", False, 0, 200, 20, "reviews/*.jsonl", "HEAD"),
+        [],
+    )
 
 
 def test_a_bad_option_keeps_its_default_and_says_why() -> None:

@@ -82,7 +82,15 @@ async def test_completion_after_the_separators_offers_the_keys_of_that_line(edit
 async def test_the_lenses_after_the_separators_stand_above_their_rules(editor: Editor) -> None:
     await open_separated(editor)
     lenses = await editor.lenses_when(lambda lenses: any("fires on" in title for _, title in lenses))
-    assert [line for line, _ in lenses] == [0, 0, 14, 23, 31, 39, 48]  # the first line: the run and its impact
+    assert [line for line, _ in lenses] == [
+        0,
+        0,
+        14,
+        23,
+        31,
+        39,
+        48,
+    ]  # the first line: the run and its impact
 
 
 async def outline(editor: Editor) -> list[tuple[str, tuple[int, int, int, int]]]:

@@ -5,7 +5,8 @@ quick fix of a misspelt rule id."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pytest
 from lsprotocol import types
@@ -66,8 +67,11 @@ async def test_schema_and_yaml_problems_are_shown_as_they_are_typed(editor: Edit
     await editor.open(TEST)
     found = await editor.replace(TEST, "      must_not_fire:", "      must_not_fyre:")
     assert summary(found) == [
-        ((9, 6, 9, 19), "unknown-key", "unknown key 'must_not_fyre' in cases[0].expect; did you mean "
-         "'must_not_fire'?")
+        (
+            (9, 6, 9, 19),
+            "unknown-key",
+            "unknown key 'must_not_fyre' in cases[0].expect; did you mean 'must_not_fire'?",
+        )
     ]
     found = await editor.replace(TEST, "      must_not_fyre:\n", "      must_not_fyre:\n    - [\n")
     assert [(d.code, d.range.start.line) for d in found] == [("yaml-syntax", 10)]

@@ -7,10 +7,18 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalkit.lsp.yamlcontext import (Cursor, StructureIndex, WordAt, cursor_at, line_elements, strip_comment,
-                                     target_at)
+from evalkit.lsp.yamlcontext import (
+    Cursor,
+    StructureIndex,
+    WordAt,
+    cursor_at,
+    line_elements,
+    strip_comment,
+    target_at,
+)
 
-RULES = """\
+RULES = (
+    """\
 version: 2  # a comment: with a colon
 rating_rules:
 - id: first
@@ -24,7 +32,9 @@ rating_rules:
   actions: { set_flag: x, assign_label: y }
 - id: second
   when:
-""" + "    \n"  # a blank line the editor indented: the cursor's path comes from its column
+"""
+    + "    \n"
+)  # a blank line the editor indented: the cursor's path comes from its column
 
 
 def at(text: str, line: int, column: int) -> Cursor | None:

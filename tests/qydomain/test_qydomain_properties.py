@@ -72,7 +72,7 @@ def connections_puzzle(draw: st.DrawFn) -> tuple[list[list[str]], str]:
     """k distinct groups of four distinct (normalised) words, and an answer built from any words."""
     words = draw(st.lists(clean_word.map(str.lower), min_size=4, max_size=24, unique_by=str.lower))
     groups = [words[start : start + 4] for start in range(0, len(words) - len(words) % 4, 4)]
-    pool = words + ["zz"]
+    pool = [*words, "zz"]
     answer_words = draw(st.lists(st.sampled_from(pool), max_size=28))
     form = draw(st.sampled_from(["<solution>{}</solution>", "\\boxed{{{}}}", "{}"]))
     answer = form.format(",".join(answer_words))

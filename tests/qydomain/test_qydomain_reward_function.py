@@ -17,7 +17,8 @@ def test_compute_score_has_the_signature_verl_calls() -> None:
 
 
 def test_the_reward_function_file_loads_by_path_as_a_lone_module_and_scores() -> None:
-    # in a fresh interpreter, as verl's get_custom_reward_fn does: spec_from_file_location("custom_module", path)
+    # in a fresh interpreter, as verl's get_custom_reward_fn does: spec_from_file_location("custom_module",
+    # path)
     program = """
 import importlib.util, sys
 import evalkit.qydomain.reward_function as shipped

@@ -95,7 +95,9 @@ def test_malformed_input_scores_zero(ground_truth: object, answer: object) -> No
 
 def _reworded(n: int) -> tuple[str, str]:
     truth = [f"Sentence {i} of the plot" for i in range(n)]
-    return ". ".join(truth) + ".", "<PLOT_SUMMARY>" + ". ".join(s + " again" for s in truth) + ".</PLOT_SUMMARY>"
+    return ". ".join(truth) + ".", "<PLOT_SUMMARY>" + ". ".join(
+        s + " again" for s in truth
+    ) + ".</PLOT_SUMMARY>"
 
 
 def test_a_pair_above_the_work_bound_scores_zero_without_matching(monkeypatch: pytest.MonkeyPatch) -> None:

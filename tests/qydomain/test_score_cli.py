@@ -7,8 +7,8 @@ import os
 import pty
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -213,20 +213,25 @@ def test_a_terminal_gets_a_progress_bar_only_for_a_large_file(
     assert ("data.jsonl [" in shown and "%" in shown and "\r" in shown) is bar_shown
 
 
-
-
 def test_an_unscrambling_row_too_large_to_match_is_an_error_entry_and_the_run_goes_on(tmp_path: Path) -> None:
     truth = [f"Sentence {i} of the plot" for i in range(20_000)]
-    huge = row("unscrambling", ". ".join(truth) + ".",
-               "<PLOT_SUMMARY>" + ". ".join(s + " again" for s in reversed(truth)) + ".</PLOT_SUMMARY>")
+    huge = row(
+        "unscrambling",
+        ". ".join(truth) + ".",
+        "<PLOT_SUMMARY>" + ". ".join(s + " again" for s in reversed(truth)) + ".</PLOT_SUMMARY>",
+    )
     write_jsonl(tmp_path / "data.jsonl", jsonl([ROWS[3], huge, ROWS[3]]))
     result = evalkit_score("data.jsonl", "--out", "scored.jsonl", cwd=tmp_path)
     assert result.returncode == 1, result.stderr
-    lines = [json.loads(line) for line in (tmp_path / "scored.jsonl").read_text(encoding="utf-8").splitlines()]
+    lines = [
+        json.loads(line) for line in (tmp_path / "scored.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     assert [line.get("score") for line in lines] == [SCORES[3], None, SCORES[3]]
     assert lines[1]["source"] == "data.jsonl:2"
     assert lines[1]["error"]["code"] == "too-large"
-    assert lines[1]["error"]["message"].startswith("too large to score: 20,000 plot sentences against 20,000 ")
+    assert lines[1]["error"]["message"].startswith(
+        "too large to score: 20,000 plot sentences against 20,000 "
+    )
 
 
 def test_jobs_2_workers_reading_their_own_ranges_of_a_large_file_give_jobs_1s_output(tmp_path: Path) -> None:
@@ -252,8 +257,11 @@ def test_jobs_2_workers_reading_their_own_ranges_of_a_large_file_give_jobs_1s_ou
     assert (serial.stdout, serial.stderr) == (parallel.stdout, parallel.stderr)
     assert (tmp_path / "serial.jsonl").read_bytes() == (tmp_path / "parallel.jsonl").read_bytes()
     errors = [line for line in serial.stderr.splitlines() if line.startswith("data.jsonl:")]
-    assert errors == [f"data.jsonl:{index + 1}: invalid JSON: Expecting value (column 1)"
-                      for index in range(1500) if index % 211 == 5]
+    assert errors == [
+        f"data.jsonl:{index + 1}: invalid JSON: Expecting value (column 1)"
+        for index in range(1500)
+        if index % 211 == 5
+    ]
     output = (tmp_path / "parallel.jsonl").read_text(encoding="utf-8").splitlines()
     ids = [json.loads(line).get("id") for line in output]
     blank = [index for index in range(1500) if index % 97 == 3 and index % 211 != 5]

@@ -52,16 +52,30 @@ def write_rows(path: Path, count: int) -> Path:
     """`count` dataset rows for `evalkit score`, each unique, with a blank line and two bad ones."""
     kinds = [
         ("typos", "extraordinary", "<solution>extraordinary</solution>"),
-        ("connections", "Apple,Banana,Pear,Grape,Red,Blue,Green,Yellow",
-         "<think>hm</think><solution>Apple,Banana,Pear,Orange,Red,Blue,Green,Yellow</solution>"),
-        ("unscrambling", "The hero wakes up. He fights the dragon. He wins the gold.",
-         "<PLOT_SUMMARY>The hero wakes up. He wins the gold. He fights the dragon.</PLOT_SUMMARY>"),
+        (
+            "connections",
+            "Apple,Banana,Pear,Grape,Red,Blue,Green,Yellow",
+            "<think>hm</think><solution>Apple,Banana,Pear,Orange,Red,Blue,Green,Yellow</solution>",
+        ),
+        (
+            "unscrambling",
+            "The hero wakes up. He fights the dragon. He wins the gold.",
+            "<PLOT_SUMMARY>The hero wakes up. He wins the gold. He fights the dragon.</PLOT_SUMMARY>",
+        ),
     ]
     lines = []
     for number in range(count):
         data_source, label, output = kinds[number % len(kinds)]
-        lines.append(json.dumps({"id": number, "data_source": data_source, "extra_info": {"label": label},
-                                 "model_output": output}))
+        lines.append(
+            json.dumps(
+                {
+                    "id": number,
+                    "data_source": data_source,
+                    "extra_info": {"label": label},
+                    "model_output": output,
+                }
+            )
+        )
     lines[5:5] = ["", '{"data_source": "typos"', '{"data_source": "riddles", "extra_info": {"label": "x"}}']
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
@@ -79,8 +93,10 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("ray-inputs")
     write_submissions(folder / "submissions.jsonl", 400)
     write_rows(folder / "rows.jsonl", 600)
-    for name, args in {"eval": ["eval", str(folder / "submissions.jsonl"), str(SAMPLES)],
-                       "score": ["score", str(folder / "rows.jsonl")]}.items():
+    for name, args in {
+        "eval": ["eval", str(folder / "submissions.jsonl"), str(SAMPLES)],
+        "score": ["score", str(folder / "rows.jsonl")],
+    }.items():
         local = run_evalkit(*args, "--out", f"local-{name}.jsonl", cwd=folder)
         assert local.returncode == 1, local.stderr  # the bad lines are findings
         (folder / f"local-{name}.stderr").write_text(local.stderr + local.stdout, encoding="utf-8")

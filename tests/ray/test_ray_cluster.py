@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -33,8 +33,10 @@ pytestmark = pytest.mark.xdist_group("ray")
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
     """The cluster's address; this process is a driver on it too."""
-    nodes = Cluster(initialize_head=True, head_node_args={
-        "num_cpus": 1, "include_dashboard": False, "object_store_memory": OBJECT_STORE})
+    nodes = Cluster(
+        initialize_head=True,
+        head_node_args={"num_cpus": 1, "include_dashboard": False, "object_store_memory": OBJECT_STORE},
+    )
     nodes.add_node(num_cpus=1, object_store_memory=OBJECT_STORE)
     nodes.wait_for_nodes()
     ray.init(address=nodes.address, logging_level="ERROR")
@@ -52,10 +54,12 @@ def test_eval_on_two_nodes_writes_the_local_eval_in_input_order(workdir: Path, c
     assert shown == [line for line in lines_of(workdir / "local-eval.stderr") if ": error: " in line]
 
 
-def test_score_on_two_nodes_writes_parquet_with_the_local_rows_and_summary(workdir: Path,
-                                                                          cluster: str) -> None:
-    run = run_evalkit("score", str(workdir / "rows.jsonl"), "--out", "cluster-score.parquet",
-                      "--ray", cluster, cwd=workdir)
+def test_score_on_two_nodes_writes_parquet_with_the_local_rows_and_summary(
+    workdir: Path, cluster: str
+) -> None:
+    run = run_evalkit(
+        "score", str(workdir / "rows.jsonl"), "--out", "cluster-score.parquet", "--ray", cluster, cwd=workdir
+    )
     assert run.returncode == 1, run.stderr
     table = pq.read_table(workdir / "cluster-score.parquet")
     assert table.column_names == ["source", "data_source", "score", "error", "record"]
@@ -82,7 +86,8 @@ class DiesOnce(EvaluateBatch):
 
 
 def test_an_evaluator_killed_mid_run_is_replaced_and_no_row_is_lost_or_doubled(
-        tmp_path: Path, cluster: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, cluster: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     submissions = write_submissions(tmp_path / "many.jsonl", 1000)  # ten batches of 100 over two actors
     local = run_evalkit("eval", str(submissions), "--out", "local.jsonl", cwd=tmp_path)
     assert local.returncode == 1, local.stderr

@@ -7,8 +7,8 @@ import json
 import os
 import pty
 import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 import ray
@@ -21,8 +21,13 @@ pytestmark = pytest.mark.xdist_group("ray")
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray() -> Iterator[None]:
-    ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=OBJECT_STORE,
-             logging_level="ERROR")
+    ray.init(
+        address="local",
+        num_cpus=2,
+        include_dashboard=False,
+        object_store_memory=OBJECT_STORE,
+        logging_level="ERROR",
+    )
     yield
     ray.shutdown()
 
@@ -32,8 +37,9 @@ def records(dataset: ray.data.Dataset) -> list[str]:
 
 
 def test_evaluate_gives_the_records_of_the_local_eval(workdir: Path) -> None:
-    results = evalkit.ray.evaluate(evalkit.ray.read_submissions(
-        [workdir / "submissions.jsonl", SAMPLES]), None)
+    results = evalkit.ray.evaluate(
+        evalkit.ray.read_submissions([workdir / "submissions.jsonl", SAMPLES]), None
+    )
     local = lines_of(workdir / "local-eval.jsonl")
     assert by_source(records(results)) == by_source(local)
     assert len(local) == 400 + 2 + len(list(SAMPLES.glob("*.*")))
@@ -52,10 +58,11 @@ def test_evaluate_takes_submissions_as_columns_with_their_sources(workdir: Path)
     (folder / "rows.jsonl").write_text("".join(json.dumps(s) + "\n" for s in submissions), encoding="utf-8")
     subprocess.run([EVALKIT, "eval", "rows.jsonl", "--out", "local.jsonl"], cwd=folder, check=False)
     expected = {json.loads(line)["source"]: line for line in lines_of(folder / "local.jsonl")}
-    for source, record in zip(results["source"], results["record"]):
+    for source, record in zip(results["source"], results["record"], strict=False):
         number = int(source.split()[1])
         assert record == expected[f"rows.jsonl:{number + 1}"].replace(
-            f'"source": "rows.jsonl:{number + 1}"', f'"source": "{source}"')
+            f'"source": "rows.jsonl:{number + 1}"', f'"source": "{source}"'
+        )
 
 
 def test_score_gives_the_rows_of_the_local_score(workdir: Path) -> None:
@@ -64,7 +71,8 @@ def test_score_gives_the_rows_of_the_local_score(workdir: Path) -> None:
 
 
 def test_eval_ray_without_an_address_runs_locally_in_input_order_with_progress(
-        workdir: Path, read_terminal: Callable[[int], str]) -> None:
+    workdir: Path, read_terminal: Callable[[int], str]
+) -> None:
     controller, terminal = pty.openpty()
     command = [EVALKIT, "eval", str(workdir / "submissions.jsonl"), "--out", "ray.jsonl", "--ray"]
     process = subprocess.Popen(command, cwd=workdir, stdout=subprocess.DEVNULL, stderr=terminal)

@@ -34,14 +34,16 @@ def test_the_commands_without_ray_do_not_import_it(tmp_path: Path, command: list
 
 
 @pytest.mark.parametrize("command", [["eval", str(SAMPLES)], ["score", "rows.jsonl"]])
-def test_ray_without_ray_installed_exits_2_saying_how_to_install_it(tmp_path: Path,
-                                                                   command: list[str]) -> None:
+def test_ray_without_ray_installed_exits_2_saying_how_to_install_it(
+    tmp_path: Path, command: list[str]
+) -> None:
     env = stand_in_ray(tmp_path, "raise ModuleNotFoundError(\"No module named 'ray'\", name='ray')\n")
     write_rows(tmp_path / "rows.jsonl", 10)
     result = run([*command, "--out", "out.jsonl", "--ray"], tmp_path, env)
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
-        f"evalkit {command[0]}: --ray needs Ray Data, which is not installed: pip install evalkit[ray]"]
+        f"evalkit {command[0]}: --ray needs Ray Data, which is not installed: pip install evalkit[ray]"
+    ]
     assert not (tmp_path / "out.jsonl").exists()
 
 
@@ -55,8 +57,12 @@ def test_ray_refuses_what_it_does_not_do_before_starting(tmp_path: Path, flag: l
 
 
 def test_ray_with_no_cluster_at_the_address_exits_2_at_once(tmp_path: Path) -> None:
-    result = run(["eval", str(SAMPLES), "--out", "out.jsonl", "--ray", "127.0.0.1:1"], tmp_path, dict(os.environ))
+    result = run(
+        ["eval", str(SAMPLES), "--out", "out.jsonl", "--ray", "127.0.0.1:1"], tmp_path, dict(os.environ)
+    )
     assert result.returncode == 2
-    assert result.stderr.startswith("evalkit eval: cannot reach the Ray cluster at 127.0.0.1:1: "), result.stderr
+    assert result.stderr.startswith("evalkit eval: cannot reach the Ray cluster at 127.0.0.1:1: "), (
+        result.stderr
+    )
     assert len(result.stderr.splitlines()) == 1
     assert not (tmp_path / "out.jsonl").exists()

@@ -11,8 +11,13 @@ EVALKIT = Path(sys.executable).parent / "evalkit"
 
 
 def test_evalkit_test_config_samples_passes_with_full_coverage() -> None:
-    done = subprocess.run([str(EVALKIT), "test", "config_samples", "--coverage"], cwd=REPO, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [str(EVALKIT), "test", "config_samples", "--coverage"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     lines = done.stdout.splitlines()
     assert done.returncode == 0, done.stdout
     assert all(line.startswith("PASS ") for line in lines[:-2])

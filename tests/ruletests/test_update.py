@@ -24,8 +24,13 @@ def suite(tmp_path: Path) -> Path:
 
 
 def evalkit_test(suite: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(EVALKIT), "test", str(suite), *args], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "NO_COLOR": "1"})
+    return subprocess.run(
+        [str(EVALKIT), "test", str(suite), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
 
 
 def _case(path: Path, name: str) -> dict[str, object]:
@@ -42,10 +47,15 @@ def test_update_records_actual_outcomes_and_keeps_comments(suite: Path) -> None:
     assert "      score: 2          # wrong: the heap rule adds 2" in text
     assert "      corrected_ratings: {accuracy: 4.5, optimality: 4.0}" in text
     assert _case(failing, "a rule that must fire does not")["expect"] == {
-        "must_fire": ["mentions_heap"], "must_not_fire": []}
+        "must_fire": ["mentions_heap"],
+        "must_not_fire": [],
+    }
     assert _case(failing, "no expectations yet")["expect"] == {
-        "fired": ["mentions_heap", "high_accuracy_needs_example", "close_rewrite"], "label": "good", "score": 2,
-        "flags": ["efficient"]}
+        "fired": ["mentions_heap", "high_accuracy_needs_example", "close_rewrite"],
+        "label": "good",
+        "score": 2,
+        "flags": ["efficient"],
+    }
 
 
 def test_after_update_only_the_cases_that_cannot_run_still_fail(suite: Path) -> None:
@@ -72,12 +82,18 @@ def test_update_twice_changes_nothing_the_second_time(suite: Path) -> None:
 
 def test_a_multi_line_rewrite_is_written_as_a_literal_block(suite: Path) -> None:
     failing = suite / "tests" / "failing.yaml"
-    failing.write_text(failing.read_text(encoding="utf-8").replace(
-        "      label: good\n", "      label: good\n      rewrite_final: old\n", 1), encoding="utf-8")
+    failing.write_text(
+        failing.read_text(encoding="utf-8").replace(
+            "      label: good\n", "      label: good\n      rewrite_final: old\n", 1
+        ),
+        encoding="utf-8",
+    )
     (suite / "rewrite.yaml").write_text("min_length: 500\nnote_text: Expand it.\n")
     evalkit_test(suite, "--update")
-    assert "      rewrite_final: |-\n        A binary heap gives the closest node\n\n        Expand it." in \
-        failing.read_text(encoding="utf-8")
+    assert (
+        "      rewrite_final: |-\n        A binary heap gives the closest node\n\n        Expand it."
+        in failing.read_text(encoding="utf-8")
+    )
 
 
 def test_update_on_a_full_disk_names_the_test_file_and_leaves_it_whole(suite: Path) -> None:
@@ -90,8 +106,13 @@ def test_update_on_a_full_disk_names_the_test_file_and_leaves_it_whole(suite: Pa
     def small_files() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
-    done = subprocess.run([str(EVALKIT), "test", str(suite), "--update"], capture_output=True, text=True,
-                          timeout=120, preexec_fn=small_files)
+    done = subprocess.run(
+        [str(EVALKIT), "test", str(suite), "--update"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=small_files,
+    )
     assert done.returncode == 2
     assert done.stderr == f"evalkit test: {failing}: File too large\n"
     assert failing.read_bytes() == before

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable, Iterator
 
 import pytest
-
 from rich.text import Text
 from textual.app import App as TextualApp
 from textual.widget import Widget
@@ -190,7 +189,9 @@ async def test_moving_through_the_queue(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         total = len(app.session.view)
-        assert total > 1 and shown_text(app, "#detail-header").startswith(f"1/{total} ")  # read after the first
+        assert total > 1 and shown_text(app, "#detail-header").startswith(
+            f"1/{total} "
+        )  # read after the first
         await pilot.press("j")
         assert shown_text(app, "#detail-header").startswith(f"2/{total} ")
         assert app.current == 1
@@ -460,7 +461,9 @@ async def test_config_diagnostics_read_as_check_prints_them(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         text = shown_text(app, "#config-text")
-        assert f"{config_copy}/rules.yaml:3:11: error[yaml-syntax] the flow mapping '{{' is not closed" in text
+        assert (
+            f"{config_copy}/rules.yaml:3:11: error[yaml-syntax] the flow mapping '{{' is not closed" in text
+        )
 
 
 async def test_config_diagnostics_after_a_line_separator_in_a_string_name_the_editor_s_line(

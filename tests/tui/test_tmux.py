@@ -12,8 +12,8 @@ import subprocess
 import sys
 import time
 import uuid
-from pathlib import Path
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
