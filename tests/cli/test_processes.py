@@ -41,6 +41,10 @@ def children(pid: int) -> list[int]:
     return found
 
 
+def all_pids() -> list[int]:
+    return [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
+
+
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -160,9 +164,14 @@ def test_workers_die_with_a_parent_killed_outright(
     run: Run = request.getfixturevalue(fixture)
     workers = started(run, lines)
     run.process.kill()
-    code, _, _ = run.finish()  # returns only once no worker holds the caller's stdout and stderr
-    assert code == -signal.SIGKILL
+    assert run.process.wait(timeout=DEADLINE_S) == -signal.SIGKILL
     wait_for(lambda: not any(alive(pid) for pid in workers), "the workers to end")
+    # nothing of the command is left (its forked workers share its command line), so nothing of it holds
+    # the caller's stdout and stderr; reading them to their end could also wait on a process the test run
+    # forked elsewhere at the wrong moment, which is no part of the command
+    wait_for(
+        lambda: not any(alive(pid) and _runs_on(pid, run.fifo) for pid in all_pids()), "the command to end"
+    )
 
 
 def test_ctrl_c_reaches_the_process_group_and_ends_the_run_once(eval_run: Run) -> None:
