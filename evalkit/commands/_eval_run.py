@@ -348,12 +348,21 @@ def _rendered(outcome: Outcome, field: str, batch: bool) -> str:
     return body + "\n"
 
 
+def _summary(outcomes: list[Outcome]) -> dict[str, Any]:
+    """The report's counts: submissions evaluated, errors, and each label."""
+    labels: dict[str, int] = {}
+    for outcome in outcomes:
+        if outcome.error is None:
+            labels[str(outcome.label)] = labels.get(str(outcome.label), 0) + 1
+    errors = sum(1 for o in outcomes if o.error is not None)
+    return {"count": len(outcomes) - errors, "errors": errors, "labels": labels}
+
+
 def _report(config: Config, outcomes: list[Outcome]) -> str:
-    from evalkit.commands.eval_ import summary_of
     from evalkit.engine.report_md import render_report
 
     summary: dict[str, Any] = {
-        **summary_of(outcomes),
+        **_summary(outcomes),
         "config_hash": config.config_hash,
         "rule_version": config.plan.rule_version if config.plan else None,
     }

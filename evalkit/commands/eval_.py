@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -48,12 +47,3 @@ def run(args: argparse.Namespace) -> int:
         return run_eval(args)
     args.jobs = capped_jobs(args.jobs, "evalkit eval")
     return EvalRun(args).execute()
-
-
-def summary_of(outcomes: list[Any]) -> dict[str, Any]:
-    labels: dict[str, int] = {}
-    for outcome in outcomes:
-        if outcome.error is None:
-            labels[str(outcome.label)] = labels.get(str(outcome.label), 0) + 1
-    errors = sum(1 for o in outcomes if o.error is not None)
-    return {"count": len(outcomes) - errors, "errors": errors, "labels": labels}
