@@ -65,6 +65,7 @@ def worker_pool(
     try:
         yield pool
     except BrokenProcessPool:
+        _quiet_teardown()
         _unstick(pool)
         raise WorkerDied("a worker process died (killed, or out of memory?); try fewer --jobs") from None
     except BaseException:
@@ -89,6 +90,14 @@ def result_of(future: Future[T], pool: ProcessPoolExecutor) -> T:
 
 def _sentinels(pool: ProcessPoolExecutor) -> list[Any]:
     return [process.sentinel for process in list((getattr(pool, "_processes", None) or {}).values())]
+
+
+def _quiet_teardown() -> None:
+    """Once a worker has died the run ends with one message (WorkerDied). The pool's own thread and its
+    pipes' finalizers may then fail on the pipes `_unstick` closes ("Exception in thread ...", "Exception
+    ignored in ..."): that is the teardown of a pool already given up, not news for the user."""
+    threading.excepthook = lambda args: None
+    sys.unraisablehook = lambda unraisable: None
 
 
 def _unstick(pool: ProcessPoolExecutor) -> None:
