@@ -28,7 +28,7 @@ from evalkit.lsp.reviewers import Verdicts
 from evalkit.lsp.schemanav import names_dimension
 from evalkit.lsp.session import OpenDocument, Session
 from evalkit.lsp.stdio import serve_stdio
-from evalkit.lsp.workspace import uri_for
+from evalkit.lsp.workspace import FolderState, uri_for
 from evalkit.lsp.yamlcontext import cursor_at, target_at
 
 
@@ -287,19 +287,32 @@ def code_lens(ls: EvalkitServer, params: types.CodeLensParams) -> list[types.Cod
     )
 
 
-@SERVER.command(lenses.DRY_RUN_COMMAND)
-@fail_soft({"error": "the dry run failed; see the server log"})
-async def dry_run(ls: EvalkitServer, *arguments: Any) -> dict[str, Any]:
-    """`evalkit.dryRun [uri]`: the per-sample results (label, score, flags, fired rules) of the folder of
-    `uri` (default: the first folder with an open config file)."""
+async def _ran_now(
+    ls: EvalkitServer, arguments: tuple[Any, ...], purpose: str
+) -> tuple[Path, FolderState] | dict[str, Any]:
+    """A command's folder (the URI given, else the first with an open config file) with its dry run done
+    now, or the command's answer saying why there is none."""
     folder = ls.session.command_folder(arguments)
     if folder is None:
         return {"error": "no evalkit config file is open; pass the URI of one"}
     state = await ls.session.dry_run_now(folder)
     if state.latest is None or not state.latest.ok:
-        return {"config": str(folder), "error": "the config has errors; fix them to run the rules"}
+        return {"config": str(folder), "error": f"the config has errors; fix them to {purpose}"}
     if state.report is None:
         return {"config": str(folder), "error": lenses.NO_SAMPLES}
+    return folder, state
+
+
+@SERVER.command(lenses.DRY_RUN_COMMAND)
+@fail_soft({"error": "the dry run failed; see the server log"})
+async def dry_run(ls: EvalkitServer, *arguments: Any) -> dict[str, Any]:
+    """`evalkit.dryRun [uri]`: the per-sample results (label, score, flags, fired rules) of the folder of
+    `uri` (default: the first folder with an open config file)."""
+    ran = await _ran_now(ls, arguments, "run the rules")
+    if isinstance(ran, dict):
+        return ran
+    folder, state = ran
+    assert state.report is not None
     return state.report.to_json(folder)
 
 
@@ -308,14 +321,10 @@ async def dry_run(ls: EvalkitServer, *arguments: Any) -> dict[str, Any]:
 async def diff(ls: EvalkitServer, *arguments: Any) -> dict[str, Any]:
     """`evalkit.diff [uri]`: the live impact as `evalkit diff --format json` gives it: the samples' results
     under the buffers' config against the base (`impactBase`: the saved files, or git HEAD)."""
-    folder = ls.session.command_folder(arguments)
-    if folder is None:
-        return {"error": "no evalkit config file is open; pass the URI of one"}
-    state = await ls.session.dry_run_now(folder)
-    if state.latest is None or not state.latest.ok:
-        return {"config": str(folder), "error": "the config has errors; fix them to compare it"}
-    if state.report is None:
-        return {"config": str(folder), "error": lenses.NO_SAMPLES}
+    ran = await _ran_now(ls, arguments, "compare it")
+    if isinstance(ran, dict):
+        return ran
+    folder, state = ran
     found = state.impact
     if found is None or found.report is None:
         problem = found.problem if found is not None else "no comparison yet"

@@ -47,7 +47,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evalkit.commands._diff_run import DiffRun, UsageProblem
+    from evalkit.commands._diff_run import DiffRun
+    from evalkit.engine.check import UsageProblem
 
     try:
         return DiffRun(args).execute()
