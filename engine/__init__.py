@@ -1,4 +1,5 @@
-"""The evalkit engine: config loading, validation, compilation and evaluation; diagnostics; reports.
+"""The evalkit engine, the pure core: config loading, validation, compilation and evaluation; diagnostics;
+the result. What the faces do with it (inputs, batches, check, rule tests, diff, stats) is `evalkit.services`.
 
 Public API (README, "Evaluating submissions"; ARCHITECTURE.md): `load_config`, `analyze`, `Config`,
 `ConfigError`, `Evaluator`, `Result`, `Submission`, `parse_submission`, `SubmissionError`, `Diagnostic`,

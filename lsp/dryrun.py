@@ -19,9 +19,9 @@ from typing import Any
 
 from evalkit.engine import Evaluator
 from evalkit.engine.config import Config
-from evalkit.engine.diff import Snapshot
-from evalkit.engine.inputs import LoadedSubmission, expand_inputs, read_inputs
 from evalkit.engine.result import Result, SkippedRule
+from evalkit.services.diff import Snapshot
+from evalkit.services.inputs import LoadedSubmission, expand_inputs, read_inputs
 
 RuleKey = tuple[str, str]  # (rule type, rule id): ids are unique only within their list
 SHOWN_SAMPLES = 8  # a hover lists at most this many samples per outcome; the rest are counted

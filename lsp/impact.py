@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.engine.config import Config, config_files
-from evalkit.engine.diff import DiffReport, ItemDiff, Side, side_of
-from evalkit.engine.diffrender import field_lines
 from evalkit.engine.evaluator import Evaluator
-from evalkit.engine.gitrev import ConfigSource, NotInRepository, RevisionError, config_at
-from evalkit.engine.inputs import LoadedSubmission
 from evalkit.lsp.dryrun import SHOWN_SAMPLES, DryRunReport, SampleOutcome
+from evalkit.services.diff import DiffReport, ItemDiff, Side, side_of
+from evalkit.services.diffrender import field_lines
+from evalkit.services.gitrev import ConfigSource, NotInRepository, RevisionError, config_at
+from evalkit.services.inputs import LoadedSubmission
 
 SHOWN_LABELS = 3  # label transitions named in the lens; the rest are `…`
 

@@ -17,7 +17,7 @@ from glob import glob
 from pathlib import Path
 
 from evalkit.engine.config import Config
-from evalkit.engine.stats import Tally
+from evalkit.services.stats import Tally
 
 logger = logging.getLogger(__name__)
 COUNTING = "Reviewers: counting the journals' decisions…"
@@ -86,8 +86,8 @@ def _signature(path: str) -> tuple[str, int, int]:
 def count(config: Config, paths: list[str]) -> dict[str, Tally]:
     """The decisions on each rule's proposals in the readable journals among `paths`."""
     from evalkit.engine.evaluator import Evaluator
-    from evalkit.engine.reviews import ReviewsError, read_reviews
-    from evalkit.engine.stats import review_stats
+    from evalkit.services.reviews import ReviewsError, read_reviews
+    from evalkit.services.stats import review_stats
 
     readable = [path for path in paths if Path(path).is_file()]
     if not readable or config.plan is None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from evalkit.engine.check import rule_positions
 from evalkit.engine.config import Config, config_files
 from evalkit.engine.diagnostics import Diagnostic
-from evalkit.engine.ruletest_load import TESTS_FOLDER, case_problems, check_test_text
+from evalkit.services.check import rule_positions
+from evalkit.services.ruletest_load import TESTS_FOLDER, case_problems, check_test_text
 
 SCHEMA = "ruletest"  # the schema rule test files follow (schemas/ruletest.schema.json)
 

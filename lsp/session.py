@@ -28,7 +28,6 @@ from pygls.workspace import TextDocument
 from evalkit.engine import Evaluator
 from evalkit.engine.config import Config, analyze, config_name
 from evalkit.engine.diagnostics import Diagnostic
-from evalkit.engine.inputs import LoadedSubmission
 from evalkit.engine.positions import split_lines
 from evalkit.lsp import dryrun, impact, ruletests
 from evalkit.lsp.convert import Problem, to_problem
@@ -37,6 +36,7 @@ from evalkit.lsp.options import InitOptions, parse_options
 from evalkit.lsp.reviewers import ReviewerVerdicts
 from evalkit.lsp.workspace import Buffer, FolderState, config_file, evalkit_file, folder_buffers, uri_for
 from evalkit.lsp.yamlcontext import StructureIndex
+from evalkit.services.inputs import LoadedSubmission
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")

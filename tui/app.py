@@ -23,8 +23,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Input, Static, TabbedContent
 
 from evalkit.engine.config import Config, analyze
-from evalkit.engine.inputs import LoadedSubmission, read_file
 from evalkit.engine.result import Result
+from evalkit.services.inputs import LoadedSubmission, read_file
 from evalkit.tui import filters
 from evalkit.tui.bindings import REVIEW_BINDINGS
 from evalkit.tui.changes import result_changes

@@ -1,4 +1,4 @@
-"""The decisions journal's writer (`evalkit.engine.journal` reads it): JSON Lines, appended, flushed and
+"""The decisions journal's writer (`evalkit.services.journal` reads it): JSON Lines, appended, flushed and
 fsynced before a decision counts.
 
 Each line is one entry (`ts`, `source`, `target`, `action`, `value`, `note`, `step`; see `decisions`). The
@@ -18,8 +18,8 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
-from evalkit.engine.journal import JournalContents, JournalError, parse_journal, read_journal
 from evalkit.engine.text import not_a_regular_file
+from evalkit.services.journal import JournalContents, JournalError, parse_journal, read_journal
 
 __all__ = ["Journal", "JournalContents", "JournalError", "parse_journal"]
 

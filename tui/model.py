@@ -19,8 +19,8 @@ from typing import Any, NamedTuple
 
 from evalkit.engine.config import Config
 from evalkit.engine.evaluator import Evaluator
-from evalkit.engine.inputs import LoadedSubmission
 from evalkit.engine.result import Result
+from evalkit.services.inputs import LoadedSubmission
 from evalkit.tui import filters
 from evalkit.tui.decisions import (
     ACCEPT,

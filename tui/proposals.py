@@ -1,7 +1,7 @@
-"""The engine's proposals for one submission: the model lives in `evalkit.engine.proposals`, where
+"""The engine's proposals for one submission: the model lives in `evalkit.services.proposals`, where
 `evalkit stats`, `check` and the language server use it without Textual; the TUI imports it from here."""
 
-from evalkit.engine.proposals import (
+from evalkit.services.proposals import (
     FLAG,
     LABEL,
     RANKING,

@@ -12,8 +12,10 @@ from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import IO, Any, TextIO
 
-from evalkit.engine.atomic import atomic_output, write_text_atomic
-from evalkit.engine.batch import (
+from evalkit.engine.config import Config
+from evalkit.engine.text import shown
+from evalkit.services.atomic import atomic_output, write_text_atomic
+from evalkit.services.batch import (
     Outcome,
     Rendered,
     Want,
@@ -25,10 +27,8 @@ from evalkit.engine.batch import (
     jsonl_line,
     raw_items,
 )
-from evalkit.engine.config import Config
-from evalkit.engine.config_cache import load_for_eval
-from evalkit.engine.text import shown
-from evalkit.engine.workers import WorkerDied
+from evalkit.services.config_cache import load_for_eval
+from evalkit.services.workers import WorkerDied
 
 
 class OutputFailed(Exception):
@@ -225,7 +225,7 @@ class EvalRun:
     def _config(self) -> Config | None:
         config = load_for_eval(self.args.config_dir)
         if not config.files and not config.diagnostics:  # an empty --config-dir: `check` refuses it too
-            from evalkit.engine.check import no_config_files
+            from evalkit.services.check import no_config_files
 
             print(f"evalkit eval: {shown(no_config_files(config.folder))}", file=sys.stderr)
             return None
@@ -359,7 +359,7 @@ def _summary(outcomes: list[Outcome]) -> dict[str, Any]:
 
 
 def _report(config: Config, outcomes: list[Outcome]) -> str:
-    from evalkit.engine.report_md import render_report
+    from evalkit.services.report_md import render_report
 
     summary: dict[str, Any] = {
         **_summary(outcomes),

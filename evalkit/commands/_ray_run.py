@@ -206,8 +206,8 @@ def _progress(files: list[Path]) -> Any:
     import pyarrow.parquet as pq
 
     from evalkit.commands._eval_run import Progress
-    from evalkit.engine.batch import count_items
     from evalkit.ray._files import PARQUET
+    from evalkit.services.batch import count_items
 
     if not sys.stderr.isatty():
         return Progress(0)
@@ -219,7 +219,7 @@ def _progress(files: list[Path]) -> Any:
 def _writer(out: str | None, schema: pa.Schema) -> Iterator[Callable[[pa.Table], object]]:
     """Where each batch of records goes: JSONL lines to stdout or --out, or a Parquet file for a
     `.parquet` --out; files are written atomically."""
-    from evalkit.engine.atomic import atomic_output
+    from evalkit.services.atomic import atomic_output
 
     if out is None:
         yield lambda batch: sys.stdout.write(_lines(batch))

@@ -36,7 +36,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from evalkit.commands._eval_run import EvalRun
-    from evalkit.engine.workers import capped_jobs
+    from evalkit.services.workers import capped_jobs
 
     if args.jobs < 1:
         print("evalkit eval: --jobs must be at least 1", file=sys.stderr)

@@ -84,7 +84,7 @@ def _is_review_output(path: Path) -> bool:
 
 def _input_files(inputs: list[str]) -> list[Path]:
     """The submission files to read; a folder's own journals and exports are not submissions."""
-    from evalkit.engine.inputs import expand_inputs
+    from evalkit.services.inputs import expand_inputs
 
     if not inputs:
         raise _Unusable("no INPUT given: name submission files, JSONL files or folders to review")
@@ -106,7 +106,7 @@ def _config(config_dir: str | None) -> Config:
         raise _Unusable(f"--config-dir {config_dir}: no such folder")
     config = analyze(config_dir)
     if not config.files and not config.diagnostics:  # as `check` and `eval` refuse it
-        from evalkit.engine.check import no_config_files
+        from evalkit.services.check import no_config_files
 
         raise _Unusable(no_config_files(config.folder))
     return config
@@ -130,7 +130,7 @@ def open_session(config: Config, journal_path: Path) -> tuple[ReviewSession, Jou
 
 
 def _export(session: ReviewSession, files: list[Path], destination: Path) -> int:
-    from evalkit.engine.inputs import read_file
+    from evalkit.services.inputs import read_file
     from evalkit.tui.export import write_jsonl_atomic
 
     if not session.config.ok:

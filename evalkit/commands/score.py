@@ -91,8 +91,8 @@ def run(args: argparse.Namespace) -> int:
         from evalkit.commands._ray_run import run_score
 
         return run_score(args)
-    from evalkit.engine.workers import capped_jobs
     from evalkit.qydomain.summary import ScoreSummary
+    from evalkit.services.workers import capped_jobs
 
     args.jobs = capped_jobs(args.jobs, "evalkit score")
     summary = ScoreSummary()
@@ -162,7 +162,7 @@ def _score_ranges(
     their lines (C: bytes.count), then only writes what workers send back. Each worker reads its range
     itself, scores it and renders its output lines (the parent read, pickled and spliced every line before,
     and, at two workers, was the bottleneck)."""
-    from evalkit.engine.workers import WorkerDied, result_of, worker_pool
+    from evalkit.services.workers import WorkerDied, result_of, worker_pool
 
     bad_lines = 0
     try:
@@ -196,7 +196,7 @@ def _score_ranges(
 
 
 def _ranges(source: BinaryIO, name: str) -> Iterator[Range]:
-    from evalkit.engine.inputs import line_ranges
+    from evalkit.services.inputs import line_ranges
 
     try:
         yield from (Range(*part) for part in line_ranges(source, RANGE_BYTES))
@@ -309,7 +309,7 @@ def _score_chunks(chunks: Iterable[Chunk], path: str, jobs: int) -> Iterator[tup
         for chunk in chunks:
             yield chunk.end_offset, score_chunk(path, chunk.lines)
         return
-    from evalkit.engine.workers import WorkerDied, result_of, worker_pool
+    from evalkit.services.workers import WorkerDied, result_of, worker_pool
 
     try:
         with worker_pool(jobs) as pool:
@@ -337,7 +337,7 @@ def _show_error(progress: _Progress, count: int, message: str) -> None:
 @contextlib.contextmanager
 def _output(path: str | None) -> Iterator[Callable[[bytes], None]]:
     """Where the scored JSONL goes: stdout, or --out through a temporary file that replaces it only when
-    the whole input was read (engine/atomic.py)."""
+    the whole input was read (services/atomic.py)."""
     if path is None:
 
         def write_stdout(data: bytes) -> None:
@@ -348,7 +348,7 @@ def _output(path: str | None) -> Iterator[Callable[[bytes], None]]:
         with _write_errors_stop(None):
             sys.stdout.flush()
         return
-    from evalkit.engine.atomic import atomic_output
+    from evalkit.services.atomic import atomic_output
 
     with _write_errors_stop(path), atomic_output(path, binary=True) as handle:
 

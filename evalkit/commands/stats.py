@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from evalkit.engine.config import Config
-    from evalkit.engine.stats import ReviewStats
+    from evalkit.services.stats import ReviewStats
 
 FORMATS = ("text", "json", "html")
 
@@ -60,8 +60,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> str:
     from evalkit.engine.evaluator import Evaluator
-    from evalkit.engine.reviews import ReviewsError, read_reviews
-    from evalkit.engine.stats import review_stats
+    from evalkit.services.reviews import ReviewsError, read_reviews
+    from evalkit.services.stats import review_stats
 
     missing = [name for name in args.inputs or [] if not Path(name).exists()]
     if missing:
@@ -81,10 +81,10 @@ def _report(args: argparse.Namespace) -> str:
 
 def _render(kind: str, stats: ReviewStats, about: dict[str, str]) -> str:
     if kind == "html":
-        from evalkit.engine.stats_html import render_html
+        from evalkit.services.stats_html import render_html
 
         return render_html(stats, about)
-    from evalkit.engine.stats_report import render_json, render_text
+    from evalkit.services.stats_report import render_json, render_text
 
     render = render_json if kind == "json" else render_text
     return render(stats, about)
@@ -104,7 +104,7 @@ def _config(config_dir: str | None) -> Config:
 
 
 def _write(output: str, out: str | None) -> None:
-    from evalkit.engine.atomic import atomic_output
+    from evalkit.services.atomic import atomic_output
 
     if out is None:
         print(output)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from evalkit.engine.text import shown
 
 if TYPE_CHECKING:
-    from evalkit.engine.ruletest_run import CaseOutcome, Suite
+    from evalkit.services.ruletest_run import CaseOutcome, Suite
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -35,10 +35,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evalkit.engine.check import UsageProblem
-    from evalkit.engine.ruletest_load import find_suites
-    from evalkit.engine.ruletest_run import run_suite
-    from evalkit.engine.ruletest_update import update_files
+    from evalkit.services.check import UsageProblem
+    from evalkit.services.ruletest_load import find_suites
+    from evalkit.services.ruletest_run import run_suite
+    from evalkit.services.ruletest_update import update_files
 
     try:
         targets = find_suites(args.paths)
@@ -100,7 +100,7 @@ def _case_report(outcome: CaseOutcome) -> str:
 
 
 def _mismatch_lines(outcome: CaseOutcome) -> list[str]:
-    from evalkit.engine.ruletest_explain import explain_rule
+    from evalkit.services.ruletest_explain import explain_rule
 
     lines = []
     for mismatch in outcome.mismatches:

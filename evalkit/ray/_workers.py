@@ -16,9 +16,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from evalkit.engine.batch import Outcome, RawItem
 from evalkit.qydomain.records import RowError, score_json_line
 from evalkit.ray._files import row_text
+from evalkit.services.batch import Outcome, RawItem
 
 EVALUATED_SCHEMA = pa.schema(
     [("source", pa.string()), ("label", pa.string()), ("error", pa.string()), ("record", pa.large_string())]
@@ -77,8 +77,8 @@ class EvaluateBatch:
 
     def __init__(self, files: Mapping[str, bytes]) -> None:
         from evalkit.commands._eval_run import _rendered
-        from evalkit.engine.batch import BatchEvaluator, Want
         from evalkit.engine.config import analyze
+        from evalkit.services.batch import BatchEvaluator, Want
 
         with tempfile.TemporaryDirectory(prefix="evalkit-config-") as folder:
             for name, raw in files.items():

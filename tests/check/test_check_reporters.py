@@ -9,9 +9,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from evalkit.engine.check import CheckReport
-from evalkit.engine.check_reporters import as_json, github, render, sarif, text, use_colour
 from evalkit.engine.diagnostics import Diagnostic, Fix, Severity, Span
+from evalkit.services.check import CheckReport
+from evalkit.services.check_reporters import as_json, github, render, sarif, text, use_colour
 
 # What GitHub code scanning reads from an uploaded SARIF file ("SARIF support for code scanning"): a
 # 2.1.0 log whose run names its tool, whose results point at a rule, a level, a message and a region.

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from evalkit.engine.check import check_paths
 from evalkit.engine.diagnostics import CODES, Diagnostic
+from evalkit.services.check import check_paths
 
 CONFIGS = Path(__file__).parent / "configs"
 INVALID = sorted(p for p in (CONFIGS / "invalid").iterdir() if p.is_dir())

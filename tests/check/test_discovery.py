@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.engine.check import UsageProblem, check_paths, find_targets
+from evalkit.services.check import UsageProblem, check_paths, find_targets
 
 CONFIGS = Path(__file__).parent / "configs"
 MIXED = CONFIGS / "invalid" / "mixed_files"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.engine import Evaluator
-from evalkit.engine.check import UsageProblem, check_paths
 from evalkit.engine.diagnostics import Severity
+from evalkit.services.check import UsageProblem, check_paths
 
 REPO = Path(__file__).parents[2]
 CONFIG = REPO / "config_samples"

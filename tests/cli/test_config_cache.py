@@ -1,4 +1,4 @@
-"""`evalkit eval`'s compiled-config cache (engine/config_cache.py), through the real command: a warm cache
+"""`evalkit eval`'s compiled-config cache (services/config_cache.py), through the real command: a warm cache
 gives the same outputs without parsing YAML; a tampered or forged entry is ignored and written anew; a
 changed config misses; concurrent first runs leave one valid entry; EVALKIT_NO_CACHE=1 and a key file
 others may read turn it off."""

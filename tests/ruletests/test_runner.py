@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.engine.check import UsageProblem
-from evalkit.engine.ruletest_load import find_suites, load_test_file, merged
-from evalkit.engine.ruletest_run import run_suite
+from evalkit.services.check import UsageProblem
+from evalkit.services.ruletest_load import find_suites, load_test_file, merged
+from evalkit.services.ruletest_run import run_suite
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SUITE = FIXTURES / "suite"

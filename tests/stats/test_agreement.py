@@ -10,11 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalkit.engine.agreement import alpha
 from evalkit.engine.config import analyze
 from evalkit.engine.evaluator import Evaluator
-from evalkit.engine.reviews import read_reviews
-from evalkit.engine.stats import review_stats
+from evalkit.services.agreement import alpha
+from evalkit.services.reviews import read_reviews
+from evalkit.services.stats import review_stats
 
 REPO = Path(__file__).parents[2]
 
@@ -84,7 +84,7 @@ def test_every_decision_is_counted_once_and_rates_add_up(
 
 
 def _rating_moves(reviews: Any, dimension: str) -> list[tuple[float, float]]:
-    from evalkit.engine.proposals import proposals_of
+    from evalkit.services.proposals import proposals_of
 
     evaluator = Evaluator(analyze(REPO / "config_samples"))
     moves = []

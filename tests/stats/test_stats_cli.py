@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from evalkit.engine.proposals import Proposal
+from evalkit.services.proposals import Proposal
 
 PENALTY = "low_optimality_penalty"  # moves the label and a flag on 4 of the 8 samples
 
@@ -115,7 +115,7 @@ def test_throughput_counts_active_time_without_breaks(reviewer: Any, evalkit: An
 
 def test_undone_decisions_do_not_count(workspace: Path, reviewer: Any, evalkit: Any) -> None:
     from evalkit.engine.config import analyze
-    from evalkit.engine.inputs import read_inputs
+    from evalkit.services.inputs import read_inputs
     from evalkit.tui.journal import Journal
     from evalkit.tui.model import ReviewSession
 

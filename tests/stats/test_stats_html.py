@@ -11,7 +11,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from evalkit.engine.proposals import Proposal
+from evalkit.services.proposals import Proposal
 
 CHROMIUM_FLAGS = (
     "--headless",

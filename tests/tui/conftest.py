@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from evalkit.engine.config import Config, analyze
-from evalkit.engine.inputs import read_inputs
+from evalkit.services.inputs import read_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG_DIR = ROOT / "config_samples"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.engine.atomic import atomic_output, write_text_atomic
+from evalkit.services.atomic import atomic_output, write_text_atomic
 
 
 def test_the_new_content_replaces_the_old_and_no_temporary_file_is_left(tmp_path: Path) -> None:

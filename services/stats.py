@@ -25,12 +25,12 @@ from datetime import timedelta
 from itertools import pairwise
 from typing import Any
 
-from evalkit.engine.agreement import Alpha, alpha
-from evalkit.engine.decisions import ACCEPT, DISCARD, Decision
-from evalkit.engine.proposals import FLAG, LABEL, RANKING, RATING, REWRITE, Proposal, proposals_of
 from evalkit.engine.result import Result
-from evalkit.engine.reviews import Activity, Reviews
 from evalkit.engine.submission import Submission
+from evalkit.services.agreement import Alpha, alpha
+from evalkit.services.decisions import ACCEPT, DISCARD, Decision
+from evalkit.services.proposals import FLAG, LABEL, RANKING, RATING, REWRITE, Proposal, proposals_of
+from evalkit.services.reviews import Activity, Reviews
 
 IDLE_GAP = timedelta(minutes=10)
 MIN_DECISIONS = 10

@@ -16,7 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from evalkit.engine.decisions import (
+from evalkit.engine.submission import Submission
+from evalkit.services.decisions import (
     ACCEPT,
     DISCARD,
     EDIT,
@@ -26,8 +27,7 @@ from evalkit.engine.decisions import (
     DecisionBook,
     is_decision_entry,
 )
-from evalkit.engine.journal import JournalContents, read_journal
-from evalkit.engine.submission import Submission
+from evalkit.services.journal import JournalContents, read_journal
 
 DECIDING = frozenset({ACCEPT, DISCARD, EDIT})
 """The actions that decide a proposal (notes and `done` do not)."""
@@ -100,7 +100,7 @@ def _given(
     inputs: Sequence[str], pairs: list[tuple[str, tuple[DecisionBook, Activity, int]]]
 ) -> dict[str, Submission | None]:
     """The submissions among `inputs` that a journal may name (by any key its sources may have)."""
-    from evalkit.engine.inputs import read_inputs
+    from evalkit.services.inputs import read_inputs
 
     wanted = {
         key
@@ -125,7 +125,7 @@ def _bases(journal: str) -> list[Path]:
 def _replayed(path: Path) -> tuple[DecisionBook, Activity, int, list[tuple[int, str]]]:
     """The journal's final decisions, when they were made, how many of its lines could not be used, and
     why each could not (line, why)."""
-    from evalkit.engine.journal import JournalError
+    from evalkit.services.journal import JournalError
 
     if path.is_dir():
         raise ReviewsError(f"{path}: a folder, not a journal (name the .decisions.jsonl files in it)")
@@ -218,7 +218,7 @@ def _timestamp(value: Any) -> datetime | None:
 
 
 def _attach_submissions(reviews: Reviews, given: dict[str, Submission | None] | None) -> None:
-    from evalkit.engine.inputs import read_file
+    from evalkit.services.inputs import read_file
 
     wanted = set(reviews.decided())
     if given is None:

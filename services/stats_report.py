@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from evalkit.engine.stats import KINDS, NO_LABEL, ReviewStats, Tally
+from evalkit.services.stats import KINDS, NO_LABEL, ReviewStats, Tally
 
 
 def render_json(stats: ReviewStats, config: dict[str, Any]) -> str:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.engine.inputs import expand_inputs
+from evalkit.services.inputs import expand_inputs
 
 
 def test_a_folder_lists_submissions_sorted_and_skips_the_review_files_kept_beside_them(
@@ -28,7 +28,7 @@ def test_a_file_named_explicitly_is_read_whatever_its_name(tmp_path: Path) -> No
 def test_jsonl_lines_end_at_newlines_only(tmp_path: Path) -> None:
     import json
 
-    from evalkit.engine.inputs import read_file
+    from evalkit.services.inputs import read_file
 
     texts = ["one\u2028two", "next\u0085line", "form\x0cfeed"]  # JSON allows these raw inside a string
     rows = [json.dumps({"prompt": text}, ensure_ascii=False) for text in texts]
@@ -40,7 +40,7 @@ def test_jsonl_lines_end_at_newlines_only(tmp_path: Path) -> None:
 
 
 def test_a_file_that_is_not_utf8_is_named_with_its_line_and_column(tmp_path: Path) -> None:
-    from evalkit.engine.inputs import read_file
+    from evalkit.services.inputs import read_file
 
     latin1 = tmp_path / "latin1.json"
     latin1.write_bytes('{\n  "prompt": "café"\n}\n'.encode("latin-1"))
@@ -60,7 +60,7 @@ def test_a_jsonl_file_is_streamed_and_only_its_lines_have_a_size_limit(
     import json
 
     from evalkit.engine import limits
-    from evalkit.engine.batch import Outcome, RawItem, count_items, raw_items
+    from evalkit.services.batch import Outcome, RawItem, count_items, raw_items
 
     monkeypatch.setattr(limits, "MAX_SUBMISSION_BYTES", 100)
     short = json.dumps({"prompt": "p"})
@@ -124,7 +124,7 @@ def test_not_a_regular_file_names_what_a_path_is_without_opening_it(tmp_path: Pa
 
 def test_read_file_of_a_device_that_never_ends_is_one_error_entry() -> None:
     # what `evalkit review /dev/zero` and a rule test's submission read through; it ended in MemoryError
-    from evalkit.engine.inputs import read_file
+    from evalkit.services.inputs import read_file
 
     (loaded,) = read_file(Path("/dev/zero"))
     assert (loaded.source, loaded.submission) == ("/dev/zero", None)

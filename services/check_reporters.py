@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from evalkit.engine.check import CheckReport
 from evalkit.engine.diagnostics import Diagnostic, Severity, Span, describe
 from evalkit.engine.text import shown
+from evalkit.services.check import CheckReport
 
 FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

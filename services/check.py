@@ -26,8 +26,8 @@ from evalkit.engine.diagnostics import (
 )
 
 if TYPE_CHECKING:
-    from evalkit.engine.inputs import LoadedSubmission
-    from evalkit.engine.reviews import Reviews
+    from evalkit.services.inputs import LoadedSubmission
+    from evalkit.services.reviews import Reviews
 
 SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 """Never searched for configs (nor any folder whose name starts with a dot: .git, .venv, .tox)."""
@@ -69,7 +69,7 @@ class CheckReport:
 @dataclass(frozen=True, slots=True)
 class ReviewVerdicts:
     """`--journals GLOB`: warn on a rule whose proposals reviewers discarded in more than `max_discard_rate`
-    of at least `MIN_DECISIONS` decisions (`evalkit.engine.stats`)."""
+    of at least `MIN_DECISIONS` decisions (`evalkit.services.stats`)."""
 
     pattern: str
     max_discard_rate: float = 0.5
@@ -78,7 +78,7 @@ class ReviewVerdicts:
         """The journals the glob matches, with the submissions they name; raises UsageProblem."""
         from glob import glob
 
-        from evalkit.engine.reviews import ReviewsError, read_reviews
+        from evalkit.services.reviews import ReviewsError, read_reviews
 
         # a glob names files: a folder it matches (`reviews/*` over an archive folder) is no journal
         paths = sorted(path for path in glob(self.pattern, recursive=True) if not os.path.isdir(path))
@@ -91,7 +91,7 @@ class ReviewVerdicts:
 
     def discarded_rules(self, config: Config, reviews: Reviews) -> list[Diagnostic]:
         from evalkit.engine.evaluator import Evaluator
-        from evalkit.engine.stats import discarded_too_often, review_stats
+        from evalkit.services.stats import discarded_too_often, review_stats
 
         if config.plan is None or has_errors(config.diagnostics):
             return []
@@ -188,7 +188,7 @@ def _inside(diagnostic: Diagnostic, folder: Path) -> bool:
 
 def read_samples(samples_dir: str) -> list[LoadedSubmission]:
     """Every submission in `samples_dir`, read once for all config folders; raises UsageProblem."""
-    from evalkit.engine.inputs import read_inputs
+    from evalkit.services.inputs import read_inputs
 
     if not Path(samples_dir).is_dir():
         raise UsageProblem(f"{samples_dir}: --samples expects a folder of submissions")

@@ -10,13 +10,13 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from evalkit.engine.check import rule_positions
 from evalkit.engine.config import Config, analyze
 from evalkit.engine.diagnostics import Diagnostic, info
 from evalkit.engine.evaluator import Evaluator
 from evalkit.engine.result import Result
-from evalkit.engine.ruletest_load import DEFAULT_TOLERANCE, Case, RuleTestFile, load_test_file
 from evalkit.engine.submission import SubmissionError
+from evalkit.services.check import rule_positions
+from evalkit.services.ruletest_load import DEFAULT_TOLERANCE, Case, RuleTestFile, load_test_file
 
 
 @dataclass(frozen=True, slots=True)

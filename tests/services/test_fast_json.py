@@ -13,8 +13,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalkit.engine.batch import dumps_line
-from evalkit.engine.inputs import parse_json
+from evalkit.services.batch import dumps_line
+from evalkit.services.inputs import parse_json
 
 FLOATS = st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from(
     [1e16, -1e16, 1e-5, 3e-05, -9.99e-05, 1e-4, 0.0001234, 1.5e300, 5e-324, -0.0, 123456789012345.6]

@@ -14,13 +14,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from evalkit.engine.batch import Outcome, RawItem, run_items
 from evalkit.engine.config import Config
 from evalkit.engine.evaluator import Evaluator
-from evalkit.engine.gitrev import ConfigSource
-from evalkit.engine.inputs import parse_text
 from evalkit.engine.result import Result
 from evalkit.engine.submission import Submission
+from evalkit.services.batch import Outcome, RawItem, run_items
+from evalkit.services.gitrev import ConfigSource
+from evalkit.services.inputs import parse_text
 
 FIELDS = {
     "label": "label",

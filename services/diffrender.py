@@ -9,7 +9,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from evalkit.engine.diff import DiffReport, ItemDiff, signed
+from evalkit.services.diff import DiffReport, ItemDiff, signed
 
 SHORT_HASH = 12
 MARKDOWN_CHANGES = 100

@@ -1,5 +1,5 @@
 """`evalkit test --update`: the actual outcomes of failed cases written back into their test files, through
-a ruamel.yaml round trip that keeps the files' comments and layout, atomically (engine/atomic.py)."""
+a ruamel.yaml round trip that keeps the files' comments and layout, atomically (services/atomic.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from evalkit.engine.atomic import write_text_atomic
 from evalkit.engine.result import Result
-from evalkit.engine.ruletest_run import CaseOutcome, expects_anything, fired_ids
+from evalkit.services.atomic import write_text_atomic
+from evalkit.services.ruletest_run import CaseOutcome, expects_anything, fired_ids
 
 RECORDED = ("fired", "label", "score", "flags")
 """What --update records for a case that has no expectations yet."""

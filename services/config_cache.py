@@ -7,7 +7,7 @@ the evalkit build that checked it, in `$XDG_CACHE_HOME/evalkit` (else `~/.cache/
 - tampering: each entry is signed with HMAC-SHA256 under a secret key of the user's own (`key`, mode 0600,
   made on first use); an entry that does not verify is ignored and written anew, and a key file that is
   not the user's alone turns the cache off. Entries are JSON, never pickle: even a forged one is only data.
-- concurrent writers: an entry is written to a temporary file and renamed over its name (engine/atomic.py),
+- concurrent writers: an entry is written to a temporary file and renamed over its name (services/atomic.py),
   so readers see one whole entry or none, and the key is linked into place whole, the first writer's kept.
 
 Only a config without diagnostics is cached: a warning is found, and printed, where a file is parsed.
@@ -105,7 +105,7 @@ def _read_entry(entry: Path, secret: bytes, name: str) -> dict[str, dict[str, An
 
 
 def _write_entry(entry: Path, secret: bytes, name: str, data: dict[str, dict[str, Any]]) -> None:
-    from evalkit.engine.atomic import atomic_output
+    from evalkit.services.atomic import atomic_output
 
     payload = json.dumps(data, ensure_ascii=False).encode()
     if not _same(json.loads(payload), data):  # e.g. a YAML date in a free-form field: checked every run

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from evalkit.engine.config import Config
 from evalkit.engine.evaluator import Evaluator
-from evalkit.engine.inputs import (
+from evalkit.engine.text import NotText, check_not_other_encoding, shown
+from evalkit.services.inputs import (
     expand_inputs,
     jsonl_lines,
     line_ranges,
@@ -25,7 +26,6 @@ from evalkit.engine.inputs import (
     read_problem,
     read_text,
 )
-from evalkit.engine.text import NotText, check_not_other_encoding, shown
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -185,7 +185,7 @@ class BatchEvaluator:
 
 
 def _report_section(source: str, data: dict[str, Any]) -> str:
-    from evalkit.engine.report_md import submission_section
+    from evalkit.services.report_md import submission_section
 
     return submission_section(source, data)
 
@@ -204,7 +204,9 @@ class EvalRecipe:
     want: Want
 
     def __call__(self) -> BatchEvaluator:
-        from evalkit.engine.config_cache import load_for_eval  # the parent's compiled config, from the cache
+        from evalkit.services.config_cache import (
+            load_for_eval,  # the parent's compiled config, from the cache
+        )
 
         return BatchEvaluator(load_for_eval(Path(self.folder)), self.want)
 
@@ -256,9 +258,9 @@ def run_items(
 def _parallel(
     items: Iterable[RawItem | Outcome], recipe: Callable[[], ItemRunner], jobs: int
 ) -> Iterator[Any]:
-    """Raises WorkerDied (evalkit.engine.workers) when a worker process dies; the workers never outlive
+    """Raises WorkerDied (evalkit.services.workers) when a worker process dies; the workers never outlive
     this generator, whether it ends, fails or is closed."""
-    from evalkit.engine.workers import worker_pool
+    from evalkit.services.workers import worker_pool
 
     with worker_pool(jobs, _init_worker, (recipe,)) as pool:
         pending: deque[tuple[list[RawItem | Outcome], Future[list[Any]]]] = deque()
@@ -274,7 +276,7 @@ def _parallel(
 def _in_order(
     chunk: list[RawItem | Outcome], future: Future[list[Any]], pool: ProcessPoolExecutor
 ) -> Iterator[Any]:
-    from evalkit.engine.workers import result_of
+    from evalkit.services.workers import result_of
 
     results: list[Any] = result_of(future, pool)
     done = iter(results)
@@ -346,7 +348,7 @@ def evaluate_rendered(
     parent only finds where ranges of a JSONL file's lines start (line_ranges) and writes what comes back;
     workers read their ranges, decode, parse, evaluate, encode and join. Other files are read by the parent
     and handed on as text. `notes`: every outcome's notes (a log or a report is wanted)."""
-    from evalkit.engine.workers import worker_pool
+    from evalkit.services.workers import worker_pool
 
     recipe = RenderRecipe(EvalRecipe(str(config.folder), want), notes)
     with worker_pool(jobs, _init_worker, (recipe,)) as pool:
@@ -360,7 +362,7 @@ def evaluate_rendered(
 
 
 def _result(future: Future[Rendered], pool: ProcessPoolExecutor) -> Rendered:
-    from evalkit.engine.workers import result_of
+    from evalkit.services.workers import result_of
 
     return result_of(future, pool)
 
