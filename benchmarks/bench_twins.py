@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import timeit
 from collections.abc import Callable
 from pathlib import Path
@@ -95,34 +97,60 @@ def template_twin(repeat: int) -> tuple[str, float, float]:
     )
 
 
-def verdict_twin(repeat: int) -> tuple[str, float, float]:
+def verdict_twin(repeat: int, rules: int | None = None, chars: int = 0) -> tuple[str, float, float]:
+    """The shipped config's rules, or `rules` generated ones (the language server's stress config, 250), on
+    the seed sample or on it stretched to `chars` characters. Each call reads fresh signals: a text's
+    searches are remembered in its signals, and a submission is tested once."""
     from evalkit.engine import load_config
     from evalkit.engine.conditions import compile_verdicts
     from evalkit.engine.context import Signals
     from evalkit.engine.submission import parse_submission
 
-    plan = load_config().plan
+    with tempfile.TemporaryDirectory() as folder:
+        if rules is None:
+            plan = load_config().plan
+        else:
+            sys.path.insert(0, str(ROOT / "benchmarks"))
+            from bench_lsp import make_workspace
+
+            plan = load_config(make_workspace(Path(folder), 0, length=8 * rules).parent).plan
     assert plan is not None
     blocks = [rule.when for rule in [*plan.rating_rules, *plan.ranking_rules]]
-    signals = Signals.of(
-        parse_submission(json.loads((ROOT / "samples/sample_submission.json").read_text(encoding="utf-8")))
-    )
+    data = json.loads((ROOT / "samples/sample_submission.json").read_text(encoding="utf-8"))
+    if chars:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        from bench_engine import stretched
+
+        data = stretched(data, chars)
+    submission = parse_submission(data)
     generated = compile_verdicts(blocks)
-    assert generated(signals) == tuple(block.test(signals) for block in blocks)
+    assert generated(Signals.of(submission)) == tuple(block.test(Signals.of(submission)) for block in blocks)
+    which = "shipped" if rules is None else "generated"
+    on = f" on {chars:,} chars" if chars else ""
     return (
-        f"test the shipped config's {len(blocks)} rules: generated vs Block.test",
-        per_call(lambda: generated(signals), repeat),
-        per_call(lambda: tuple(block.test(signals) for block in blocks), repeat),
+        f"{which} {len(blocks)} rules{on}: needles at once vs rule by rule",
+        per_call(lambda: generated(Signals.of(submission)), repeat),
+        per_call(
+            lambda: tuple(block.test(signals) for signals in [Signals.of(submission)] for block in blocks),
+            repeat,
+        ),
     )
 
 
-def yaml_twin(repeat: int) -> tuple[str, float, float]:
+def yaml_twin(repeat: int, lines: int | None = None) -> tuple[str, float, float]:
+    """The shipped rules.yaml, or a generated one of `lines` lines (the language server's stress config)."""
     from evalkit.engine.yamlsource import _parse_careful, _parse_fast
 
-    text = (ROOT / "config_samples/rules.yaml").read_text(encoding="utf-8")
+    if lines is None:
+        text = (ROOT / "config_samples/rules.yaml").read_text(encoding="utf-8")
+    else:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        from bench_lsp import rules_text
+
+        text = rules_text(random.Random(2024), lines)
     assert _parse_fast(text, "rules.yaml") == _parse_careful(text, "rules.yaml")
     return (
-        "parse rules.yaml: compose at once vs scan first",
+        f"parse a {len(text.splitlines()):,}-line rules.yaml: compose at once vs scan first",
         per_call(lambda: _parse_fast(text, "rules.yaml"), repeat),
         per_call(lambda: _parse_careful(text, "rules.yaml"), repeat),
     )
@@ -135,17 +163,20 @@ def main() -> None:
     import evalkit.engine.evaluator as evaluator
 
     print(f"engine: {'compiled (mypyc)' if evaluator.__file__.endswith('.so') else 'pure Python'}")
-    print(f"{'twin':<62} {'fast':>10} {'careful':>10} {'ratio':>7}")
+    print(f"{'twin':<72} {'fast':>10} {'careful':>10} {'ratio':>7}")
     rows = [
         validator_twin(repeat),
         validator_import(),
         submission_twin(repeat),
         template_twin(repeat),
         verdict_twin(repeat),
+        verdict_twin(repeat, chars=100_000),
+        verdict_twin(repeat, rules=250),
         yaml_twin(repeat),
+        yaml_twin(repeat, lines=2_000),
     ]
     for name, fast, careful in rows:
-        print(f"{name:<62} {fast * 1e6:>8.1f}us {careful * 1e6:>8.1f}us {careful / fast:>6.1f}x")
+        print(f"{name:<72} {fast * 1e6:>8.1f}us {careful * 1e6:>8.1f}us {careful / fast:>6.1f}x")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
 """The conditions of a rule's `when`: one table, each entry compiles its YAML value once.
 
-A compiled condition has three faces: `test(signals) -> bool`; `explain(signals) -> detail`, what it
-observed, computed only for rules that fired or when an explanation is asked for; and `source`, the same
-test as a Python expression, from which `compile_verdicts` builds one function that tests every rule of a
-config in a single call (the fast path every evaluation takes). Adding a condition means one entry in
-CONDITIONS plus its schema in `schemas/rules.schema.json`.
+A compiled condition has two faces, `test(signals) -> bool` and `explain(signals) -> detail`, what it
+observed, computed only for rules that fired or when an explanation is asked for; and it names the needles
+it searches for, so that `compile_verdicts` searches those of every rule in one pass over a long text
+before the rules test. Adding a condition means one entry in CONDITIONS plus its schema in
+`schemas/rules.schema.json`.
 """
 
 from __future__ import annotations
@@ -21,37 +21,9 @@ Test = Callable[[Signals], bool]
 Explain = Callable[[Signals], Detail]
 
 
-class Constants:
-    """Names for the values a generated test reads: the generated source holds only these names and the
-    locals below, never text from a config."""
-
-    def __init__(self) -> None:
-        self.values: dict[str, Any] = {}
-        self.needles: dict[str, dict[str, None]] = {"text": {}, "rewrite": {}}
-
-    def __call__(self, value: Any) -> str:
-        name = f"k{len(self.values)}"
-        self.values[name] = value
-        return name
-
-    def found_in(self, where: str, needle: str) -> str:
-        """`needle in text` (or `rewrite`), for a lower-cased needle: the local is the set of needles found
-        there, all of a config's needles searched in one pass."""
-        self.needles[where][needle] = None
-        return f"{self(needle)} in {where}"
-
-
-Source = Callable[[Constants], str]
-"""Writes the condition as an expression over the locals `text` (the needles found in the responses and
-rewrite), `rewrite` (the needles found in the rewrite), `length` and `ratings`, and `s`, the signals."""
-
-
-def _either(terms: list[str]) -> str:
-    return f"({' or '.join(terms)})" if terms else "False"
-
-
-def _every(terms: list[str]) -> str:
-    return f"({' and '.join(terms)})" if terms else "True"
+Searches = tuple[tuple[str, tuple[str, ...]], ...]
+"""The lower-cased needles a condition looks for, and where: `("text", ...)` for the responses and the
+rewrite, `("rewrite", ...)` for the rewrite alone."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +31,7 @@ class Condition:
     name: str
     test: Test
     explain: Explain
-    source: Source
+    searches: Searches
 
 
 def _found(needles: list[str], lowered: list[str], haystack: Container[str]) -> list[str]:
@@ -70,7 +42,7 @@ def _any_in(lowered: list[str], haystack: Container[str]) -> bool:
     return any(low in haystack for low in lowered)
 
 
-Compiled = tuple[Test, Explain, Source]
+Compiled = tuple[Test, Explain, Searches]
 
 
 def _contains_any(needles: list[str]) -> Compiled:
@@ -84,7 +56,7 @@ def _contains_any(needles: list[str]) -> Compiled:
     return (
         (lambda s: _any_in(lowered, s.text.found(compiled))),
         explain,
-        lambda k: _either([k.found_in("text", low) for low in lowered]),
+        (("text", tuple(lowered)),),
     )
 
 
@@ -99,7 +71,7 @@ def _not_contains_any(needles: list[str]) -> Compiled:
     return (
         (lambda s: not _any_in(lowered, s.text.found(compiled))),
         explain,
-        lambda k: f"not {_either([k.found_in('text', low) for low in lowered])}",
+        (("text", tuple(lowered)),),
     )
 
 
@@ -114,7 +86,7 @@ def _rewrite_missing(needles: list[str]) -> Compiled:
     return (
         (lambda s: not _any_in(lowered, s.rewrite.found(compiled))),
         explain,
-        lambda k: f"not {_either([k.found_in('rewrite', low) for low in lowered])}",
+        (("rewrite", tuple(lowered)),),
     )
 
 
@@ -131,7 +103,7 @@ def _regex_any(patterns: list[str]) -> Compiled:
     return (
         (lambda s: any(regex.found(s.rewrite_bytes()) for _, regex in compiled)),
         explain,
-        lambda k: _either([f"{k(regex.found)}(s.rewrite_bytes())" for _, regex in compiled]),
+        (),
     )
 
 
@@ -141,7 +113,7 @@ def _min_length(value: Any) -> Compiled:
     def explain(s: Signals) -> Detail:
         return {"held": s.length_total >= minimum, "length_total": s.length_total, "min": minimum}
 
-    return (lambda s: s.length_total >= minimum), explain, lambda k: f"length >= {k(minimum)}"
+    return (lambda s: s.length_total >= minimum), explain, ()
 
 
 def _max_length(value: Any) -> Compiled:
@@ -150,12 +122,11 @@ def _max_length(value: Any) -> Compiled:
     def explain(s: Signals) -> Detail:
         return {"held": s.length_total <= maximum, "length_total": s.length_total, "max": maximum}
 
-    return (lambda s: s.length_total <= maximum), explain, lambda k: f"length <= {k(maximum)}"
+    return (lambda s: s.length_total <= maximum), explain, ()
 
 
 def _dimension_compare(thresholds: dict[str, float], greater: bool) -> Compiled:
     items = [(dim, float(limit)) for dim, limit in thresholds.items()]  # YAML reads 4 as an int
-    operator = ">" if greater else "<"
 
     def test(s: Signals) -> bool:
         if greater:
@@ -167,10 +138,7 @@ def _dimension_compare(thresholds: dict[str, float], greater: bool) -> Compiled:
         held = all((values[dim] > limit) if greater else (values[dim] < limit) for dim, limit in items)
         return {"held": held, "values": values, "thresholds": thresholds}
 
-    def source(k: Constants) -> str:
-        return _every([f"ratings[{k(dim)}] {operator} {k(limit)}" for dim, limit in items])
-
-    return test, explain, source
+    return test, explain, ()
 
 
 def _any_of(blocks: list[dict[str, Any]]) -> Compiled:
@@ -184,7 +152,7 @@ def _any_of(blocks: list[dict[str, Any]]) -> Compiled:
     return (
         (lambda s: any(block.test(s) for block in compiled)),
         explain,
-        lambda k: _either([block.source(k) for block in compiled]),
+        tuple([search for block in compiled for search in block.searches()]),
     )
 
 
@@ -220,54 +188,40 @@ class Block:
                 break
         return detail
 
-    def source(self, constants: Constants) -> str:
-        return _every([condition.source(constants) for condition in self.conditions])
+    def searches(self) -> Searches:
+        return tuple([search for condition in self.conditions for search in condition.searches])
 
 
 def compile_when(when: dict[str, Any] | None) -> Block:
     return Block(tuple(Condition(name, *CONDITIONS[name](value)) for name, value in (when or {}).items()))
 
 
-class _Verdicts:
-    """`compile_verdicts`' function, generated and compiled on its first call: checking a config (the
-    language server re-checks on every keystroke, `evalkit check` never evaluates) does not pay for it."""
+class Verdicts:
+    """Every rule's test on one submission (`verdicts(s)[i]` is `blocks[i].test(s)`). The needles of all the
+    rules are searched first, in one pass over each part of a long text (the rewrite with its own needles and
+    the text's, then the responses with the text's); each condition's own search then finds them searched.
+    Conditions read only the signals and the original ratings, never what earlier rules did, so all of a
+    config's rules are tested before any acts."""
 
-    __slots__ = ("_blocks", "_function")
+    __slots__ = ("_blocks", "_rewrite", "_text")
 
     def __init__(self, blocks: Sequence[Block]) -> None:
         self._blocks = tuple(blocks)
-        self._function: Callable[[Signals], tuple[bool, ...]] | None = None
+        needles: dict[str, dict[str, None]] = {"text": {}, "rewrite": {}}
+        for block in self._blocks:
+            for where, lowered in block.searches():
+                needles[where].update(dict.fromkeys(lowered))
+        text, rewrite = list(needles["text"]), list(needles["rewrite"])
+        self._rewrite = Needles(rewrite + text) if rewrite else None
+        self._text = Needles(text) if text else None
 
-    def __call__(self, signals: Signals) -> tuple[bool, ...]:
-        if self._function is None:
-            self._function = _generate(self._blocks)
-        return self._function(signals)
+    def __call__(self, s: Signals) -> tuple[bool, ...]:
+        if self._rewrite is not None:
+            s.rewrite.found(self._rewrite)
+        if self._text is not None:
+            s.text.found(self._text)
+        return tuple([block.test(s) for block in self._blocks])
 
 
 def compile_verdicts(blocks: Sequence[Block]) -> Callable[[Signals], tuple[bool, ...]]:
-    """One function that tests every block on a submission's signals: `verdicts(s)[i]` is
-    `blocks[i].test(s)`. Conditions read only the signals and the original ratings, never what earlier
-    rules did, so all of a config's rules are tested at once, without a call per rule or condition."""
-    return _Verdicts(blocks)
-
-
-def _generate(blocks: tuple[Block, ...]) -> Callable[[Signals], tuple[bool, ...]]:
-    constants = Constants()
-    tests = "".join(f"{block.source(constants)}, " for block in blocks)
-    # the rewrite is searched for the text's needles too, in the same pass: the text's search finds them
-    # there already searched and reads only the responses
-    text, rewrite = list(constants.needles["text"]), list(constants.needles["rewrite"])
-    searches = ""
-    if rewrite:
-        searches += f"    rewrite = s.rewrite.found({constants(Needles(rewrite + text))})\n"
-    if text:
-        searches += f"    text = s.text.found({constants(Needles(text))})\n"
-    source = (
-        f"def verdicts(s):\n{searches}    length, ratings = s.length_total, s.ratings\n    return ({tests})\n"
-    )
-    namespace = dict(constants.values)
-    try:
-        exec(compile(source, "<evalkit rules>", "exec"), namespace)
-    except (SyntaxError, RecursionError, MemoryError):  # nesting beyond what the parser takes
-        return lambda s: tuple(block.test(s) for block in blocks)
-    return namespace["verdicts"]
+    return Verdicts(blocks)

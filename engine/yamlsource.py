@@ -15,6 +15,7 @@ ever returns what the careful path would.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -153,6 +154,12 @@ def _shallow_for_sure(text: str) -> bool:
     return brackets + 2 * longest + 2 < _SAFE_COMPOSER_DEPTH
 
 
+_ANCHOR = re.compile(r"(?:^|[\s\[{,])&")
+"""Where an anchor may begin: YAML's `&name` starts a node, after a line start, a space, `[`, `{` or `,`.
+Without one a document has no alias (an alias needs an anchor before it), and the fast path need not count
+what aliases expand to; a `&` in a plain scalar is a false alarm that only costs the count."""
+
+
 class _Unchecked(Exception):
     """The fast path met a limit, or might have: the careful path decides and reports."""
 
@@ -277,7 +284,7 @@ def _parse_fast(text: str, path: str) -> tuple[YamlDocument | None, list[Diagnos
     root = yaml.compose(text, Loader=_Loader)
     if root is None:
         return YamlDocument(path, text, None), []
-    if "*" in text and _expands_beyond_limit(root):
+    if _ANCHOR.search(text) and _expands_beyond_limit(root):
         raise _Unchecked  # refused by the scan in microseconds, not after building 200,000 nodes
     builder = _Builder(path, LineMap(text), checking=True)
     data = builder.build(root, ())

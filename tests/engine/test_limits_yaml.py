@@ -243,3 +243,69 @@ def test_a_message_quoting_a_name_with_a_newline_stays_on_one_line() -> None:
     problem = error("f.yaml", FILE_START, "unknown-key", "unknown key 'a\nb\u2028c'")
     assert problem.message == "unknown key 'a\\nb\\u2028c'"
     assert len(problem.format().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "{anchor} [{aliases}]",  # the document itself
+        "root: {anchor} [{aliases}]",
+        "root:\n- {anchor} [{aliases}]",
+        "root: [{anchor} [{aliases}]]",
+        "root: {{k: {anchor} [{aliases}]}}",
+        "root: [x,{anchor} [{aliases}]]",
+        "root: !!seq {anchor} [{aliases}]",
+        "{{{anchor} key: [{aliases}]}}",  # a flow mapping's key
+    ],
+)
+def test_an_anchor_anywhere_makes_the_fast_path_count_the_expansion(where: str) -> None:
+    """The fast path skips counting what aliases expand to when the text has no anchor; an anchor written
+    anywhere YAML allows one must be seen, or a billion laughs would be built."""
+    from evalkit.engine.yamlsource import _ANCHOR
+
+    levels = ["&l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    levels += [f"&l{n} [{', '.join([f'*l{n - 1}'] * 9)}]" for n in range(1, 9)]
+    nested = levels[0]
+    for level in levels[1:]:  # each level defined inside the next: `&l1 [*l0, ...]` needs l0 before it
+        nested = f"[{nested}, {level}]"
+    text = where.format(anchor="&top", aliases=nested)
+    try:
+        list(yaml.parse(text, Loader=yaml.CSafeLoader))
+    except yaml.YAMLError:
+        pytest.fail(f"not YAML: {text!r}")
+    assert text.index("&top") + 1 in {match.end() for match in _ANCHOR.finditer(text)}
+    code, _, _, elapsed = _refusal(text)
+    assert code == "yaml-too-large" and elapsed < 1.0
+
+
+VALUES = st.recursive(
+    st.one_of(st.integers(), st.text(alphabet="a &*:-[]{},#", max_size=4)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text("ab", max_size=2), inner)),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(st.lists(VALUES, min_size=1, max_size=2), min_size=1, max_size=3),
+    st.lists(st.sampled_from(["seq", "map", "top"]), min_size=1, max_size=4),
+    st.sampled_from([True, False, None]),
+    st.booleans(),
+)
+def test_every_anchor_yaml_reads_is_where_the_anchor_search_looks(
+    shared: list[list[object]], places: list[str], flow: bool | None, start: bool
+) -> None:
+    """Whatever YAML reads as an anchor, `_ANCHOR` finds at that anchor (a false alarm only costs time).
+    PyYAML writes an anchor for each collection a document holds twice, in flow and block styles."""
+    from evalkit.engine.yamlsource import _ANCHOR
+
+    data: list[object] = []
+    for number, value in enumerate(shared * 2):  # each collection twice
+        place = places[number % len(places)]
+        data.append({"k": value} if place == "map" else [value] if place == "seq" else value)
+    text = yaml.safe_dump(data, default_flow_style=flow, explicit_start=start, width=30)
+    nodes = (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)  # an AliasEvent names one
+    anchors = [e.start_mark.index for e in yaml.parse(text) if isinstance(e, nodes) and e.anchor is not None]
+    assert anchors, text
+    looked_at = {match.end() - 1 for match in _ANCHOR.finditer(text)}
+    assert all(text[at] == "&" and at in looked_at for at in anchors), text

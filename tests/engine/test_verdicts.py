@@ -1,5 +1,6 @@
-"""The generated test of all rules at once (`compile_verdicts`) says exactly what each rule's conditions say
-one by one (`Block.test`) and what their explanation reports (`held`), for any `when` and any submission."""
+"""The test of all rules at once (`compile_verdicts`: every rule's needles searched first, in one pass) says
+exactly what each rule's conditions say one by one on fresh signals (`Block.test`) and what their explanation
+reports (`held`), for any `when` and any submission, short or long."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from evalkit.engine import DIMENSIONS
 from evalkit.engine.conditions import compile_verdicts, compile_when
 from evalkit.engine.context import Signals
+from evalkit.engine.needles import SHORT_TEXT
 from evalkit.engine.submission import parse_submission
 
 WORDS = st.text(alphabet="aAbß\u0130é ({[.?$", max_size=4)  # case folding, regex metacharacters
@@ -52,14 +54,17 @@ submissions = st.fixed_dictionaries(
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(whens(), max_size=5), submissions)
-def test_generated_verdicts_agree_with_each_condition(
-    rules: list[dict[str, Any]], data: dict[str, Any]
+@given(st.lists(whens(), max_size=5), submissions, st.sampled_from(["", "é" * SHORT_TEXT, "z" * SHORT_TEXT]))
+def test_verdicts_agree_with_each_condition(
+    rules: list[dict[str, Any]], data: dict[str, Any], filler: str
 ) -> None:
+    """`filler` makes a long text (searched by parts, the rewrite's results shared with the whole text's)."""
+    data["rewrite_preferred"] += filler
+    submission = parse_submission(data)
     blocks = [compile_when(when) for when in rules]
-    signals = Signals.of(parse_submission(data))
+    signals = Signals.of(submission)
     verdicts = compile_verdicts(blocks)(signals)
-    assert verdicts == tuple(block.test(signals) for block in blocks)
+    assert verdicts == tuple(block.test(Signals.of(submission)) for block in blocks)
     for verdict, block in zip(verdicts, blocks, strict=False):
         assert verdict == all(seen["held"] for seen in block.explain(signals, exhaustive=True).values())
         assert type(verdict) is bool
