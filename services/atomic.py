@@ -3,6 +3,11 @@ never sees half a file and a crash never leaves one.
 
 A target that exists but is not a regular file (`/dev/null`, `/dev/stdout`, a named pipe) is written in
 place: renaming over it would replace the device with a plain file.
+
+The temporary file's name says which process on which machine writes it (`.out.jsonl.HOST-PID-RANDOM.tmp`).
+A writer killed outright (SIGKILL, a power cut) cannot remove its own; the next write of the same target
+removes those whose process is gone from this machine, and leaves those of live processes and of other
+machines (a shared folder) alone.
 """
 
 from __future__ import annotations
@@ -32,8 +37,9 @@ def atomic_output(path: Path | str, binary: bool = False) -> Iterator[IO[Any]]:
         with open(target, mode, encoding=encoding) as handle:
             yield handle
         return
+    _remove_orphans(target)
     # os.urandom, not secrets: the name needs no more, and `secrets` imports `random`, a cold start's 2%
-    temp = target.with_name(f".{target.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
+    temp = target.with_name(f".{target.name}.{_host()}-{os.getpid()}-{os.urandom(4).hex()}.tmp")
     try:
         previous = stat.S_IMODE(os.stat(target).st_mode)
     except OSError:
@@ -56,3 +62,33 @@ def atomic_output(path: Path | str, binary: bool = False) -> Iterator[IO[Any]]:
 def write_text_atomic(path: Path | str, text: str) -> None:
     with atomic_output(path) as handle:
         handle.write(text)
+
+
+def _host() -> str:
+    return os.uname().nodename.replace("/", "_") or "localhost"
+
+
+def _remove_orphans(target: Path) -> None:
+    """Remove the temporary files of `target` left by writers on this machine that no longer run."""
+    prefix = f".{target.name}.{_host()}-"
+    try:
+        names = [entry.name for entry in os.scandir(target.parent) if entry.name.startswith(prefix)]
+    except OSError:
+        return  # an unreadable folder: the write itself says what is wrong
+    for name in names:
+        pid, _, rest = name[len(prefix) :].partition("-")
+        if not (pid.isdigit() and rest.endswith(".tmp")) or _running(int(pid)):
+            continue
+        with contextlib.suppress(OSError):  # another writer may be removing it at the same moment
+            os.unlink(target.parent / name)
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` may still be writing (when unsure, yes: the file stays)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):  # another user's process; a number no pid can be
+        return True
+    return True

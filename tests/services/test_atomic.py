@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import signal
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -58,3 +61,48 @@ def test_a_named_pipe_is_written_in_place_not_replaced(tmp_path: Path) -> None:
 def test_dev_null_stays_a_device() -> None:
     write_text_atomic("/dev/null", "discarded")
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def _gone_pid() -> int:
+    """The pid of a process that has ended (and been reaped)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_the_next_write_removes_what_a_killed_writer_left_and_nothing_else(tmp_path: Path) -> None:
+    target = tmp_path / "out.jsonl"
+    host = os.uname().nodename
+    orphan = tmp_path / f".out.jsonl.{host}-{_gone_pid()}-0badcafe.tmp"
+    alive = tmp_path / f".out.jsonl.{host}-{os.getpid()}-0badcafe.tmp"  # a writer still at work
+    elsewhere = tmp_path / f".out.jsonl.another-machine-{_gone_pid()}-0badcafe.tmp"  # a shared folder
+    other_target = tmp_path / f".other.jsonl.{host}-{_gone_pid()}-0badcafe.tmp"
+    for path in (orphan, alive, elsewhere, other_target):
+        path.write_text("half", encoding="utf-8")
+    write_text_atomic(target, "whole\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [target.name, alive.name, elsewhere.name, other_target.name]
+    )
+
+
+def test_a_writer_killed_mid_write_leaves_a_temporary_file_the_next_run_removes(tmp_path: Path) -> None:
+    target = tmp_path / "out.jsonl"
+    writer = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from evalkit.services.atomic import atomic_output\n"
+            f"with atomic_output({str(target)!r}) as handle:\n"
+            "    handle.write('half'); handle.flush(); print('writing', flush=True); time.sleep(60)\n",
+        ],
+        stdout=subprocess.PIPE,
+    )
+    assert writer.stdout is not None and writer.stdout.readline() == b"writing\n"
+    writer.send_signal(signal.SIGKILL)
+    writer.wait()
+    left = [p.name for p in tmp_path.iterdir()]
+    assert len(left) == 1 and left[0].startswith(".out.jsonl.") and left[0].endswith(".tmp")
+    write_text_atomic(target, "whole\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"]
+    assert target.read_text(encoding="utf-8") == "whole\n"
