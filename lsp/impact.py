@@ -16,7 +16,7 @@ from typing import Any
 
 from evalkit.engine.config import Config, config_files
 from evalkit.engine.evaluator import Evaluator
-from evalkit.lsp.dryrun import SHOWN_SAMPLES, DryRunReport, SampleOutcome
+from evalkit.lsp.dryrun import SHOWN_SAMPLES, DryRunReport, SampleView
 from evalkit.services.diff import DiffReport, ItemDiff, Side, side_of
 from evalkit.services.diffrender import field_lines
 from evalkit.services.gitrev import ConfigSource, NotInRepository, RevisionError, config_at
@@ -144,5 +144,5 @@ def impact_of(base_name: str, base: BaseRun, head: Config, report: DryRunReport)
     return Impact(base_name, diff, rules=diff.rule_counts())
 
 
-def _head_side(outcome: SampleOutcome) -> Side:
+def _head_side(outcome: SampleView) -> Side:
     return outcome.snapshot if outcome.snapshot is not None else outcome.error or "unreadable"

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from evalkit.engine.config import CONFIG_NAMES, Config, analyze, config_files, config_name
 from evalkit.engine.diagnostics import (
-    FILE_START,
     Diagnostic,
     Severity,
     Span,
@@ -188,59 +187,46 @@ def _inside(diagnostic: Diagnostic, folder: Path) -> bool:
 
 def read_samples(samples_dir: str) -> list[LoadedSubmission]:
     """Every submission in `samples_dir`, read once for all config folders; raises UsageProblem."""
-    from evalkit.services.inputs import read_inputs
+    from evalkit.services import samples
 
     if not Path(samples_dir).is_dir():
         raise UsageProblem(f"{samples_dir}: --samples expects a folder of submissions")
-    samples = list(read_inputs([samples_dir]))
-    if not samples:
+    found = samples.read_samples(Path(samples_dir))
+    if not found:
         raise UsageProblem(f"{samples_dir}: no submissions (.json, .yaml, .yml, .jsonl) in this folder")
-    return samples
+    return found
 
 
 def _sample_problems(samples: Iterable[LoadedSubmission]) -> Iterator[Diagnostic]:
+    from evalkit.services.samples import sample_position
+
     for sample in samples:
         if sample.error is not None:
             path, span = sample_position(sample.source)
             yield error(path, span, "invalid-sample", sample.error)
 
 
-def sample_position(source: str) -> tuple[str, Span]:
-    """A sample's file and line: `path:LINE` for a line of a .jsonl, else the file's start."""
-    path, _, line = source.rpartition(":")
-    if path.endswith(".jsonl") and line.isdigit():
-        return path, Span.point(int(line), 1)
-    return source, FILE_START
-
-
 def dry_run(
     config: Config, samples: list[LoadedSubmission], samples_dir: str, strict: bool
 ) -> list[Diagnostic]:
     """Evaluate every valid sample: an evaluation that fails is an error; a rule that fires on no sample is
-    an info (a warning under --strict), since it may be dead or only lack a sample that shows it."""
+    an info (a warning under --strict), since it may be dead or only lack a sample that shows it. (An
+    unreadable sample is reported once, for all config folders, by `_sample_problems`.)"""
     from evalkit.engine.evaluator import Evaluator
+    from evalkit.services import samples as sample_run
 
     if config.plan is None or has_errors(config.diagnostics):
         return []
-    evaluator = Evaluator(config)
     fired: set[str] = set()
     out: list[Diagnostic] = []
     valid = [sample for sample in samples if sample.submission is not None]
-    for sample in valid:
-        try:
-            result = evaluator.evaluate(sample.submission)
-        except Exception as exc:  # any failure is a finding about the config, never a crash of check
-            path, span = sample_position(sample.source)
-            out.append(
-                error(
-                    path,
-                    span,
-                    "evaluation-error",
-                    f"evaluating with {config.folder} failed: {type(exc).__name__}: {exc}",
-                )
-            )
-            continue
-        fired.update(rule.id for rule in result.fired_rules)
+    for outcome in sample_run.dry_run(Evaluator(config).evaluate, valid):
+        if outcome.result is not None:
+            fired.update(rule.id for rule in outcome.result.fired_rules)
+        else:
+            path, span = outcome.position
+            failed = f"evaluating with {config.folder} failed: {outcome.problem}"
+            out.append(error(path, span, "evaluation-error", failed))
     if valid:
         out += _never_fired(
             config,
