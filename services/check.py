@@ -23,6 +23,7 @@ from evalkit.engine.diagnostics import (
     info,
     warning,
 )
+from evalkit.services.usage import UsageProblem
 
 if TYPE_CHECKING:
     from evalkit.services.inputs import LoadedSubmission
@@ -30,10 +31,6 @@ if TYPE_CHECKING:
 
 SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 """Never searched for configs (nor any folder whose name starts with a dot: .git, .venv, .tox)."""
-
-
-class UsageProblem(Exception):
-    """A PATH or option that leaves nothing to check (exit code 2); the message names it."""
 
 
 @dataclass(frozen=True, slots=True)

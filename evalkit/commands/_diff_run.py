@@ -11,10 +11,10 @@ from pathlib import Path
 from evalkit.commands.diff import PROG, gate_problems, head_folder, label_limit
 from evalkit.engine.config import Config
 from evalkit.services.batch import raw_items
-from evalkit.services.check import UsageProblem
 from evalkit.services.diff import DiffRecipe, DiffReport, ItemDiff, Unchanged, diff_items
 from evalkit.services.diffrender import json_text, markdown, text
 from evalkit.services.gitrev import ConfigSource, NoRevision, NotUtf8, RevisionError, config_at
+from evalkit.services.usage import UsageProblem
 
 
 def _told(items: Iterator[ItemDiff | Unchanged]) -> Iterator[ItemDiff | Unchanged]:
