@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from evalkit import schemas
+from evalkit.engine.validator import follow_ref
 from evalkit.lsp.yamlcontext import KeyPath
 
 Schema = dict[str, Any]
@@ -47,9 +48,11 @@ def resolve(top: Schema, node: Any) -> Schema:
 
 
 def _pointer(top: Schema, ref: Any) -> Schema:
-    node: Any = top
-    for part in str(ref).removeprefix("#/").split("/"):
-        node = node.get(part, {}) if isinstance(node, dict) else {}
+    """The schema `ref` points at; nothing (any value allowed) when it points nowhere."""
+    try:
+        node = follow_ref(top, str(ref))
+    except (KeyError, TypeError):
+        return {}
     return node if isinstance(node, dict) else {}
 
 
