@@ -19,3 +19,16 @@ def test_a_ref_that_points_nowhere_allows_any_value() -> None:
     for ref in ("#/$defs/absent", "#/$defs/name", "#/$defs/name/deeper", 7):
         assert resolve(top, {"$ref": ref}) == {}
     assert type_words(top, resolve(top, {"$ref": "#/$defs/absent"})) == "any value"
+
+
+def test_a_hover_names_types_in_the_words_of_the_messages_without_their_article() -> None:
+    words = [
+        type_words({}, node)
+        for node in (
+            {"type": "array", "items": {"type": "string"}},
+            {"type": "array", "items": {"type": "object"}},
+            {"type": ["integer", "null"]},
+            {"type": "boolean"},
+        )
+    ]
+    assert words == ["list of strings", "list of mappings", "integer or null", "true or false"]
