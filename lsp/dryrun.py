@@ -22,6 +22,7 @@ from evalkit.engine import Evaluator
 from evalkit.engine.config import Config
 from evalkit.engine.result import Result, SkippedRule
 from evalkit.services.diff import Snapshot
+from evalkit.services.fingerprints import Fingerprint, fingerprint
 from evalkit.services.inputs import LoadedSubmission, expand_inputs
 from evalkit.services.samples import SampleOutcome, dry_run
 
@@ -141,17 +142,10 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "…"
 
 
-def samples_signature(samples_dir: Path) -> tuple[tuple[str, int, int], ...]:
-    """Names, sizes and modification times: changes when a sample is added, removed or edited."""
+def samples_signature(samples_dir: Path) -> Fingerprint:
+    """Changes when a sample is added, removed or edited."""
     files, _ = expand_inputs([samples_dir])
-    signature = []
-    for path in files:
-        try:
-            stat = path.stat()
-        except OSError:
-            continue
-        signature.append((str(path), stat.st_size, stat.st_mtime_ns))
-    return tuple(signature)
+    return fingerprint(files)
 
 
 def evaluate_samples(
