@@ -15,15 +15,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evalkit.services.review_files import EXPORT_SUFFIX, JOURNAL_SUFFIX, default_path
 from evalkit.services.usage import UsageProblem
 
 if TYPE_CHECKING:
     from evalkit.engine.config import Config
     from evalkit.tui.journal import Journal
     from evalkit.tui.model import ReviewSession
-
-JOURNAL_SUFFIX = ".decisions.jsonl"
-EXPORT_SUFFIX = ".reviewed.jsonl"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -68,18 +66,6 @@ def run(args: argparse.Namespace) -> int:
     return app.return_code or 0
 
 
-def default_path(first_input: str, suffix: str) -> Path:
-    """`<input><suffix>` beside the input; for a folder, beside the folder rather than in it."""
-    path = Path(first_input)
-    if not path.name:
-        path = path.resolve()
-    return path.with_name(path.name + suffix)
-
-
-def _is_review_output(path: Path) -> bool:
-    return path.name.endswith((JOURNAL_SUFFIX, EXPORT_SUFFIX))
-
-
 def _input_files(inputs: list[str]) -> list[Path]:
     """The submission files to read; a folder's own journals and exports are not submissions."""
     from evalkit.services.inputs import expand_inputs
@@ -91,7 +77,7 @@ def _input_files(inputs: list[str]) -> list[Path]:
         found, missing = expand_inputs([name])
         if missing:
             raise UsageProblem(f"{name}: no such file or folder")
-        files.extend(path for path in found if not (Path(name).is_dir() and _is_review_output(path)))
+        files.extend(found)  # a folder's listing leaves its journals and exports out
     if not files:
         raise UsageProblem(f"no submission files (.json, .yaml, .yml, .jsonl) in {', '.join(inputs)}")
     return files
