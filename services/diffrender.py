@@ -6,7 +6,7 @@ JSON of `DiffReport.to_dict` laid out one change a line.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from evalkit.services.diff import DiffReport, ItemDiff, signed
@@ -295,3 +295,7 @@ def _changed_submissions(report: DiffReport) -> list[str]:
     if report.changed > MARKDOWN_CHANGES:
         body.append(f"… and {report.changed - MARKDOWN_CHANGES} more (`--format json` lists them all)")
     return _folded(f"Changed submissions ({report.changed})", body)
+
+
+RENDERERS: dict[str, Callable[[DiffReport], str]] = {"text": text, "markdown": markdown, "json": json_text}
+"""The report in each of `evalkit diff --format`'s formats (`evalkit.commands.diff.FORMATS`)."""
