@@ -34,7 +34,7 @@ SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "venv", "site-packag
 
 
 @dataclass(frozen=True, slots=True)
-class Target:
+class CheckedFolder:
     """One config folder to check, and the files whose diagnostics are reported (None: all of them)."""
 
     folder: Path
@@ -111,22 +111,22 @@ def config_folders(tree: Path) -> Iterator[Path]:
     yield from unreadable
 
 
-def find_targets(paths: Sequence[str]) -> list[Target]:
+def checked_folders(paths: Sequence[str]) -> list[CheckedFolder]:
     """The config folders PATHs name, each once, in the order first named; raises UsageProblem."""
-    found: dict[Path, Target] = {}
+    found: dict[Path, CheckedFolder] = {}
     for raw in paths:
-        for target in _targets_of(Path(raw)):
-            key = target.folder.resolve()
-            found[key] = _merge(found[key], target) if key in found else target
+        for checked in _folders_named(Path(raw)):
+            key = checked.folder.resolve()
+            found[key] = _merge(found[key], checked) if key in found else checked
     return list(found.values())
 
 
-def _targets_of(path: Path) -> list[Target]:
+def _folders_named(path: Path) -> list[CheckedFolder]:
     if path.is_dir():
         folders = list(config_folders(path))
         if not folders:
             raise UsageProblem(no_config_files(path, " or below"))
-        return [Target(folder) for folder in folders]
+        return [CheckedFolder(folder) for folder in folders]
     if not path.exists():
         raise UsageProblem(f"{path}: no such file or folder")
     if config_name(path) is None:
@@ -134,7 +134,7 @@ def _targets_of(path: Path) -> list[Target]:
             f"{path}: not a config file (expected one of "
             f"{', '.join(n + '.yaml' for n in CONFIG_NAMES)}, or .yml)"
         )
-    return [Target(path.parent, frozenset({path.resolve()}))]
+    return [CheckedFolder(path.parent, frozenset({path.resolve()}))]
 
 
 def no_config_files(folder: Path, where: str = "") -> str:
@@ -144,10 +144,10 @@ def no_config_files(folder: Path, where: str = "") -> str:
     return f"{folder}: no config files found here{where} (looked for {looked_for})"
 
 
-def _merge(first: Target, second: Target) -> Target:
+def _merge(first: CheckedFolder, second: CheckedFolder) -> CheckedFolder:
     if first.only is None or second.only is None:
-        return Target(first.folder)
-    return Target(first.folder, first.only | second.only)
+        return CheckedFolder(first.folder)
+    return CheckedFolder(first.folder, first.only | second.only)
 
 
 def check_paths(
@@ -158,22 +158,22 @@ def check_paths(
 ) -> CheckReport:
     """Check every config folder PATHs name; with `samples_dir`, also dry-run the rules on its submissions;
     with `verdicts`, warn on the rules whose proposals reviewers discard too often."""
-    targets = find_targets(paths)
+    folders = checked_folders(paths)
     samples = read_samples(samples_dir) if samples_dir is not None else None
     reviews = verdicts.read() if verdicts is not None else None
     report = CheckReport(samples=len(samples or []))
     if samples:
         report.diagnostics.extend(_sample_problems(samples))
-    for target in targets:
-        config = analyze(target.folder)
-        report.folders.append(target.folder)
-        report.files += len(config_files(target.folder)) if target.only is None else len(target.only)
+    for checked in folders:
+        config = analyze(checked.folder)
+        report.folders.append(checked.folder)
+        report.files += len(config_files(checked.folder)) if checked.only is None else len(checked.only)
         found = list(config.diagnostics)
         if samples is not None:
             found += dry_run(config, samples, samples_dir or "", strict)
         if verdicts is not None and reviews is not None:
             found += verdicts.discarded_rules(config, reviews)
-        report.diagnostics.extend(d for d in found if target.reports(d) or not _inside(d, target.folder))
+        report.diagnostics.extend(d for d in found if checked.reports(d) or not _inside(d, checked.folder))
     report.diagnostics.sort(key=Diagnostic.sort_key)
     return report
 
