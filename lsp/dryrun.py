@@ -18,10 +18,10 @@ from itertools import takewhile
 from pathlib import Path
 from typing import Any
 
-from evalkit.engine import Evaluator
 from evalkit.engine.config import Config
 from evalkit.engine.result import Result, SkippedRule
 from evalkit.services.diff import Snapshot
+from evalkit.services.evaluation import Evaluate
 from evalkit.services.fingerprints import Fingerprint, fingerprint
 from evalkit.services.inputs import LoadedSubmission, expand_inputs
 from evalkit.services.samples import SampleOutcome, dry_run
@@ -149,11 +149,11 @@ def samples_signature(samples_dir: Path) -> Fingerprint:
 
 
 def evaluate_samples(
-    evaluator: Evaluator, samples: Sequence[LoadedSubmission], samples_dir: Path, stop: threading.Event
+    evaluate: Evaluate, samples: Sequence[LoadedSubmission], samples_dir: Path, stop: threading.Event
 ) -> list[SampleView]:
     """The shared sample dry run until `stop` is set, each outcome named relative to `samples_dir`."""
     until_stopped = takewhile(lambda _: not stop.is_set(), samples)
-    return [_view(outcome, samples_dir) for outcome in dry_run(evaluator.evaluate, until_stopped)]
+    return [_view(outcome, samples_dir) for outcome in dry_run(evaluate, until_stopped)]
 
 
 def _view(outcome: SampleOutcome, samples_dir: Path) -> SampleView:

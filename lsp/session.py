@@ -278,7 +278,7 @@ class Session:
         stop = threading.Event()
         try:
             outcomes = await _in_thread(
-                self._runner, dryrun.evaluate_samples, Evaluator(config), samples, samples_dir, stop
+                self._runner, dryrun.evaluate_samples, Evaluator(config).evaluate, samples, samples_dir, stop
             )
         except asyncio.CancelledError:
             stop.set()  # a newer edit: stop after the current sample instead of finishing a stale run
