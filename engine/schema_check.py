@@ -14,18 +14,9 @@ from typing import Any
 
 from evalkit.engine.diagnostics import Diagnostic, Fix, Span, closest, error
 from evalkit.engine.positions import line_end
+from evalkit.engine.type_words import TYPE_WORDS, found_words
 from evalkit.engine.validator import SchemaError, Validator
 from evalkit.engine.yamlsource import JsonPath, YamlDocument
-
-_TYPE_WORDS = {
-    "object": "a mapping",
-    "array": "a list",
-    "string": "a string",
-    "number": "a number",
-    "integer": "an integer",
-    "boolean": "true or false",
-    "null": "null",
-}
 
 
 @cache
@@ -49,10 +40,8 @@ def describe_value(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
+    if isinstance(value, dict | list):
+        return found_words(value)
     if isinstance(value, str):
         shown = value if len(value) <= 40 else value[:37] + "..."
         return f"the string '{shown}'"
@@ -68,7 +57,7 @@ def _where(path: JsonPath) -> str:
 
 def _types(expected: str | list[str]) -> str:
     names = [expected] if isinstance(expected, str) else expected
-    return " or ".join(_TYPE_WORDS.get(n, n) for n in names)
+    return " or ".join(TYPE_WORDS.get(n, n) for n in names)
 
 
 def _translate(err: SchemaError, document: YamlDocument, checker: Validator) -> Iterator[Diagnostic]:

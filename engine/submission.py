@@ -12,6 +12,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalkit.engine.type_words import found_words
+
 DIMENSIONS = ("instructions", "accuracy", "optimality", "presentation", "freshness")
 OPTIONAL_TEXT = ("category", "subcategory", "difficulty", "ranking_rationale", "rewrite_preferred")
 
@@ -86,15 +88,9 @@ def _finite(value: int | float, where: str) -> float:
     return max(-sys.float_info.max, min(number, sys.float_info.max))
 
 
-def _type_name(value: Any) -> str:
-    return {type(None): "null", bool: "a boolean", str: "a string", list: "a list", dict: "a mapping"}.get(
-        type(value), "a number" if _is_number(value) else type(value).__name__
-    )
-
-
 def _expect(value: Any, kind: type | tuple[type, ...], where: str, words: str) -> None:
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise SubmissionError(f"expected {words}, found {_type_name(value)}", where)
+        raise SubmissionError(f"expected {words}, found {found_words(value)}", where)
 
 
 def _responses(raw: Any) -> tuple[Response, ...]:
@@ -125,7 +121,7 @@ def _ratings(raw: Any) -> tuple[dict[str, float], str]:
             raise SubmissionError(f"missing required key '{name}'", "ratings")
         value = raw[name]
         if not _is_number(value):
-            raise SubmissionError(f"expected a number, found {_type_name(value)}", f"ratings.{name}")
+            raise SubmissionError(f"expected a number, found {found_words(value)}", f"ratings.{name}")
         ratings[name] = _finite(value, f"ratings.{name}")
     justification = raw.get("justification")
     if justification is not None:

@@ -65,6 +65,16 @@ _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
 }
 
 
+def follow_ref(root: dict[str, Any], ref: str) -> Any:
+    """What a local `$ref` (`#/$defs/name`) points at in the schema `root`, for every reader of the schemas
+    (this validator, the editor's schema map); raises KeyError when it points nowhere, TypeError when it
+    goes through a value that is no mapping."""
+    node: Any = root
+    for part in ref.removeprefix("#/").split("/"):
+        node = node[part]
+    return node
+
+
 class Validator:
     def __init__(self, root: dict[str, Any]) -> None:
         self.root = root
@@ -77,10 +87,8 @@ class Validator:
 
     def resolve(self, ref: str) -> dict[str, Any]:
         """The schema a local `$ref` (`#/$defs/name`) points at."""
-        node: Any = self.root
-        for part in ref.removeprefix("#/").split("/"):
-            node = node[part]
-        return node
+        schema: dict[str, Any] = follow_ref(self.root, ref)
+        return schema
 
     def _check(
         self, value: Any, schema: dict[str, Any], path: Path, name: bool = False

@@ -1,9 +1,9 @@
 """The live dry run: a config folder's rules evaluated on sample submissions.
 
-The config is compiled once (by `analyze`); each sample is then evaluated with the engine's
-`Evaluator`, and the run stops between samples when a newer edit makes it stale. The
-report feeds the code lenses (`fires on K/N samples`), the hover on a rule id, and the
-`evalkit.dryRun` command.
+The config is compiled once (by `analyze`); the samples are then evaluated by the sample dry run that
+`evalkit check --samples` runs too (`evalkit.services.samples`), which stops between samples when a newer
+edit makes it stale. What is the editor's is here: the report feeds the code lenses (`fires on K/N
+samples`), the hover on a rule id, and the `evalkit.dryRun` command.
 """
 
 from __future__ import annotations
@@ -14,22 +14,25 @@ import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import takewhile
 from pathlib import Path
 from typing import Any
 
-from evalkit.engine import Evaluator
 from evalkit.engine.config import Config
 from evalkit.engine.result import Result, SkippedRule
 from evalkit.services.diff import Snapshot
-from evalkit.services.inputs import LoadedSubmission, expand_inputs, read_inputs
+from evalkit.services.evaluation import Evaluate
+from evalkit.services.fingerprints import Fingerprint, fingerprint
+from evalkit.services.inputs import LoadedSubmission, expand_inputs
+from evalkit.services.samples import SampleOutcome, dry_run
 
 RuleKey = tuple[str, str]  # (rule type, rule id): ids are unique only within their list
 SHOWN_SAMPLES = 8  # a hover lists at most this many samples per outcome; the rest are counted
 
 
 @dataclass(frozen=True, slots=True)
-class SampleOutcome:
-    """One sample's result, or why it could not be evaluated."""
+class SampleView:
+    """One sample's outcome as the editor shows it: its result, or why there is none."""
 
     source: str
     label: str | None = None
@@ -66,12 +69,12 @@ class SampleOutcome:
 class DryRunReport:
     config_hash: str
     samples_dir: Path
-    outcomes: list[SampleOutcome]
+    outcomes: list[SampleView]
     rules: frozenset[RuleKey]  # the rules of the config that was run
     fired_counts: Counter[RuleKey]
 
     @classmethod
-    def of(cls, config: Config, samples_dir: Path, outcomes: list[SampleOutcome]) -> DryRunReport:
+    def of(cls, config: Config, samples_dir: Path, outcomes: list[SampleView]) -> DryRunReport:
         counts: Counter[RuleKey] = Counter(key for outcome in outcomes for key in outcome.fired)
         return cls(config.config_hash, samples_dir, outcomes, rule_keys(config), counts)
 
@@ -118,7 +121,7 @@ def rule_keys(config: Config) -> frozenset[RuleKey]:
     return frozenset({*((r.type, r.id) for r in rules), *(("rewrite", r.id) for r in plan.rewrite_rules)})
 
 
-def _listed(outcomes: Sequence[SampleOutcome], describe: Any) -> list[str]:
+def _listed(outcomes: Sequence[SampleView], describe: Any) -> list[str]:
     lines = [f"- `{o.source}`: {describe(o)}" for o in outcomes[:SHOWN_SAMPLES]]
     if len(outcomes) > SHOWN_SAMPLES:
         lines.append(f"- … and {len(outcomes) - SHOWN_SAMPLES} more")
@@ -139,68 +142,27 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "…"
 
 
-def find_samples_dir(folder: Path, workspace_root: Path | None, option: str | None) -> Path | None:
-    """The `samples` option (relative to the workspace root), else `samples/` beside the config
-    folder, else `samples/` at the workspace root."""
-    if option:
-        chosen = Path(option).expanduser()
-        if not chosen.is_absolute() and workspace_root is not None:
-            chosen = workspace_root / chosen
-        return chosen if chosen.exists() else None
-    candidates = [folder.parent / "samples"]
-    if workspace_root is not None:
-        candidates.append(workspace_root / "samples")
-    return next((c for c in candidates if c.is_dir()), None)
-
-
-def samples_signature(samples_dir: Path) -> tuple[tuple[str, int, int], ...]:
-    """Names, sizes and modification times: changes when a sample is added, removed or edited."""
+def samples_signature(samples_dir: Path) -> Fingerprint:
+    """Changes when a sample is added, removed or edited."""
     files, _ = expand_inputs([samples_dir])
-    signature = []
-    for path in files:
-        try:
-            stat = path.stat()
-        except OSError:
-            continue
-        signature.append((str(path), stat.st_size, stat.st_mtime_ns))
-    return tuple(signature)
-
-
-def load_samples(samples_dir: Path, limit: int) -> list[LoadedSubmission]:
-    loaded = []
-    for sample in read_inputs([samples_dir]):
-        loaded.append(sample)
-        if len(loaded) >= limit:
-            break
-    return loaded
+    return fingerprint(files)
 
 
 def evaluate_samples(
-    evaluator: Evaluator, samples: Sequence[LoadedSubmission], samples_dir: Path, stop: threading.Event
-) -> list[SampleOutcome]:
-    """Evaluate the samples until `stop` is set; a sample the engine refuses becomes an outcome with its
-    error."""
-    outcomes = []
-    for sample in samples:
-        if stop.is_set():
-            break
-        outcomes.append(_evaluate(evaluator, sample, _display_name(sample.source, samples_dir)))
-    return outcomes
+    evaluate: Evaluate, samples: Sequence[LoadedSubmission], samples_dir: Path, stop: threading.Event
+) -> list[SampleView]:
+    """The shared sample dry run until `stop` is set, each outcome named relative to `samples_dir`."""
+    until_stopped = takewhile(lambda _: not stop.is_set(), samples)
+    return [_view(outcome, samples_dir) for outcome in dry_run(evaluate, until_stopped)]
 
 
-def _evaluate(evaluator: Evaluator, sample: LoadedSubmission, source: str) -> SampleOutcome:
-    if sample.submission is None:
-        return SampleOutcome(source, error=sample.error or "unreadable")
-    try:
-        result = evaluator.evaluate(sample.submission)
-    except Exception as exc:  # one bad sample must not stop the dry run of the others
-        return SampleOutcome(source, error=f"{type(exc).__name__}: {exc}")
-    return _outcome(source, result)
-
-
-def _outcome(source: str, result: Result) -> SampleOutcome:
+def _view(outcome: SampleOutcome, samples_dir: Path) -> SampleView:
+    source = _display_name(outcome.source, samples_dir)
+    result = outcome.result
+    if result is None:
+        return SampleView(source, error=outcome.problem)
     fired = {(rule.type, rule.id): rule.actions for rule in result.fired_rules}
-    return SampleOutcome(
+    return SampleView(
         source, result.label, result.score, dict(result.flags), fired, result, snapshot=Snapshot.of(result)
     )
 

@@ -8,7 +8,6 @@ evaluated (by the dry run, whose results are reused), so the comparison costs a 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,9 +15,10 @@ from typing import Any
 
 from evalkit.engine.config import Config, config_files
 from evalkit.engine.evaluator import Evaluator
-from evalkit.lsp.dryrun import SHOWN_SAMPLES, DryRunReport, SampleOutcome
+from evalkit.lsp.dryrun import SHOWN_SAMPLES, DryRunReport, SampleView
 from evalkit.services.diff import DiffReport, ItemDiff, Side, side_of
 from evalkit.services.diffrender import field_lines
+from evalkit.services.fingerprints import fingerprint
 from evalkit.services.gitrev import ConfigSource, NotInRepository, RevisionError, config_at
 from evalkit.services.inputs import LoadedSubmission
 
@@ -93,18 +93,7 @@ def base_source(folder: Path, base_name: str) -> tuple[tuple[Any, ...], ConfigSo
         except RevisionError as exc:
             return ("HEAD", str(exc)), str(exc)
         return ("HEAD", tuple(sorted(source.texts.items()))), source
-    return ("saved", _saved_signature(folder)), ConfigSource(str(folder))
-
-
-def _saved_signature(folder: Path) -> tuple[tuple[str, int, int], ...]:
-    signature = []
-    for path in config_files(folder).values():
-        try:
-            stat = os.stat(path)
-        except OSError:
-            continue
-        signature.append((str(path), stat.st_size, stat.st_mtime_ns))
-    return tuple(signature)
+    return ("saved", fingerprint(config_files(folder).values())), ConfigSource(str(folder))
 
 
 def run_base(
@@ -144,5 +133,5 @@ def impact_of(base_name: str, base: BaseRun, head: Config, report: DryRunReport)
     return Impact(base_name, diff, rules=diff.rule_counts())
 
 
-def _head_side(outcome: SampleOutcome) -> Side:
+def _head_side(outcome: SampleView) -> Side:
     return outcome.snapshot if outcome.snapshot is not None else outcome.error or "unreadable"

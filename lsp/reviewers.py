@@ -17,6 +17,7 @@ from glob import glob
 from pathlib import Path
 
 from evalkit.engine.config import Config
+from evalkit.services.fingerprints import fingerprint
 from evalkit.services.stats import Tally
 
 logger = logging.getLogger(__name__)
@@ -52,7 +53,7 @@ class ReviewerVerdicts:
     def of(self, config: Config, pattern: str, root: Path | None) -> Verdicts:
         """The latest count; starts a new one in the background when the journals or the config changed."""
         paths = journal_paths(pattern, root)
-        key = (config.config_hash, *(_signature(path) for path in paths))
+        key = (config.config_hash, tuple(paths), fingerprint(paths))
         with self._lock:
             if key not in (self._key, self._pending):
                 self._pending = key
@@ -73,14 +74,6 @@ def journal_paths(pattern: str, root: Path | None) -> list[str]:
     base = root if root is not None else Path.cwd()
     full = pattern if Path(pattern).is_absolute() else str(base / pattern)
     return sorted(glob(full, recursive=True))
-
-
-def _signature(path: str) -> tuple[str, int, int]:
-    try:
-        status = Path(path).stat()
-    except OSError:
-        return path, -1, -1
-    return path, status.st_size, status.st_mtime_ns
 
 
 def count(config: Config, paths: list[str]) -> dict[str, Tally]:

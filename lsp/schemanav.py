@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from evalkit import schemas
+from evalkit.engine.type_words import TYPE_WORDS
+from evalkit.engine.validator import follow_ref
 from evalkit.lsp.yamlcontext import KeyPath
 
 Schema = dict[str, Any]
@@ -20,15 +22,8 @@ DIMENSION_VOCABULARY = "unknown-dimension"  # the x-code the schemas give the di
 # dimensions.yaml names the dimensions as the keys of `dimensions` (schema `properties`, no enum to mark)
 _DIMENSION_TABLES = {("dimensions", ("dimensions",))}
 
-_TYPE_WORDS = {
-    "object": "mapping",
-    "array": "list",
-    "string": "string",
-    "number": "number",
-    "integer": "integer",
-    "boolean": "true or false",
-    "null": "null",
-}
+# the type words of the messages, without their article: a hover says `list of strings`
+_TYPE_WORDS = {name: words.removeprefix("an ").removeprefix("a ") for name, words in TYPE_WORDS.items()}
 _PLURALS = {"mapping": "mappings", "string": "strings", "number": "numbers", "integer": "integers"}
 
 
@@ -47,9 +42,11 @@ def resolve(top: Schema, node: Any) -> Schema:
 
 
 def _pointer(top: Schema, ref: Any) -> Schema:
-    node: Any = top
-    for part in str(ref).removeprefix("#/").split("/"):
-        node = node.get(part, {}) if isinstance(node, dict) else {}
+    """The schema `ref` points at; nothing (any value allowed) when it points nowhere."""
+    try:
+        node = follow_ref(top, str(ref))
+    except (KeyError, TypeError):
+        return {}
     return node if isinstance(node, dict) else {}
 
 

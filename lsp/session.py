@@ -37,6 +37,7 @@ from evalkit.lsp.reviewers import ReviewerVerdicts
 from evalkit.lsp.workspace import Buffer, FolderState, config_file, evalkit_file, folder_buffers, uri_for
 from evalkit.lsp.yamlcontext import StructureIndex
 from evalkit.services.inputs import LoadedSubmission
+from evalkit.services.samples import find_samples_dir, read_samples
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -239,7 +240,7 @@ class Session:
     # --- dry run ----------------------------------------------------------------------------
 
     def samples_dir(self, folder: Path) -> Path | None:
-        return dryrun.find_samples_dir(folder, self.workspace_root, self.options.samples)
+        return find_samples_dir(folder, self.workspace_root, self.options.samples)
 
     def _after_check(self, state: FolderState) -> None:
         config = state.latest
@@ -277,7 +278,7 @@ class Session:
         stop = threading.Event()
         try:
             outcomes = await _in_thread(
-                self._runner, dryrun.evaluate_samples, Evaluator(config), samples, samples_dir, stop
+                self._runner, dryrun.evaluate_samples, Evaluator(config).evaluate, samples, samples_dir, stop
             )
         except asyncio.CancelledError:
             stop.set()  # a newer edit: stop after the current sample instead of finishing a stale run
@@ -313,7 +314,7 @@ class Session:
         signature = dryrun.samples_signature(samples_dir)
         cached = self._samples.get(samples_dir)
         if cached is None or cached[0] != signature:
-            cached = (signature, dryrun.load_samples(samples_dir, self.options.max_samples))
+            cached = (signature, read_samples(samples_dir, self.options.max_samples))
             self._samples[samples_dir] = cached
         return cached[1], signature
 

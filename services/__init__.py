@@ -4,6 +4,9 @@ engine, and the files they read and write.
 The engine (`evalkit.engine`) is the pure core: load, validate, compile, evaluate, the result. Everything
 here sits on top of it and imports only downward (services → engine; never lsp, tui or the commands):
 
+- evaluating without raising: `evaluation` (a `Result` or an `EvaluationFailure`, for every face that
+  evaluates many submissions), `samples` (the sample dry run of `check --samples` and the language server);
+- `usage`: `UsageProblem`, what a command raises when its arguments leave nothing to do (exit code 2);
 - reading inputs and writing outputs: `inputs` (files, JSON Lines, folders, pipes), `atomic` (outputs that
   appear whole or not at all), `report_md` (the Markdown report);
 - `evalkit eval`: `batch` (streamed, ordered evaluation), `workers` (process pools that die with the

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from evalkit.engine.config import CONFIG_NAMES, Config, analyze, config_files, config_name
 from evalkit.engine.diagnostics import (
-    FILE_START,
     Diagnostic,
     Severity,
     Span,
@@ -24,6 +23,7 @@ from evalkit.engine.diagnostics import (
     info,
     warning,
 )
+from evalkit.services.usage import UsageProblem
 
 if TYPE_CHECKING:
     from evalkit.services.inputs import LoadedSubmission
@@ -33,12 +33,8 @@ SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "venv", "site-packag
 """Never searched for configs (nor any folder whose name starts with a dot: .git, .venv, .tox)."""
 
 
-class UsageProblem(Exception):
-    """A PATH or option that leaves nothing to check (exit code 2); the message names it."""
-
-
 @dataclass(frozen=True, slots=True)
-class Target:
+class CheckedFolder:
     """One config folder to check, and the files whose diagnostics are reported (None: all of them)."""
 
     folder: Path
@@ -115,22 +111,22 @@ def config_folders(tree: Path) -> Iterator[Path]:
     yield from unreadable
 
 
-def find_targets(paths: Sequence[str]) -> list[Target]:
+def checked_folders(paths: Sequence[str]) -> list[CheckedFolder]:
     """The config folders PATHs name, each once, in the order first named; raises UsageProblem."""
-    found: dict[Path, Target] = {}
+    found: dict[Path, CheckedFolder] = {}
     for raw in paths:
-        for target in _targets_of(Path(raw)):
-            key = target.folder.resolve()
-            found[key] = _merge(found[key], target) if key in found else target
+        for checked in _folders_named(Path(raw)):
+            key = checked.folder.resolve()
+            found[key] = _merge(found[key], checked) if key in found else checked
     return list(found.values())
 
 
-def _targets_of(path: Path) -> list[Target]:
+def _folders_named(path: Path) -> list[CheckedFolder]:
     if path.is_dir():
         folders = list(config_folders(path))
         if not folders:
             raise UsageProblem(no_config_files(path, " or below"))
-        return [Target(folder) for folder in folders]
+        return [CheckedFolder(folder) for folder in folders]
     if not path.exists():
         raise UsageProblem(f"{path}: no such file or folder")
     if config_name(path) is None:
@@ -138,7 +134,7 @@ def _targets_of(path: Path) -> list[Target]:
             f"{path}: not a config file (expected one of "
             f"{', '.join(n + '.yaml' for n in CONFIG_NAMES)}, or .yml)"
         )
-    return [Target(path.parent, frozenset({path.resolve()}))]
+    return [CheckedFolder(path.parent, frozenset({path.resolve()}))]
 
 
 def no_config_files(folder: Path, where: str = "") -> str:
@@ -148,10 +144,10 @@ def no_config_files(folder: Path, where: str = "") -> str:
     return f"{folder}: no config files found here{where} (looked for {looked_for})"
 
 
-def _merge(first: Target, second: Target) -> Target:
+def _merge(first: CheckedFolder, second: CheckedFolder) -> CheckedFolder:
     if first.only is None or second.only is None:
-        return Target(first.folder)
-    return Target(first.folder, first.only | second.only)
+        return CheckedFolder(first.folder)
+    return CheckedFolder(first.folder, first.only | second.only)
 
 
 def check_paths(
@@ -162,22 +158,22 @@ def check_paths(
 ) -> CheckReport:
     """Check every config folder PATHs name; with `samples_dir`, also dry-run the rules on its submissions;
     with `verdicts`, warn on the rules whose proposals reviewers discard too often."""
-    targets = find_targets(paths)
+    folders = checked_folders(paths)
     samples = read_samples(samples_dir) if samples_dir is not None else None
     reviews = verdicts.read() if verdicts is not None else None
     report = CheckReport(samples=len(samples or []))
     if samples:
         report.diagnostics.extend(_sample_problems(samples))
-    for target in targets:
-        config = analyze(target.folder)
-        report.folders.append(target.folder)
-        report.files += len(config_files(target.folder)) if target.only is None else len(target.only)
+    for checked in folders:
+        config = analyze(checked.folder)
+        report.folders.append(checked.folder)
+        report.files += len(config_files(checked.folder)) if checked.only is None else len(checked.only)
         found = list(config.diagnostics)
         if samples is not None:
             found += dry_run(config, samples, samples_dir or "", strict)
         if verdicts is not None and reviews is not None:
             found += verdicts.discarded_rules(config, reviews)
-        report.diagnostics.extend(d for d in found if target.reports(d) or not _inside(d, target.folder))
+        report.diagnostics.extend(d for d in found if checked.reports(d) or not _inside(d, checked.folder))
     report.diagnostics.sort(key=Diagnostic.sort_key)
     return report
 
@@ -188,59 +184,46 @@ def _inside(diagnostic: Diagnostic, folder: Path) -> bool:
 
 def read_samples(samples_dir: str) -> list[LoadedSubmission]:
     """Every submission in `samples_dir`, read once for all config folders; raises UsageProblem."""
-    from evalkit.services.inputs import read_inputs
+    from evalkit.services import samples
 
     if not Path(samples_dir).is_dir():
         raise UsageProblem(f"{samples_dir}: --samples expects a folder of submissions")
-    samples = list(read_inputs([samples_dir]))
-    if not samples:
+    found = samples.read_samples(Path(samples_dir))
+    if not found:
         raise UsageProblem(f"{samples_dir}: no submissions (.json, .yaml, .yml, .jsonl) in this folder")
-    return samples
+    return found
 
 
 def _sample_problems(samples: Iterable[LoadedSubmission]) -> Iterator[Diagnostic]:
+    from evalkit.services.samples import sample_position
+
     for sample in samples:
         if sample.error is not None:
             path, span = sample_position(sample.source)
             yield error(path, span, "invalid-sample", sample.error)
 
 
-def sample_position(source: str) -> tuple[str, Span]:
-    """A sample's file and line: `path:LINE` for a line of a .jsonl, else the file's start."""
-    path, _, line = source.rpartition(":")
-    if path.endswith(".jsonl") and line.isdigit():
-        return path, Span.point(int(line), 1)
-    return source, FILE_START
-
-
 def dry_run(
     config: Config, samples: list[LoadedSubmission], samples_dir: str, strict: bool
 ) -> list[Diagnostic]:
     """Evaluate every valid sample: an evaluation that fails is an error; a rule that fires on no sample is
-    an info (a warning under --strict), since it may be dead or only lack a sample that shows it."""
+    an info (a warning under --strict), since it may be dead or only lack a sample that shows it. (An
+    unreadable sample is reported once, for all config folders, by `_sample_problems`.)"""
     from evalkit.engine.evaluator import Evaluator
+    from evalkit.services import samples as sample_run
 
     if config.plan is None or has_errors(config.diagnostics):
         return []
-    evaluator = Evaluator(config)
     fired: set[str] = set()
     out: list[Diagnostic] = []
     valid = [sample for sample in samples if sample.submission is not None]
-    for sample in valid:
-        try:
-            result = evaluator.evaluate(sample.submission)
-        except Exception as exc:  # any failure is a finding about the config, never a crash of check
-            path, span = sample_position(sample.source)
-            out.append(
-                error(
-                    path,
-                    span,
-                    "evaluation-error",
-                    f"evaluating with {config.folder} failed: {type(exc).__name__}: {exc}",
-                )
-            )
-            continue
-        fired.update(rule.id for rule in result.fired_rules)
+    for outcome in sample_run.dry_run(Evaluator(config).evaluate, valid):
+        if outcome.result is not None:
+            fired.update(rule.id for rule in outcome.result.fired_rules)
+        else:
+            path, span = outcome.position
+            failed = f"evaluating with {config.folder} failed: {outcome.problem}"
+            out.append(error(path, span, "evaluation-error", failed))
     if valid:
         out += _never_fired(
             config,

@@ -17,7 +17,6 @@ from evalkit.engine.diagnostics import Diagnostic, Severity, Span, describe
 from evalkit.engine.text import shown
 from evalkit.services.check import CheckReport
 
-FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 _GITHUB_COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -26,6 +25,7 @@ _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
 
 
 def render(report: CheckReport, fmt: str, colour: bool = False) -> str:
+    """The report in one of `evalkit check --format`'s formats (`evalkit.commands.check.FORMATS`)."""
     renderers: dict[str, Callable[[CheckReport], str]] = {
         "text": lambda r: text(r, colour),
         "json": as_json,

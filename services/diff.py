@@ -19,6 +19,7 @@ from evalkit.engine.evaluator import Evaluator
 from evalkit.engine.result import Result
 from evalkit.engine.submission import Submission
 from evalkit.services.batch import Outcome, RawItem, run_items
+from evalkit.services.evaluation import EvaluationFailure, evaluate_safely
 from evalkit.services.gitrev import ConfigSource
 from evalkit.services.inputs import parse_text
 
@@ -147,10 +148,9 @@ def unreadable(source: str, error: str) -> ItemDiff:
 
 
 def side_of(evaluator: Evaluator, submission: Submission) -> Side:
-    try:
-        return Snapshot.of(evaluator.evaluate(submission))
-    except Exception as exc:  # one side's failure is a difference to report, not the end of the run
-        return f"{type(exc).__name__}: {exc}"
+    result = evaluate_safely(evaluator.evaluate, submission)
+    # one side's failure is a difference to report, not the end of the run
+    return str(result) if isinstance(result, EvaluationFailure) else Snapshot.of(result)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ JSON of `DiffReport.to_dict` laid out one change a line.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from evalkit.services.diff import DiffReport, ItemDiff, signed
@@ -94,11 +94,36 @@ def _set_change(before: list[str], after: list[str], arrow: str) -> str:
 def json_text(report: DiffReport) -> str:
     """The report as indented JSON, each change on one line: readable, and as fast to write as compact
     JSON (Python's indenting encoder is ten times slower than its C one, which writes each change)."""
-    data = report.to_dict()
-    changes = data.pop("changes")
-    head = json.dumps(data, ensure_ascii=False, indent=2)[: -len("\n}")]
-    lines = ",\n".join("    " + json.dumps(change, ensure_ascii=False) for change in changes)
-    return head + (',\n  "changes": [\n' + lines + "\n  ]\n}\n" if changes else ',\n  "changes": []\n}\n')
+    return "".join(indented_json(report.to_dict(), "", ONE_LINE_ITEMS)) + "\n"
+
+
+ONE_LINE_ITEMS = "changes"
+"""The list whose items `json_text` writes one to a line."""
+
+_one_line = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def indented_json(value: Any, indent: str, one_line_items: str | None = None) -> Iterator[str]:
+    """`value` encoded as `json.dumps(value, ensure_ascii=False, indent=2)` encodes it, except the items
+    of the top-level list named `one_line_items`, each encoded on one line."""
+    inner = indent + "  "
+    if isinstance(value, dict) and value:
+        yield "{"
+        for n, (key, item) in enumerate(value.items()):
+            yield f"{',' if n else ''}\n{inner}{_one_line(key)}: "
+            if key == one_line_items and isinstance(item, list) and item:
+                yield "[" + ",".join(f"\n{inner}  {_one_line(x)}" for x in item) + f"\n{inner}]"
+            else:
+                yield from indented_json(item, inner)
+        yield f"\n{indent}}}"
+    elif isinstance(value, list | tuple) and value:
+        yield "["
+        for n, item in enumerate(value):
+            yield f"{',' if n else ''}\n{inner}"
+            yield from indented_json(item, inner)
+        yield f"\n{indent}]"
+    else:
+        yield _one_line(value)
 
 
 # --- the terminal ---------------------------------------------------------------------------------
@@ -270,3 +295,7 @@ def _changed_submissions(report: DiffReport) -> list[str]:
     if report.changed > MARKDOWN_CHANGES:
         body.append(f"… and {report.changed - MARKDOWN_CHANGES} more (`--format json` lists them all)")
     return _folded(f"Changed submissions ({report.changed})", body)
+
+
+RENDERERS: dict[str, Callable[[DiffReport], str]] = {"text": text, "markdown": markdown, "json": json_text}
+"""The report in each of `evalkit diff --format`'s formats (`evalkit.commands.diff.FORMATS`)."""

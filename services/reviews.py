@@ -28,6 +28,7 @@ from evalkit.services.decisions import (
     is_decision_entry,
 )
 from evalkit.services.journal import JournalContents, read_journal
+from evalkit.services.review_files import JOURNAL_SUFFIX
 
 DECIDING = frozenset({ACCEPT, DISCARD, EDIT})
 """The actions that decide a proposal (notes and `done` do not)."""
@@ -128,7 +129,7 @@ def _replayed(path: Path) -> tuple[DecisionBook, Activity, int, list[tuple[int, 
     from evalkit.services.journal import JournalError
 
     if path.is_dir():
-        raise ReviewsError(f"{path}: a folder, not a journal (name the .decisions.jsonl files in it)")
+        raise ReviewsError(f"{path}: a folder, not a journal (name the {JOURNAL_SUFFIX} files in it)")
     if not path.is_file():
         raise ReviewsError(f"{path}: no such journal")
     try:

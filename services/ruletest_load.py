@@ -19,7 +19,8 @@ from evalkit.engine.config import config_files, read_config_file
 from evalkit.engine.diagnostics import Diagnostic, Fix, Span, closest, error, has_errors
 from evalkit.engine.text import NotText, decode_utf8, not_a_regular_file
 from evalkit.engine.yamlsource import YamlDocument, parse_yaml
-from evalkit.services.check import UsageProblem, config_folders
+from evalkit.services.check import config_folders
+from evalkit.services.usage import UsageProblem
 
 TESTS_FOLDER = "tests"
 DEFAULT_TOLERANCE = 1e-6

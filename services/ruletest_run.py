@@ -14,8 +14,8 @@ from evalkit.engine.config import Config, analyze
 from evalkit.engine.diagnostics import Diagnostic, info
 from evalkit.engine.evaluator import Evaluator
 from evalkit.engine.result import Result
-from evalkit.engine.submission import SubmissionError
 from evalkit.services.check import rule_positions
+from evalkit.services.evaluation import EvaluationFailure, evaluate_safely
 from evalkit.services.ruletest_load import DEFAULT_TOLERANCE, Case, RuleTestFile, load_test_file
 
 
@@ -78,12 +78,11 @@ def run_suite(folder: Path, files: list[Path]) -> Suite:
 def run_case(evaluator: Evaluator, case: Case) -> CaseOutcome:
     if case.problem is not None:
         return CaseOutcome(case, None, error=case.problem)
-    try:
-        result = evaluator.evaluate(case.submission)
-    except SubmissionError as exc:
-        return CaseOutcome(case, None, error=f"invalid submission: {exc}")
-    except Exception as exc:  # a broken rule must fail its case, not the whole run
-        return CaseOutcome(case, None, error=f"evaluation failed: {type(exc).__name__}: {exc}")
+    result = evaluate_safely(evaluator.evaluate, case.submission)
+    if isinstance(result, EvaluationFailure):  # a broken rule fails its case, not the whole run
+        if result.invalid_submission:
+            return CaseOutcome(case, None, error=f"invalid submission: {result.message}")
+        return CaseOutcome(case, None, error=f"evaluation failed: {result}")
     if not expects_anything(case):
         return CaseOutcome(
             case,

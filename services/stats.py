@@ -19,16 +19,14 @@ found) counts in `unmatched`, and in the agreement, which needs only the journal
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from itertools import pairwise
 from typing import Any
 
-from evalkit.engine.result import Result
-from evalkit.engine.submission import Submission
 from evalkit.services.agreement import Alpha, alpha
 from evalkit.services.decisions import ACCEPT, DISCARD, Decision
+from evalkit.services.evaluation import Evaluate, EvaluationFailure, evaluate_safely
 from evalkit.services.proposals import FLAG, LABEL, RANKING, RATING, REWRITE, Proposal, proposals_of
 from evalkit.services.reviews import Activity, Reviews
 
@@ -37,8 +35,6 @@ MIN_DECISIONS = 10
 """A rule's discard rate says something about it only from this many decisions on its proposals."""
 NO_LABEL = "(none)"
 KINDS = (RATING, RANKING, REWRITE, LABEL, FLAG)
-
-Evaluate = Callable[[Submission], Result]
 
 
 @dataclass(slots=True)
@@ -210,9 +206,8 @@ def _proposals(reviews: Reviews, evaluate: Evaluate) -> dict[str, dict[str, Prop
     """Every reviewed submission's proposals by target; one the engine fails on has none."""
     found: dict[str, dict[str, Proposal]] = {}
     for key, submission in reviews.submissions.items():
-        try:
-            result = evaluate(submission)
-        except Exception:  # a failure on one submission leaves its decisions unmatched, not the run ended
+        result = evaluate_safely(evaluate, submission)
+        if isinstance(result, EvaluationFailure):  # its decisions stay unmatched; the run goes on
             continue
         found[key] = {proposal.target: proposal for proposal in proposals_of(submission, result)}
     return found

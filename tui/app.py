@@ -40,7 +40,7 @@ from evalkit.tui.proposals import LABEL, REWRITE, Proposal
 from evalkit.tui.proposals_table import ProposalsTable, detail_text
 from evalkit.tui.queue_view import QueueView
 from evalkit.tui.screens import HelpScreen, InputScreen, TextScreen
-from evalkit.tui.watcher import POLL_SECONDS, fingerprint
+from evalkit.tui.watcher import POLL_SECONDS, config_fingerprint
 
 BATCH_SIZE = 500  # submissions per message while reading; the first one goes out alone, at once
 EVALUATION_BATCH = 20  # evaluations between pauses that hand the interpreter back to the screen
@@ -220,9 +220,9 @@ class ReviewApp(App[int]):
     @work(thread=True, group="watch", exit_on_error=False)
     def poll_config(self) -> None:
         folder = self.session.config.folder
-        last = fingerprint(folder)
+        last = config_fingerprint(folder)
         while not self._stopping.wait(POLL_SECONDS):
-            now = fingerprint(folder)
+            now = config_fingerprint(folder)
             if now != last:
                 last = now
                 self.post_message(self.ConfigChanged(analyze(folder)))

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from evalkit.engine.config import Config
 from evalkit.engine.evaluator import Evaluator
 from evalkit.engine.result import Result
+from evalkit.services.evaluation import EvaluationFailure, evaluate_safely
 from evalkit.services.inputs import LoadedSubmission
 from evalkit.tui import filters
 from evalkit.tui.decisions import (
@@ -158,10 +159,10 @@ class ReviewSession:
             return loaded.error or "unreadable submission"
         if engine.evaluator is None:
             return None
-        try:
-            return engine.evaluator.evaluate(loaded.submission)
-        except Exception as exc:  # an engine failure on one submission must not end the session
-            return f"the engine failed on this submission: {type(exc).__name__}: {exc}"
+        result = evaluate_safely(engine.evaluator.evaluate, loaded.submission)
+        if isinstance(result, EvaluationFailure):  # one submission's failure must not end the session
+            return f"the engine failed on this submission: {result}"
+        return result
 
     def evaluate_pending(self, budget: int) -> int:
         """Summarize up to `budget` submissions lacking a current summary (from a worker thread); returns

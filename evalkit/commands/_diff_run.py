@@ -11,10 +11,10 @@ from pathlib import Path
 from evalkit.commands.diff import PROG, gate_problems, head_folder, label_limit
 from evalkit.engine.config import Config
 from evalkit.services.batch import raw_items
-from evalkit.services.check import UsageProblem
 from evalkit.services.diff import DiffRecipe, DiffReport, ItemDiff, Unchanged, diff_items
-from evalkit.services.diffrender import json_text, markdown, text
+from evalkit.services.diffrender import RENDERERS
 from evalkit.services.gitrev import ConfigSource, NoRevision, NotUtf8, RevisionError, config_at
+from evalkit.services.usage import UsageProblem
 
 
 def _told(items: Iterator[ItemDiff | Unchanged]) -> Iterator[ItemDiff | Unchanged]:
@@ -112,8 +112,7 @@ class DiffRun:
         return None
 
     def _finish(self, report: DiffReport) -> int:
-        renderers = {"json": json_text, "markdown": markdown, "text": text}
-        output = renderers[self.args.format](report)
+        output = RENDERERS[self.args.format](report)
         sys.stdout.write(output if output.endswith("\n") else output + "\n")
         problems = gate_problems(report, self.args)
         for problem in problems:

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evalkit.services.usage import UsageProblem
+
 if TYPE_CHECKING:
     import pyarrow as pa
     import ray.data
@@ -25,10 +27,6 @@ LOCAL = "local"
 
 CONNECT_TIMEOUT_S = 10
 NOT_WITH_RAY = ("explain_json", "report_md", "log_file")
-
-
-class _Unusable(Exception):
-    """Nothing can be done (exit 2); the message says why."""
 
 
 def add_option(parser: argparse.ArgumentParser) -> None:
@@ -53,7 +51,7 @@ def run_score(args: argparse.Namespace) -> int:
 def _run(command: str, body: Callable[[], int]) -> int:
     try:
         return body()
-    except _Unusable as problem:
+    except UsageProblem as problem:
         print(f"{command}: {problem}", file=sys.stderr)
         return 2
 
@@ -61,9 +59,9 @@ def _run(command: str, body: Callable[[], int]) -> int:
 def _eval(args: argparse.Namespace) -> int:
     for flag in NOT_WITH_RAY:
         if getattr(args, flag):
-            raise _Unusable(f"--{flag.replace('_', '-')} is not available with --ray (only --out)")
+            raise UsageProblem(f"--{flag.replace('_', '-')} is not available with --ray (only --out)")
     if args.jobs != 1:
-        raise _Unusable("--jobs does not go with --ray: Ray runs one evaluator per CPU of the cluster")
+        raise UsageProblem("--jobs does not go with --ray: Ray runs one evaluator per CPU of the cluster")
     config = _checked_config(args.config_dir)
     if config is None:
         return 2
@@ -94,7 +92,7 @@ def _eval(args: argparse.Namespace) -> int:
 
 def _score(args: argparse.Namespace) -> int:
     if args.jobs != 1:
-        raise _Unusable("--jobs does not go with --ray: Ray runs one scorer per CPU of the cluster")
+        raise UsageProblem("--jobs does not go with --ray: Ray runs one scorer per CPU of the cluster")
     _require_ray()
     from evalkit.commands.score import _render_summary, _show_error
     from evalkit.qydomain.summary import ScoreSummary
@@ -142,7 +140,7 @@ def _require_ray() -> None:
         import pyarrow  # noqa: F401
         import ray.data  # noqa: F401
     except ImportError:
-        raise _Unusable("--ray needs Ray Data, which is not installed: pip install evalkit[ray]") from None
+        raise UsageProblem("--ray needs Ray Data, which is not installed: pip install evalkit[ray]") from None
 
 
 def _files(inputs: list[str], suffixes: tuple[str, ...]) -> list[Path]:
@@ -150,10 +148,10 @@ def _files(inputs: list[str], suffixes: tuple[str, ...]) -> list[Path]:
 
     missing = [path for path in inputs if not os.path.exists(path)]
     if missing:
-        raise _Unusable(f"{missing[0]}: no such file or folder")
+        raise UsageProblem(f"{missing[0]}: no such file or folder")
     files = input_files(inputs, suffixes)
     if not files:
-        raise _Unusable(f"no input files found (expected {', '.join(suffixes)})")
+        raise UsageProblem(f"no input files found (expected {', '.join(suffixes)})")
     return files
 
 
@@ -168,7 +166,7 @@ def _connect(address: str) -> None:
     try:
         ray.init(address=address, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
     except (ConnectionError, RuntimeError, ValueError) as exc:
-        raise _Unusable(f"cannot connect to the Ray cluster at {address}: {exc}") from None
+        raise UsageProblem(f"cannot connect to the Ray cluster at {address}: {exc}") from None
     logging.getLogger("ray.data").setLevel(logging.ERROR)
     context = DataContext.get_current()
     context.execution_options.preserve_order = True  # the output is in input order, as the local run's
@@ -186,7 +184,7 @@ def _check_reachable(address: str) -> None:
     try:
         socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
     except OSError as exc:
-        raise _Unusable(f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}") from None
+        raise UsageProblem(f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}") from None
 
 
 def _batches(dataset: ray.data.Dataset) -> Iterator[pa.Table]:
@@ -198,7 +196,7 @@ def _batches(dataset: ray.data.Dataset) -> Iterator[pa.Table]:
         yield from dataset.iter_batches(batch_format="pyarrow", batch_size=None)
     except RayError as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise _Unusable(f"the run on Ray failed: {reason}") from None
+        raise UsageProblem(f"the run on Ray failed: {reason}") from None
 
 
 def _progress(files: list[Path]) -> Any:
@@ -236,7 +234,7 @@ def _writer(out: str | None, schema: pa.Schema) -> Iterator[Callable[[pa.Table],
     except BrokenPipeError:
         raise
     except OSError as exc:
-        raise _Unusable(f"cannot write {exc.filename or out}: {exc.strerror}") from None
+        raise UsageProblem(f"cannot write {exc.filename or out}: {exc.strerror}") from None
 
 
 def _lines(batch: pa.Table) -> str:

@@ -59,8 +59,9 @@ def _rate(text: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     from evalkit.engine.text import shown
-    from evalkit.services.check import ReviewVerdicts, UsageProblem, check_paths
+    from evalkit.services.check import ReviewVerdicts, check_paths
     from evalkit.services.check_reporters import render, use_colour
+    from evalkit.services.usage import UsageProblem
 
     if args.max_discard_rate is not None and args.journals is None:
         print("evalkit check: --max-discard-rate needs --journals GLOB", file=sys.stderr)

@@ -48,7 +48,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from evalkit.commands._diff_run import DiffRun
-    from evalkit.services.check import UsageProblem
+    from evalkit.services.usage import UsageProblem
 
     try:
         return DiffRun(args).execute()

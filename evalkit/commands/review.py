@@ -15,17 +15,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evalkit.services.review_files import EXPORT_SUFFIX, JOURNAL_SUFFIX, default_path
+from evalkit.services.usage import UsageProblem
+
 if TYPE_CHECKING:
     from evalkit.engine.config import Config
     from evalkit.tui.journal import Journal
     from evalkit.tui.model import ReviewSession
-
-JOURNAL_SUFFIX = ".decisions.jsonl"
-EXPORT_SUFFIX = ".reviewed.jsonl"
-
-
-class _Unusable(Exception):
-    """Nothing can be done; the message says what and why (exit code 2)."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -58,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         session, journal, skipped = open_session(config, journal_path)
         if args.export:
             return _export(session, files, Path(args.export))
-    except _Unusable as problem:
+    except UsageProblem as problem:
         print(f"evalkit review: {problem}", file=sys.stderr)
         return 2
     from evalkit.tui.app import ReviewApp
@@ -70,32 +66,20 @@ def run(args: argparse.Namespace) -> int:
     return app.return_code or 0
 
 
-def default_path(first_input: str, suffix: str) -> Path:
-    """`<input><suffix>` beside the input; for a folder, beside the folder rather than in it."""
-    path = Path(first_input)
-    if not path.name:
-        path = path.resolve()
-    return path.with_name(path.name + suffix)
-
-
-def _is_review_output(path: Path) -> bool:
-    return path.name.endswith((JOURNAL_SUFFIX, EXPORT_SUFFIX))
-
-
 def _input_files(inputs: list[str]) -> list[Path]:
     """The submission files to read; a folder's own journals and exports are not submissions."""
     from evalkit.services.inputs import expand_inputs
 
     if not inputs:
-        raise _Unusable("no INPUT given: name submission files, JSONL files or folders to review")
+        raise UsageProblem("no INPUT given: name submission files, JSONL files or folders to review")
     files: list[Path] = []
     for name in inputs:
         found, missing = expand_inputs([name])
         if missing:
-            raise _Unusable(f"{name}: no such file or folder")
-        files.extend(path for path in found if not (Path(name).is_dir() and _is_review_output(path)))
+            raise UsageProblem(f"{name}: no such file or folder")
+        files.extend(found)  # a folder's listing leaves its journals and exports out
     if not files:
-        raise _Unusable(f"no submission files (.json, .yaml, .yml, .jsonl) in {', '.join(inputs)}")
+        raise UsageProblem(f"no submission files (.json, .yaml, .yml, .jsonl) in {', '.join(inputs)}")
     return files
 
 
@@ -103,12 +87,12 @@ def _config(config_dir: str | None) -> Config:
     from evalkit.engine.config import analyze
 
     if config_dir is not None and not Path(config_dir).is_dir():
-        raise _Unusable(f"--config-dir {config_dir}: no such folder")
+        raise UsageProblem(f"--config-dir {config_dir}: no such folder")
     config = analyze(config_dir)
     if not config.files and not config.diagnostics:  # as `check` and `eval` refuse it
         from evalkit.services.check import no_config_files
 
-        raise _Unusable(no_config_files(config.folder))
+        raise UsageProblem(no_config_files(config.folder))
     return config
 
 
@@ -118,12 +102,12 @@ def open_session(config: Config, journal_path: Path) -> tuple[ReviewSession, Jou
     from evalkit.tui.model import ReviewSession
 
     if journal_path.is_dir() or not journal_path.parent.is_dir():
-        raise _Unusable(f"--decisions {journal_path}: expected a file in an existing folder")
+        raise UsageProblem(f"--decisions {journal_path}: expected a file in an existing folder")
     journal = Journal(journal_path)
     try:
         contents = journal.read()
     except JournalError as exc:
-        raise _Unusable(str(exc)) from None
+        raise UsageProblem(str(exc)) from None
     session = ReviewSession(config, sink=journal.append)
     skipped = session.replay(contents.entries) + len(contents.problems)
     return session, journal, skipped
@@ -135,13 +119,13 @@ def _export(session: ReviewSession, files: list[Path], destination: Path) -> int
 
     if not session.config.ok:
         errors = [d.format() for d in session.config.diagnostics if d.severity == 1]
-        raise _Unusable("the config has errors; nothing exported:\n" + "\n".join(errors))
+        raise UsageProblem("the config has errors; nothing exported:\n" + "\n".join(errors))
     for path in files:
         session.add(read_file(path))
     try:
         count = write_jsonl_atomic(destination, session.export_records())
     except OSError as exc:
-        raise _Unusable(f"{destination}: cannot write: {exc.strerror or exc}") from None
+        raise UsageProblem(f"{destination}: cannot write: {exc.strerror or exc}") from None
     done = session.progress().done
     print(f"{destination}: {count} results, {done} reviewed", file=sys.stderr)
     return 0

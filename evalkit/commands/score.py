@@ -24,6 +24,8 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
+from evalkit.services.usage import UsageProblem
+
 if TYPE_CHECKING:
     from evalkit.qydomain.summary import ScoreSummary
 
@@ -33,10 +35,6 @@ PROGRESS_MIN_BYTES = 1 << 20  # smaller inputs finish before a bar would be wort
 PROGRESS_INTERVAL_S = 0.1
 ERRORS_SHOWN = 20  # beyond this, bad lines are counted, not each printed
 _COLUMNS = ("mean", "std", "min", "p25", "median", "p75", "max")
-
-
-class _Unusable(Exception):
-    """Nothing can be done: the message says which file and why (exit code 2)."""
 
 
 class Line(NamedTuple):
@@ -98,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     summary = ScoreSummary()
     try:
         bad_lines = _score_file(args, summary)
-    except _Unusable as problem:
+    except UsageProblem as problem:
         print(problem, file=sys.stderr)
         return 2
     report = _render_summary(args, summary, bad_lines)
@@ -174,7 +172,7 @@ def _score_ranges(
                 done, future = pending.popleft()
                 scored = result_of(future, pool)
                 if scored.problem is not None:
-                    raise _Unusable(f"{name}: cannot read: {scored.problem}")
+                    raise UsageProblem(f"{name}: cannot read: {scored.problem}")
                 write(scored.output)
                 for data_source, value in scored.scored:
                     summary.add(data_source, value)
@@ -190,7 +188,7 @@ def _score_ranges(
             while pending:
                 take()
     except WorkerDied as died:
-        raise _Unusable(f"{name}: {died}") from None
+        raise UsageProblem(f"{name}: {died}") from None
     progress.clear()
     return bad_lines
 
@@ -201,7 +199,7 @@ def _ranges(source: BinaryIO, name: str) -> Iterator[Range]:
     try:
         yield from (Range(*part) for part in line_ranges(source, RANGE_BYTES))
     except OSError as error:
-        raise _Unusable(f"{name}: cannot read: {error.strerror}") from None
+        raise UsageProblem(f"{name}: cannot read: {error.strerror}") from None
 
 
 def score_range(path: str, name: str, part: Range) -> Scored:
@@ -234,11 +232,11 @@ def score_range(path: str, name: str, part: Range) -> Scored:
 
 def _open_input(path: str, name: str) -> BinaryIO:
     if os.path.isdir(path):
-        raise _Unusable(f"{name}: cannot read: it is a folder, expected a .jsonl file")
+        raise UsageProblem(f"{name}: cannot read: it is a folder, expected a .jsonl file")
     try:
         return open(path, "rb")
     except OSError as error:
-        raise _Unusable(f"{name}: cannot read: {error.strerror}") from None
+        raise UsageProblem(f"{name}: cannot read: {error.strerror}") from None
 
 
 def _chunks(source: BinaryIO, path: str) -> Iterator[Chunk]:
@@ -256,7 +254,7 @@ def _chunks(source: BinaryIO, path: str) -> Iterator[Chunk]:
                 yield Chunk(lines, offset)
                 lines = []
     except OSError as error:
-        raise _Unusable(f"{path}: cannot read: {error.strerror}") from None
+        raise UsageProblem(f"{path}: cannot read: {error.strerror}") from None
     if lines:
         yield Chunk(lines, offset)
 
@@ -322,7 +320,7 @@ def _score_chunks(chunks: Iterable[Chunk], path: str, jobs: int) -> Iterator[tup
             for done, future in pending:
                 yield done.end_offset, _rebuilt(done.lines, result_of(future, pool))
     except WorkerDied as died:
-        raise _Unusable(f"{path}: {died}") from None
+        raise UsageProblem(f"{path}: {died}") from None
 
 
 def _show_error(progress: _Progress, count: int, message: str) -> None:
@@ -367,7 +365,7 @@ def _write_errors_stop(path: str | None) -> Iterator[None]:
     except BrokenPipeError:  # the reader went away (`| head`): the dispatcher ends quietly
         raise
     except OSError as error:
-        raise _Unusable(f"{path or 'stdout'}: cannot write: {error.strerror}") from None
+        raise UsageProblem(f"{path or 'stdout'}: cannot write: {error.strerror}") from None
 
 
 class _Progress:

@@ -14,15 +14,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evalkit.services.usage import UsageProblem
+
 if TYPE_CHECKING:
     from evalkit.engine.config import Config
     from evalkit.services.stats import ReviewStats
 
 FORMATS = ("text", "json", "html")
-
-
-class _Unusable(Exception):
-    """Nothing can be done (exit code 2); the message says why."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -52,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         output = _report(args)
         _write(output, args.out)
-    except _Unusable as problem:
+    except UsageProblem as problem:
         print(f"evalkit stats: {problem}", file=sys.stderr)
         return 2
     return 0
@@ -65,12 +63,12 @@ def _report(args: argparse.Namespace) -> str:
 
     missing = [name for name in args.inputs or [] if not Path(name).exists()]
     if missing:
-        raise _Unusable(f"--input {missing[0]}: no such file or folder")
+        raise UsageProblem(f"--input {missing[0]}: no such file or folder")
     config = _config(args.config_dir)
     try:
         reviews = read_reviews(args.journals, args.inputs)
     except ReviewsError as exc:
-        raise _Unusable(str(exc)) from None
+        raise UsageProblem(str(exc)) from None
     for journal in reviews.journals:  # skipped, not fatal: say each line, as check says a diagnostic
         for line, why in journal.problems:
             print(f"{journal.path}:{line}: warning: {why}; skipped", file=sys.stderr)
@@ -94,12 +92,12 @@ def _config(config_dir: str | None) -> Config:
     from evalkit.engine.config import analyze
 
     if config_dir is not None and not Path(config_dir).is_dir():
-        raise _Unusable(f"--config-dir {config_dir}: no such folder")
+        raise UsageProblem(f"--config-dir {config_dir}: no such folder")
     config = analyze(config_dir)
     if config.plan is None:
         for diagnostic in config.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
-        raise _Unusable("the config has errors; no statistics made")
+        raise UsageProblem("the config has errors; no statistics made")
     return config
 
 
@@ -113,4 +111,4 @@ def _write(output: str, out: str | None) -> None:
         with atomic_output(out) as handle:
             handle.write(output + "\n")
     except OSError as exc:
-        raise _Unusable(f"{out}: cannot write: {exc.strerror or exc}") from None
+        raise UsageProblem(f"{out}: cannot write: {exc.strerror or exc}") from None

@@ -35,10 +35,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evalkit.services.check import UsageProblem
     from evalkit.services.ruletest_load import find_suites
     from evalkit.services.ruletest_run import run_suite
     from evalkit.services.ruletest_update import update_files
+    from evalkit.services.usage import UsageProblem
 
     try:
         targets = find_suites(args.paths)

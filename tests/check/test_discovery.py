@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.services.check import UsageProblem, check_paths, find_targets
+from evalkit.services.check import UsageProblem, check_paths, checked_folders
 
 CONFIGS = Path(__file__).parent / "configs"
 MIXED = CONFIGS / "invalid" / "mixed_files"
@@ -26,12 +26,12 @@ def test_a_config_file_reports_only_its_own_diagnostics() -> None:
 
 
 def test_a_folder_named_with_one_of_its_files_is_checked_once_in_full() -> None:
-    targets = find_targets([str(MIXED / "rules.yaml"), str(MIXED)])
+    targets = checked_folders([str(MIXED / "rules.yaml"), str(MIXED)])
     assert len(targets) == 1 and targets[0].only is None
 
 
 def test_two_files_of_one_folder_make_one_target_reporting_both() -> None:
-    targets = find_targets([str(MIXED / "rules.yaml"), str(MIXED / "ranking.yaml")])
+    targets = checked_folders([str(MIXED / "rules.yaml"), str(MIXED / "ranking.yaml")])
     assert len(targets) == 1
     assert targets[0].only is not None and {p.name for p in targets[0].only} == {"rules.yaml", "ranking.yaml"}
 
@@ -66,7 +66,7 @@ def test_a_path_with_nothing_to_check_is_a_usage_problem(tmp_path: Path, name: s
     (tmp_path / "notes.yaml").write_text("a: 1\n")
     (tmp_path / "empty").mkdir()
     with pytest.raises(UsageProblem, match=says):
-        find_targets([str(tmp_path / name)])
+        checked_folders([str(tmp_path / name)])
 
 
 def test_a_folder_that_cannot_be_read_is_an_error_not_skipped(

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalkit import schemas
-from evalkit.engine.validator import Validator, unsupported_keywords
+from evalkit.engine.validator import Validator, follow_ref, unsupported_keywords
 from evalkit.engine.yamlsource import parse_yaml
 
 REPO = Path(__file__).parents[2]
@@ -27,10 +27,7 @@ JSON = st.recursive(
 
 def _resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
     while "$ref" in schema:
-        target: Any = root
-        for part in schema["$ref"].removeprefix("#/").split("/"):
-            target = target[part]
-        schema = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+        schema = {**follow_ref(root, schema["$ref"]), **{k: v for k, v in schema.items() if k != "$ref"}}
     return schema
 
 
@@ -166,3 +163,12 @@ def test_the_files_compared_include_the_shipped_config_and_both_fixture_sets() -
 def test_both_validators_agree_on_the_shipped_and_fixture_files(name: str, path: Path, data: Any) -> None:
     ours, theirs = _errors(name, data)
     assert ours == theirs
+
+
+def test_a_ref_points_into_the_schema_or_raises() -> None:
+    root = {"$defs": {"id": {"type": "string"}, "ids": [{"type": "integer"}]}}
+    assert follow_ref(root, "#/$defs/id") == {"type": "string"}
+    with pytest.raises(KeyError):
+        follow_ref(root, "#/$defs/nowhere")
+    with pytest.raises(TypeError):
+        follow_ref(root, "#/$defs/ids/first")

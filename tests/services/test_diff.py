@@ -5,6 +5,7 @@ the changes listed."""
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from evalkit.engine.config import analyze
 from evalkit.engine.submission import DIMENSIONS, parse_submission
 from evalkit.services.diff import DiffReport, DiffRunner, ItemDiff, Unchanged
+from evalkit.services.diffrender import indented_json, json_text
 from evalkit.services.inputs import read_inputs
 
 ROOT = Path(__file__).parents[2]
@@ -146,3 +148,34 @@ def test_markdown_shows_what_a_submission_holds_as_text() -> None:
         assert raw not in page
     assert "\\!\\[x\\](http://tracker.invalid/p.png) &lt;img src=x&gt; \\| \\*bold\\* \\`code\\`" in page
     assert "`` main\\|`x` ``" in page  # a ref stays code, its bar escaped for the table
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(JSON_VALUES)
+def test_the_json_writer_indents_as_the_json_module_does(value: Any) -> None:
+    assert "".join(indented_json(value, "")) == json.dumps(value, ensure_ascii=False, indent=2)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(submissions, max_size=6), edit_sets)
+def test_the_json_report_is_the_report_indented_with_each_change_on_one_line(
+    corpus: list[dict[str, Any]], edits: list[Any]
+) -> None:
+    found = report(BASE, head_with(edits), corpus).to_dict()
+    written = json_text(report(BASE, head_with(edits), corpus))
+    changes = found.pop("changes")
+    assert json.loads(written) == {**found, "changes": changes}
+    assert written.startswith(json.dumps(found, ensure_ascii=False, indent=2)[: -len("\n}")] + ",\n")
+    lines = written.splitlines()
+    listed = lines[lines.index('  "changes": [') + 1 : -2] if changes else []
+    assert listed == [f"    {json.dumps(c, ensure_ascii=False)}," for c in changes[:-1]] + [
+        f"    {json.dumps(c, ensure_ascii=False)}" for c in changes[-1:]
+    ]
+    assert written.endswith("  ]\n}\n" if changes else '  "changes": []\n}\n')

@@ -168,12 +168,12 @@ def test_export_is_written_atomically(tmp_path: Path) -> None:
 
 
 def test_watcher_fingerprint_changes_when_a_yaml_file_changes(config_copy: Path) -> None:
-    from evalkit.tui.watcher import fingerprint
+    from evalkit.tui.watcher import config_fingerprint
 
-    before = fingerprint(config_copy)
+    before = config_fingerprint(config_copy)
     (config_copy / "rules.yaml").write_text("version: 2\n", encoding="utf-8")
-    assert fingerprint(config_copy) != before
-    assert fingerprint(config_copy / "missing") == ()
+    assert config_fingerprint(config_copy) != before
+    assert config_fingerprint(config_copy / "missing") == ()
 
 
 def test_command_module_imports_nothing_heavy() -> None:

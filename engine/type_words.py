@@ -1,0 +1,38 @@
+"""JSON types in plain words, for every message that says what was expected or found: `expected a
+string, found a mapping` (a submission the engine refuses; a config the schema check refuses)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+TYPE_WORDS = {
+    "object": "a mapping",
+    "array": "a list",
+    "string": "a string",
+    "number": "a number",
+    "integer": "an integer",
+    "boolean": "true or false",
+    "null": "null",
+}
+"""A JSON Schema type, as what is expected."""
+
+
+def json_type(value: Any) -> str:
+    """The JSON type of a plain value (an integer is a number), or its Python type's name (a YAML date)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object" if isinstance(value, dict) else type(value).__name__
+
+
+def found_words(value: Any) -> str:
+    """What a value is, in words, as what was found: `a mapping`, `a boolean`."""
+    kind = json_type(value)
+    return "a boolean" if kind == "boolean" else TYPE_WORDS.get(kind, kind)
