@@ -101,7 +101,7 @@ def plot_summary(llm_answer: str) -> str:
 
 def split_sentences(text: str, drop: frozenset[str] = frozenset()) -> list[str]:
     """The stripped, non-empty pieces of `text` between full stops, less those in `drop`."""
-    pieces = list(filter(None, map(str.strip, text.split("."))))
+    pieces = [sentence for piece in text.split(".") if (sentence := piece.strip())]
     if not drop or drop.isdisjoint(pieces):  # the common case: no leftover marker to drop
         return pieces
     return [piece for piece in pieces if piece not in drop]
