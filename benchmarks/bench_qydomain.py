@@ -4,7 +4,11 @@ Both sides score the same generated inputs and must agree on every score. Target
 40-sentence plots at least 500 times faster; typos and connections at least as fast. Exits 1 when a target
 is missed.
 
-    .venv/bin/python benchmarks/bench_qydomain.py
+With --rows: CPU µs per row of each data source in bench_score_cli.py's mix (typos with a 150-word passage,
+16-word connections, plots of 10 to 40 sentences), for the scorer alone (`score`) and for the whole line as
+`evalkit score` handles it (`score_json_line`: parse, validate, score, encode); best of several rounds.
+
+    .venv/bin/python benchmarks/bench_qydomain.py [--rows]
 """
 
 from __future__ import annotations
@@ -202,7 +206,39 @@ def compare(
     return speedup >= target
 
 
+def per_row() -> int:
+    """CPU µs per row of bench_score_cli.py's rows, per data source: the scorer, and the whole line."""
+    import json
+
+    from bench_score_cli import make_rows
+
+    from evalkit.qydomain import score
+    from evalkit.qydomain.records import score_json_line
+
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (other work slows it)")
+    rows = make_rows(30_000)
+    for data_source in ("typos", "connections", "unscrambling"):
+        mine = [row for row in rows if row["data_source"] == data_source]
+        lines = [json.dumps(row).encode() for row in mine]
+        scorer = best = float("inf")
+        for _ in range(7):
+            started = time.process_time()
+            for row in mine:
+                score(data_source, row["model_output"], row["extra_info"])
+            scorer = min(scorer, (time.process_time() - started) / len(mine))
+            started = time.process_time()
+            for line in lines:
+                score_json_line(line)
+            best = min(best, (time.process_time() - started) / len(mine))
+        print(
+            f"{data_source:<13} scorer {scorer * 1e6:6.1f} us a row   whole line {best * 1e6:6.1f} us a row"
+        )
+    return 0
+
+
 def main() -> int:
+    if "--rows" in sys.argv[1:]:
+        return per_row()
     rng = random.Random(20240601)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (other work slows both sides)")
     vocabulary = make_words(rng, 5000)

@@ -51,6 +51,8 @@ def strip_think(text: str) -> str:
 
 
 def _label(extra_info: Mapping[str, Any] | None) -> object:
+    if type(extra_info) is dict:  # what JSON rows give: skips the Mapping ABC's slower check
+        return extra_info.get("label")
     return extra_info.get("label") if isinstance(extra_info, Mapping) else None
 
 

@@ -4,6 +4,11 @@ A row is `{"data_source": ..., "extra_info": {"label": ...}, "model_output": ...
 for `model_output`, since exporters use both names. A row that cannot be scored raises `RowError` with a
 stable code and a message that names the field; the scorers themselves never raise.
 
+The scored line is the row with "score" added, encoded once as a JSON value: the row's members are kept as
+they were written (msgspec's `Raw`: their escapes and their order, nothing decoded and re-encoded), the
+score goes last (or where the row had a "score" already), and the line is spaced as `json.dumps` spaces
+it. A row written by `json.dumps` comes back byte for byte, with `, "score": …}` at its end.
+
 >>> scored = score_json_line(b'{"data_source": "typos", "extra_info": {"label": "hi"}, "response": "hi"}')
 >>> scored.line
 b'{"data_source": "typos", "extra_info": {"label": "hi"}, "response": "hi", "score": 1.0}'
@@ -12,15 +17,25 @@ b'{"data_source": "typos", "extra_info": {"label": "hi"}, "response": "hi", "sco
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass
 from typing import Any
 
+from msgspec import DecodeError, Raw, ValidationError
+from msgspec.json import Decoder, encode, format
+
 from .dispatch import ScoreFn, UnknownDataSource, scorer_for, too_large
 
 _OUTPUT_FIELDS = ("model_output", "response")
+_NEEDED = ("data_source", "extra_info", *_OUTPUT_FIELDS)
 _BOM = b"\xef\xbb\xbf"  # a byte-order mark some editors write first
-_JSON_SPACE = b" \t\r\n"
+_MEMBERS = Decoder(dict[str, Raw])
+_VALUE = Decoder()
+_SMALLEST_AS_PYTHON = 1e-4
+"""msgspec writes a float as Python's repr does from here up (below it, `0.00005` for `5e-05`)."""
+_MAX_DIGITS = sys.get_int_max_str_digits()  # json.loads refuses an integer of more (4,300 by default)
+_LONG_DIGITS = re.compile(b"[0-9]{%d}" % (_MAX_DIGITS + 1))
 
 
 class RowError(ValueError):
@@ -38,13 +53,52 @@ class ScoredRow:
     data_source: str
     score: float
     line: bytes
-    spliced: bool = True
-    """`line` is `splice_score(raw, score)`: whoever holds the raw line can rebuild it from the score."""
+    spliced: bool = False
+    """Always False: `line` is encoded from the row, which only whoever parsed it holds (`evalkit score`'s
+    workers send it back whole)."""
 
 
 def score_json_line(raw: bytes) -> ScoredRow:
     """Parse, validate and score one line; raises RowError for a row that cannot be scored."""
-    row = _parse(raw)
+    read = _members(raw)
+    if read is None:  # what msgspec does not read as json.loads does: json.loads reads it, or says why not
+        row = _parse(raw)
+        value, data_source = _score(row)
+        return ScoredRow(data_source, value, _dump(dict(row, score=value)))
+    members, needed = read
+    value, data_source = _score(needed)
+    return ScoredRow(data_source, value, _encoded(members, value))
+
+
+def splice_score(raw: bytes, value: float) -> bytes:
+    """The line `score_json_line(raw)` gives for a row it scores `value`."""
+    read = _members(raw)
+    return _dump(dict(_parse(raw), score=value)) if read is None else _encoded(read[0], value)
+
+
+def _members(raw: bytes) -> tuple[dict[str, Raw], dict[str, Any]] | None:
+    """The row's members as written, and those the scorer reads decoded; None where msgspec would not read
+    the line as json.loads does (malformed JSON, NaN, a lone surrogate, bytes that are not UTF-8, a number
+    out of msgspec's range or an integer json.loads refuses): those lines go to json.loads."""
+    raw = raw.removeprefix(_BOM)
+    try:
+        members = _MEMBERS.decode(raw)
+        needed = {name: _VALUE.decode(members[name]) for name in _NEEDED if name in members}
+    except (DecodeError, ValidationError, UnicodeDecodeError, RecursionError):
+        return None
+    if not raw.isascii():
+        try:
+            raw.decode("utf-8")  # msgspec checks the strings it decodes, not those it keeps as written
+        except UnicodeDecodeError:
+            return None
+    if len(raw) > _MAX_DIGITS and any(
+        len(member) > _MAX_DIGITS and _LONG_DIGITS.search(member) for member in members.values()
+    ):
+        return None
+    return members, needed
+
+
+def _score(row: dict[str, Any]) -> tuple[float, str]:
     scorer = _scorer(row)
     extra_info = _required(row, "extra_info", dict, 'an object with a "label"')
     _required(extra_info, "label", str, "a string", where="extra_info.")
@@ -53,24 +107,13 @@ def score_json_line(raw: bytes) -> ScoredRow:
     value = scorer(output, extra_info)
     if value == 0.0 and (why := too_large(row["data_source"], output, extra_info)):  # bounded: refused, not 0
         raise RowError("too-large", why)
-    return ScoredRow(row["data_source"], value, _with_score(raw, row, value), "score" not in row)
+    return value, row["data_source"]
 
 
-def _with_score(raw: bytes, row: dict[str, Any], value: float) -> bytes:
-    """The line with "score" added: spliced in (`splice_score`), or, for a row that has a "score" already,
-    re-encoded with the new value."""
-    if "score" in row:
-        row["score"] = value
-        return _dump(row)
-    return splice_score(raw, value)
-
-
-def splice_score(raw: bytes, value: float) -> bytes:
-    """`raw` (a JSON object without "score") with `"score": value` added before the closing brace.
-
-    The row's own bytes (key order, escapes, spacing) stay as they were, and nothing is re-encoded, which
-    was most of the command's time; worker processes send back only the score and the parent splices it."""
-    return raw.removeprefix(_BOM).rstrip(_JSON_SPACE)[:-1] + b', "score": ' + repr(value).encode() + b"}"
+def _encoded(members: dict[str, Raw], value: float) -> bytes:
+    """The row with "score": `value`, encoded once and spaced as json.dumps spaces it."""
+    score = value if value == 0.0 or value >= _SMALLEST_AS_PYTHON else Raw(json.dumps(value).encode())
+    return format(encode({**members, "score": score}), indent=0)
 
 
 def _parse(raw: bytes) -> dict[str, Any]:

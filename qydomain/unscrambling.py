@@ -40,6 +40,7 @@ MAX_MATCHING_WORK = 300_000_000
 (benchmarks/bench_unscrambling_bound.py)."""
 _BLOCK = 64  # characters rapidfuzz's bit-parallel Levenshtein compares at once
 _PER_PAIR = 32  # the cost of a comparison beyond its characters, in the same units
+_NEAR = 3  # edits: rapidfuzz's fastest cutoffs (mbleven) go up to 3
 _PER_ORDERING_BLOCK = 4  # the ordering distance compares integers: cheaper per block than characters
 
 
@@ -48,10 +49,23 @@ def plot_unscrambling_process_results(ground_truth: str, llm_answer: str) -> flo
     """The ordering score in [0, 1] (0.0 for a malformed pair, an answer without sentences, or a pair whose
     matching would exceed MAX_MATCHING_WORK)."""
     truth, answer = sentences(ground_truth, llm_answer)
-    if not truth or not answer or matching_work(truth, answer) > MAX_MATCHING_WORK:
+    if not truth or not answer:
         return 0.0
+    ordering = _verbatim_ordering(truth, answer)
     n = len(truth)
-    distance = Levenshtein.distance(list(range(n)), answer_ordering(truth, answer))
+    unmatched = (
+        [sentence for sentence, index in zip(truth, ordering, strict=True) if index is None]
+        if None in ordering
+        else []
+    )
+    if _work(n, unmatched, answer) > MAX_MATCHING_WORK:
+        return 0.0
+    if unmatched:
+        _match_the_rest(truth, answer, ordering)
+    expected = list(range(n))
+    if ordering == expected:  # the common right answer: distance 0
+        return 1.0
+    distance = Levenshtein.distance(expected, ordering)
     return max(0.0, (n - distance) / n)
 
 
@@ -63,9 +77,16 @@ def sentences(ground_truth: str, llm_answer: str) -> tuple[list[str], list[str]]
 def matching_work(truth: list[str], answer: list[str]) -> int:
     """What scoring the pair costs, in the units of MAX_MATCHING_WORK."""
     verbatim = set(answer)
-    queries = sum(-(-len(sentence) // _BLOCK) for sentence in truth if sentence not in verbatim)
-    ordering = len(truth) * -(-len(truth) // _BLOCK)
-    return queries * sum(len(sentence) + _PER_PAIR for sentence in answer) + ordering * _PER_ORDERING_BLOCK
+    return _work(len(truth), [sentence for sentence in truth if sentence not in verbatim], answer)
+
+
+def _work(n: int, unmatched: list[str], answer: list[str]) -> int:
+    """matching_work for n ground-truth sentences of which `unmatched` are not in the answer verbatim."""
+    ordering = n * -(-n // _BLOCK) * _PER_ORDERING_BLOCK
+    if not unmatched:
+        return ordering
+    queries = sum(-(-len(sentence) // _BLOCK) for sentence in unmatched)
+    return queries * (sum(map(len, answer)) + _PER_PAIR * len(answer)) + ordering
 
 
 def plot_summary(llm_answer: str) -> str:
@@ -80,22 +101,50 @@ def plot_summary(llm_answer: str) -> str:
 
 def split_sentences(text: str, drop: frozenset[str] = frozenset()) -> list[str]:
     """The stripped, non-empty pieces of `text` between full stops, less those in `drop`."""
-    return [sentence for piece in text.split(".") if (sentence := piece.strip()) and sentence not in drop]
+    pieces = [sentence for piece in text.split(".") if (sentence := piece.strip())]
+    if not drop or drop.isdisjoint(pieces):  # the common case: no leftover marker to drop
+        return pieces
+    return [piece for piece in pieces if piece not in drop]
 
 
 def answer_ordering(truth: list[str], answer: list[str]) -> list[int]:
-    """For each ground-truth sentence, the index of the closest answer sentence (the first on ties).
+    """For each ground-truth sentence, the index of the closest answer sentence (the first on ties)."""
+    ordering = _verbatim_ordering(truth, answer)
+    if None in ordering:
+        _match_the_rest(truth, answer, ordering)
+    return ordering  # type: ignore[return-value]  # every None was replaced
+
+
+def _verbatim_ordering(truth: list[str], answer: list[str]) -> list[int | None]:
+    """The index of each ground-truth sentence's first verbatim copy in the answer, None where there is none.
 
     A sentence the answer repeats verbatim is at distance 0, which nothing beats: its first copy is the
-    match, found by lookup. The others go to rapidfuzz's extractOne, which scans `answer` in C with the best
-    distance so far as a cutoff and keeps the first of equally close candidates.
-    """
-    first_copy = {sentence: index for index, sentence in reversed(list(enumerate(answer)))}
-    return [
-        first_copy[sentence] if sentence in first_copy else _closest(sentence, answer) for sentence in truth
-    ]
+    match, found by lookup (the dict is built from the last index to the first, so the first copy wins)."""
+    first_copy = dict(zip(reversed(answer), range(len(answer) - 1, -1, -1), strict=True))
+    return list(map(first_copy.get, truth))
 
 
-def _closest(sentence: str, answer: list[str]) -> int:
-    match = extractOne(sentence, answer, scorer=Levenshtein.distance)
-    return match[2] if match is not None else 0  # never None: `answer` is not empty
+def _match_the_rest(truth: list[str], answer: list[str], ordering: list[int | None]) -> None:
+    """Fill in the closest answer sentence (the first on ties) where `ordering` has no verbatim copy.
+
+    rapidfuzz's extractOne scans `answer` in C and keeps the first of equally close candidates. With a
+    cutoff it rejects a candidate beyond it after a few characters, instead of computing the whole distance,
+    and the result is the same as without whenever some candidate is within the cutoff. So it is first asked
+    for a sentence within _NEAR edits (a sentence with a typo or two; nothing closer is missed, since all of
+    those are within the cutoff too); when there is none, the cutoff is the distance to a likely match, the
+    answer sentence after the previous match (answers mostly keep runs of the plot in order)."""
+    last = len(answer) - 1
+    previous = -1
+    for position, index in enumerate(ordering):
+        if index is None:
+            index = _closest(truth[position], answer, min(previous + 1, last))
+            ordering[position] = index
+        previous = index
+
+
+def _closest(sentence: str, answer: list[str], guess: int) -> int:
+    match = extractOne(sentence, answer, scorer=Levenshtein.distance, score_cutoff=_NEAR)
+    if match is None:
+        cutoff = Levenshtein.distance(sentence, answer[guess])
+        match = extractOne(sentence, answer, scorer=Levenshtein.distance, score_cutoff=cutoff)
+    return guess if match is None else match[2]  # never None: `guess` is within the cutoff

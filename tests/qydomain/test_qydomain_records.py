@@ -1,12 +1,15 @@
-"""Rows as `evalkit score` reads them: the scored line keeps the row's bytes, and bad rows say why."""
+"""Rows as `evalkit score` reads them: the scored line keeps the row's members as written, and bad rows say
+why."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
-from evalkit.qydomain.records import RowError, score_json_line
+from evalkit.qydomain.records import RowError, score_json_line, splice_score
 
 # Compact in places, an escape where the label has the character itself: all of it must survive.
 ROW = (
@@ -15,10 +18,95 @@ ROW = (
 )
 
 
-def test_the_score_is_spliced_in_and_the_row_keeps_its_own_bytes() -> None:
+def test_the_members_keep_their_bytes_and_the_line_is_spaced_as_json_dumps_spaces_it() -> None:
     scored = score_json_line(ROW.encode() + b"\r\n")
-    assert scored.line == ROW.encode()[:-1] + b', "score": 1.0}'
+    assert (
+        scored.line
+        == (
+            '{"model_output": "<solution>caf\\u00e9</solution>", '
+            '"extra_info": {"label": "café"}, "data_source": "typos", "score": 1.0}'
+        ).encode()
+    )
     assert (scored.data_source, scored.score) == ("typos", 1.0)
+
+
+def _old_splice(raw: bytes, value: float) -> bytes:
+    """What evalkit score wrote before it encoded the line (issue #16): the score spliced in as text."""
+    return (
+        raw.removeprefix(b"\xef\xbb\xbf").rstrip(b" \t\r\n")[:-1]
+        + b', "score": '
+        + repr(value).encode()
+        + b"}"
+    )
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+TOKENS = [
+    "a",
+    "b",
+    " ",
+    ",",
+    ".",
+    "é",
+    "\n",
+    '"',
+    "\\",
+    "\u2028",
+    "\ud800",
+    "\x7f",
+    "<solution>",
+    "</solution>",
+]
+text = st.lists(st.sampled_from(TOKENS), max_size=12).map("".join)
+# Top-level keys are the one part of a row re-encoded (msgspec keeps values as written, not keys): printable
+# ASCII but for '"' and '\\', which is what every exporter writes and what json.dumps writes unescaped.
+KEYS = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E, exclude_characters='"\\'), max_size=6)
+
+
+@settings(deadline=None, max_examples=300)
+@given(
+    st.sampled_from(["typos", "connections", "unscrambling"]),
+    text.filter(str.strip),
+    text,
+    st.dictionaries(
+        KEYS.filter(
+            lambda key: key not in ("data_source", "extra_info", "model_output", "response", "score")
+        ),
+        json_values,
+        max_size=3,
+    ),
+    st.booleans(),
+    st.booleans(),
+)
+def test_a_row_written_by_json_dumps_comes_back_byte_for_byte_with_its_score(
+    data_source: str, label: str, output: str, other: dict[str, object], ascii_only: bool, bom: bool
+) -> None:
+    row = {**other, "data_source": data_source, "extra_info": {"label": label}, "model_output": output}
+    written = json.dumps(row, ensure_ascii=ascii_only)
+    assume(ascii_only or not any("\ud800" <= character <= "\udfff" for character in written))
+    raw = written.encode()
+    raw = b"\xef\xbb\xbf" + raw if bom else raw
+    scored = score_json_line(raw + b"\n")
+    assert 0.0 <= scored.score <= 1.0
+    assert scored.line == _old_splice(raw, scored.score) == splice_score(raw, scored.score)
+    assert json.loads(scored.line) == dict(row, score=scored.score)
+
+
+def test_a_score_below_1e_4_is_written_as_python_writes_it() -> None:
+    """msgspec would write 0.00005 where json.dumps writes 5e-05: the line stays what json.dumps gives."""
+    plot = ". ".join(f"s{index}" for index in range(20_000)) + "."  # every sentence matches the one given
+    row = {"data_source": "unscrambling", "extra_info": {"label": plot}, "model_output": "s0."}
+    raw = json.dumps(row).encode()
+    scored = score_json_line(raw)
+    assert scored.score == 1 / 20_000
+    assert scored.line.endswith(b', "score": 5e-05}')
+    assert scored.line == _old_splice(raw, scored.score)
 
 
 def test_a_byte_order_mark_is_dropped() -> None:
@@ -66,3 +154,38 @@ def test_a_row_that_cannot_be_scored_says_why(line: bytes, code: str, message: s
         score_json_line(line)
     assert raised.value.code == code
     assert str(raised.value).startswith(message)
+
+
+GOOD = b'{"data_source": "typos", "extra_info": {"label": "a"}, "response": "a"'
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        (GOOD + b', "meta": {"n": [' + b"9" * 5000 + b"]}}", "number-too-large"),
+        (GOOD + b', "n": ' + b"9" * 5000 + b"}", "number-too-large"),
+        (GOOD + b', "x": "\xff"}', "invalid-utf8"),
+        (GOOD + b', "x": "\xed\xa0\x80"}', "invalid-utf8"),
+    ],
+)
+def test_what_json_loads_refuses_in_a_member_the_scorer_does_not_read_is_still_refused(
+    line: bytes, code: str
+) -> None:
+    with pytest.raises(RowError) as raised:
+        score_json_line(line)
+    assert raised.value.code == code
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        GOOD + b', "meta": NaN}',  # json.loads reads NaN, msgspec does not
+        GOOD[:-1] + b'\\ud800"}',  # a lone surrogate in the output the scorer reads
+        GOOD + b', "big": ' + b"9" * 30 + b"}",  # beyond msgspec's 64-bit integers
+        GOOD + b', "meta": "' + b"9" * 5000 + b'"}',  # digits in a string: not a number
+    ],
+)
+def test_what_only_json_loads_reads_is_scored_too(line: bytes) -> None:
+    scored = score_json_line(line)
+    assert scored.score == 1.0
+    assert json.loads(scored.line) == dict(json.loads(line), score=1.0) or b"NaN" in scored.line
