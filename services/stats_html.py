@@ -32,8 +32,8 @@ def render_html(stats: ReviewStats, config: dict[str, Any]) -> str:
     body = [
         "<h1>What reviewers did with the engine's proposals</h1>",
         f"<p class=muted>{counted(len(stats.journals), 'journal')}, "
-        f"{counted(stats.submissions, 'submission')} reviewed, {counted(decided, 'decision')}; config {escape(str(config['folder']))} "
-        f"(hash {escape(str(config['hash'])[:12])})</p>",
+        f"{counted(stats.submissions, 'submission')} reviewed, {counted(decided, 'decision')}; "
+        f"config {escape(str(config['folder']))} (hash {escape(str(config['hash'])[:12])})</p>",
         _unmatched(stats),
         "<h2>Acceptance per rule, most overruled first</h2>",
         _legend(),
