@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import timeit
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+
+from bench_twins import per_call
 
 from evalkit.engine import Evaluator
 from evalkit.engine.config import analyze
@@ -29,13 +27,6 @@ from evalkit.services.evaluation import evaluate_safely
 from evalkit.services.inputs import read_inputs
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def per_call(step: Callable[[], Any], repeat: int, budget: float = 0.2) -> float:
-    number = 1
-    while timeit.timeit(step, number=number) < budget / 4:
-        number *= 4
-    return statistics.median(t / number for t in timeit.repeat(step, number=number, repeat=repeat))
 
 
 def spliced_json(report: DiffReport) -> str:

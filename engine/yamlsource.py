@@ -154,8 +154,9 @@ def _shallow_for_sure(text: str) -> bool:
     return brackets + 2 * longest + 2 < _SAFE_COMPOSER_DEPTH
 
 
-_ANCHOR = re.compile(r"(?:^|[\s\[{,])&")
-"""Where an anchor may begin: YAML's `&name` starts a node, after a line start, a space, `[`, `{` or `,`.
+_ANCHOR = re.compile(r"(?:^|[\s\[{,:])&")
+"""Where an anchor may begin: YAML's `&name` starts a node, after a line start, a space, `[`, `{`, `,` or
+the `:` after a quoted key in flow (`{"key":&name ...}`).
 Without one a document has no alias (an alias needs an anchor before it), and the fast path need not count
 what aliases expand to; a `&` in a plain scalar is a false alarm that only costs the count."""
 

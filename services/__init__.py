@@ -14,6 +14,8 @@ here sits on top of it and imports only downward (services → engine; never lsp
 - `evalkit check` and `evalkit test`: `check`, `check_reporters`, `ruletest_load`, `ruletest_run`,
   `ruletest_explain`, `ruletest_update`;
 - `evalkit diff`: `diff`, `diffrender`, `gitrev`;
-- reviewers' work: `proposals`, `decisions`, `journal`, `reviews`, and `evalkit stats` (`stats`,
-  `agreement`, `stats_report`, `stats_html`).
+- reviewers' work: `proposals`, `decisions`, `journal`, `reviews`, `review_files` (the names of review's
+  journal and export), and `evalkit stats` (`stats`, `agreement`, `stats_report`, `stats_html`);
+- `fingerprints`: has a file changed since we last looked (the language server's caches, the reviewer
+  app's config watcher).
 """

@@ -76,11 +76,17 @@ def _remove_orphans(target: Path) -> None:
     except OSError:
         return  # an unreadable folder: the write itself says what is wrong
     for name in names:
+        # exactly PID-RANDOM.tmp: a machine named `<host>-<N>` writes `<N>-PID-RANDOM.tmp` after the prefix
         pid, _, rest = name[len(prefix) :].partition("-")
-        if not (pid.isdigit() and rest.endswith(".tmp")) or _running(int(pid)):
+        random, _, suffix = rest.partition(".")
+        if not (pid.isdigit() and _is_hex(random) and suffix == "tmp") or _running(int(pid)):
             continue
         with contextlib.suppress(OSError):  # another writer may be removing it at the same moment
             os.unlink(target.parent / name)
+
+
+def _is_hex(text: str) -> bool:
+    return bool(text) and all(c in "0123456789abcdef" for c in text)
 
 
 def _running(pid: int) -> bool:

@@ -7,10 +7,8 @@ own words. This is the one place that catches it; the faces render the failure.
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from evalkit.engine.result import Result
@@ -22,13 +20,12 @@ Evaluate = Callable[[Any], Result]
 
 @dataclass(frozen=True, slots=True)
 class EvaluationFailure:
-    """Why an evaluation produced no result: the exception's type and message, and where it arose (the
-    submission's field at fault for an invalid submission, else the code that raised, `file.py:LINE`).
-    `invalid_submission`: the submission's fault (the engine refused it), not the rules' or the engine's."""
+    """Why an evaluation produced no result: the exception's type and message. `invalid_submission`:
+    the submission's fault (the engine refused it; the message names the field), not the rules' or the
+    engine's."""
 
     error_type: str
     message: str
-    where: str = ""
     invalid_submission: bool = False
 
     def __str__(self) -> str:
@@ -36,11 +33,7 @@ class EvaluationFailure:
 
     @classmethod
     def of(cls, exc: Exception) -> EvaluationFailure:
-        if isinstance(exc, SubmissionError):
-            return cls(type(exc).__name__, str(exc), exc.where, invalid_submission=True)
-        frames = traceback.extract_tb(exc.__traceback__)
-        where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
-        return cls(type(exc).__name__, str(exc), where)
+        return cls(type(exc).__name__, str(exc), invalid_submission=isinstance(exc, SubmissionError))
 
 
 def evaluate_safely(evaluate: Evaluate, submission: object) -> Result | EvaluationFailure:

@@ -9,7 +9,7 @@ from typing import Any
 
 from evalkit.services.agreement import Alpha
 from evalkit.services.stats import ReviewStats, Tally
-from evalkit.services.stats_report import label_names, number, percent
+from evalkit.services.stats_report import counted, label_names, number, percent
 
 COLOURS = {"accepted": "#2e7d32", "edited": "#f9a825", "discarded": "#c62828"}
 BAR_WIDTH = 360
@@ -31,9 +31,9 @@ def render_html(stats: ReviewStats, config: dict[str, Any]) -> str:
     decided = sum(tally.decided for tally in stats.kinds.values())
     body = [
         "<h1>What reviewers did with the engine's proposals</h1>",
-        f"<p class=muted>{len(stats.journals)} journal(s), {stats.submissions} submissions reviewed, "
-        f"{decided} decisions; config {escape(str(config['folder']))} "
-        f"(hash {escape(str(config['hash'])[:12])})</p>",
+        f"<p class=muted>{counted(len(stats.journals), 'journal')}, "
+        f"{counted(stats.submissions, 'submission')} reviewed, {counted(decided, 'decision')}; "
+        f"config {escape(str(config['folder']))} (hash {escape(str(config['hash'])[:12])})</p>",
         _unmatched(stats),
         "<h2>Acceptance per rule, most overruled first</h2>",
         _legend(),

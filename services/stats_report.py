@@ -48,11 +48,16 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], left: Sequence[i
     return "\n".join(lines)
 
 
+def counted(count: int, word: str) -> str:
+    """`1 journal`, `2 journals`."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def _heading(stats: ReviewStats, config: dict[str, Any]) -> str:
     decided = sum(tally.decided for tally in stats.kinds.values())
     lines = [
-        f"{len(stats.journals)} journal{'s' if len(stats.journals) != 1 else ''}, "
-        f"{stats.submissions} submissions reviewed, {decided} decisions on proposals "
+        f"{counted(len(stats.journals), 'journal')}, {counted(stats.submissions, 'submission')} reviewed, "
+        f"{counted(decided, 'decision')} on proposals "
         f"(config {config['folder']}, hash {str(config['hash'])[:12]})"
     ]
     if stats.unmatched:

@@ -100,8 +100,13 @@ class DiffRun:
 
     @staticmethod
     def _config(source: ConfigSource, side: str) -> Config | None:
-        """The side's compiled config, or None after printing its diagnostics as `check` does."""
+        """The side's compiled config, or None after printing its diagnostics as `check` does; a folder
+        without config files is refused as `check` and `eval` refuse it (every submission would 'change')."""
         config = source.analyze()
+        if not config.files and not config.diagnostics:
+            from evalkit.services.check import no_config_files
+
+            raise UsageProblem(no_config_files(Path(source.folder)))
         if config.plan is not None:
             return config
         for diagnostic in config.diagnostics:

@@ -94,6 +94,10 @@ def _config(config_dir: str | None) -> Config:
     if config_dir is not None and not Path(config_dir).is_dir():
         raise UsageProblem(f"--config-dir {config_dir}: no such folder")
     config = analyze(config_dir)
+    if not config.files and not config.diagnostics:  # as `check`, `eval` and `review` refuse it
+        from evalkit.services.check import no_config_files
+
+        raise UsageProblem(no_config_files(config.folder))
     if config.plan is None:
         for diagnostic in config.diagnostics:
             print(diagnostic.format(), file=sys.stderr)

@@ -256,6 +256,8 @@ def test_a_message_quoting_a_name_with_a_newline_stays_on_one_line() -> None:
         "root: [x,{anchor} [{aliases}]]",
         "root: !!seq {anchor} [{aliases}]",
         "{{{anchor} key: [{aliases}]}}",  # a flow mapping's key
+        '{{"root":{anchor} [{aliases}]}}',  # a JSON-like key: its value may follow the ':' at once
+        '["root":{anchor} [{aliases}]]',  # the same, a single pair in a flow sequence
     ],
 )
 def test_an_anchor_anywhere_makes_the_fast_path_count_the_expansion(where: str) -> None:

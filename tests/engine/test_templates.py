@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from jinja2 import TemplateSyntaxError
+from jinja2 import TemplateSyntaxError, meta
 
 from evalkit.engine import ConfigError, Evaluator, analyze, limits, load_config
 from evalkit.engine.templates import TemplateProblem, _render, compile_template, environment
@@ -242,12 +242,18 @@ VALUES = st.one_of(
         max_size=3,
     ),
 )
+@example(parts=["{", "{a}}"], context={})  # the free text spells `{{a}}`: a name no template has
 def test_text_and_lookups_render_as_jinja_renders_them(parts: list[Any], context: dict[str, Any]) -> None:
     source = "".join(p if isinstance(p, str) else f"{{{{ {p[0]}.{p[1]} }}}}" for p in parts)
     try:
         jinja = environment().from_string(source)
     except TemplateSyntaxError:
         with pytest.raises(TemplateProblem):
+            compile_template(source)
+        return
+    unknown = meta.find_undeclared_variables(environment().parse(source)) - {"signals", "detail", "corrected"}
+    if unknown:  # Jinja would render it undefined; a config refuses it
+        with pytest.raises(TemplateProblem, match="which its context lacks"):
             compile_template(source)
         return
     assert compile_template(source)(context) == _render(jinja, context)
