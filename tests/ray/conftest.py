@@ -86,10 +86,11 @@ def by_source(lines: list[str]) -> list[str]:
     return sorted(lines, key=lambda line: str(json.loads(line).get("source", json.loads(line).get("id"))))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Inputs and the local runs' outputs, made once per module. The inputs are named by absolute paths
-    (which start the sources), so that runs from any folder compare."""
+    """Inputs and the local runs' outputs, made once for the Ray tests (each test writes outputs of its own
+    names beside them). The inputs are named by absolute paths (which start the sources), so that runs
+    from any folder compare."""
     folder = tmp_path_factory.mktemp("ray-inputs")
     write_submissions(folder / "submissions.jsonl", 400)
     write_rows(folder / "rows.jsonl", 600)
