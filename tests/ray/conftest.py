@@ -1,8 +1,9 @@
 """Inputs and local reference runs shared by the Ray tests.
 
-Every Ray test module starts one Ray (a local instance or a two-node cluster) for all its tests, and the
-modules share the xdist group "ray", so one pytest worker runs them one after another: starting Ray is slow
-on a small machine, and two at once would only compete for its cores.
+Every Ray test module starts one Ray (a local instance or a two-node cluster) for all its tests and is an
+xdist group of its own ("ray-local", "ray-cluster"), so one pytest worker runs its tests one after another
+on its Ray. The two groups, the largest in the suite, are handed out first, to two workers: each spends most
+of its time waiting for Ray's processes, and one after the other they were the suite's longest chain.
 """
 
 from __future__ import annotations
