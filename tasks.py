@@ -8,8 +8,8 @@
 
 The venv is reinstalled only when what the build reads changes: pyproject.toml, setup.py, or the engine,
 whose hot modules mypyc compiles in place (a stamp file records their hash). `test` runs the suite against
-that build, then the engine's tests again against its Python source (EVALKIT_PURE=1), which is what a
-machine without a C compiler installs.
+that build and, at the same time in a process of its own, the engine's tests against its Python source
+(EVALKIT_PURE=1), which is what a machine without a C compiler installs.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import venv
 from pathlib import Path
 
@@ -95,21 +96,52 @@ def demo() -> None:
     )
 
 
+PYTEST = [BIN / "python", "-m", "pytest", "-q"]
+
+
+def _workers() -> list[str]:
+    """pytest-xdist's options for the main pass: one worker per core and one more, since the Ray tests (two
+    xdist groups, one Ray each, handed out first as the largest groups) keep their workers waiting on Ray's
+    own processes most of the time; the extra worker uses the CPU they leave idle."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return ["-n", str(cores + 1), "--dist", "loadgroup"]
+
+
 def test() -> None:
     ensure_venv()
     ensure_system_tools()
     extra = sys.argv[2:]
-    # one worker per core (pytest-xdist); `-n 0` in the arguments runs everything in this process. Tests
-    # marked xdist_group (the Ray tests: one Ray at a time) run on one worker, one after another.
-    parallel = (
-        []
-        if any(a.startswith(("-n", "--numprocesses")) for a in extra)
-        else ["-n", "auto", "--dist", "loadgroup"]
-    )
-    _run(BIN / "python", "-m", "pytest", "-q", *parallel, *extra)
-    if not extra:
-        os.environ["EVALKIT_PURE"] = "1"
-        _run(BIN / "python", "-m", "pytest", "-q", *parallel, "tests/engine")
+    if extra:  # `-n 0` in the arguments runs everything in this process
+        parallel = [] if any(a.startswith(("-n", "--numprocesses")) for a in extra) else _workers()
+        _run(*PYTEST, *parallel, *extra)
+        return
+    # The whole suite. The engine's tests against its Python source (EVALKIT_PURE=1) run in one process of
+    # their own while the main pass runs, on the CPU its waits leave idle; their report follows the main
+    # pass's. They keep out of pytest's cache, which the main pass writes at the same time.
+    pure_command = [*PYTEST, "-p", "no:cacheprovider", "tests/engine"]
+    main_command = [*PYTEST, *_workers()]
+    with tempfile.TemporaryFile() as report:
+        print("+ EVALKIT_PURE=1", *pure_command, "(in the background)", flush=True)
+        pure = subprocess.Popen(
+            [str(c) for c in pure_command],
+            cwd=ROOT,
+            env={**os.environ, "EVALKIT_PURE": "1"},
+            stdin=subprocess.DEVNULL,
+            stdout=report,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            print("+", *main_command, flush=True)
+            main = subprocess.run([str(c) for c in main_command], cwd=ROOT, check=False).returncode
+        finally:
+            pure_code = pure.wait()
+        report.seek(0)
+        print("\n+ EVALKIT_PURE=1", *pure_command, flush=True)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(report.read())
+        sys.stdout.flush()
+    if main or pure_code:
+        sys.exit(main or pure_code)
 
 
 def _typecheck_tree() -> Path:

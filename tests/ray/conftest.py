@@ -1,8 +1,9 @@
 """Inputs and local reference runs shared by the Ray tests.
 
-Every Ray test module starts one Ray (a local instance or a two-node cluster) for all its tests, and the
-modules share the xdist group "ray", so one pytest worker runs them one after another: starting Ray is slow
-on a small machine, and two at once would only compete for its cores.
+Every Ray test module starts one Ray (a local instance or a two-node cluster) for all its tests and is an
+xdist group of its own ("ray-local", "ray-cluster"), so one pytest worker runs its tests one after another
+on its Ray. The two groups, the largest in the suite, are handed out first, to two workers: each spends most
+of its time waiting for Ray's processes, and one after the other they were the suite's longest chain.
 """
 
 from __future__ import annotations
@@ -86,10 +87,11 @@ def by_source(lines: list[str]) -> list[str]:
     return sorted(lines, key=lambda line: str(json.loads(line).get("source", json.loads(line).get("id"))))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Inputs and the local runs' outputs, made once per module. The inputs are named by absolute paths
-    (which start the sources), so that runs from any folder compare."""
+    """Inputs and the local runs' outputs, made once for the Ray tests (each test writes outputs of its own
+    names beside them). The inputs are named by absolute paths (which start the sources), so that runs
+    from any folder compare."""
     folder = tmp_path_factory.mktemp("ray-inputs")
     write_submissions(folder / "submissions.jsonl", 400)
     write_rows(folder / "rows.jsonl", 600)

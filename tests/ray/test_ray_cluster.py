@@ -27,7 +27,7 @@ from tests.ray.conftest import (
     write_submissions,
 )
 
-pytestmark = pytest.mark.xdist_group("ray")
+pytestmark = pytest.mark.xdist_group("ray-cluster")
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ import ray
 import evalkit.ray
 from tests.ray.conftest import EVALKIT, OBJECT_STORE, SAMPLES, by_source, lines_of, sample_submissions
 
-pytestmark = pytest.mark.xdist_group("ray")
+pytestmark = pytest.mark.xdist_group("ray-local")
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -90,7 +90,9 @@ def make_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., A
     """make_app(inputs, config_dir=..., journal=..., watch=False): a ReviewApp built as the command does.
 
     The background evaluation's pause after each move (0.3 s, for a reviewer's next keypress) is cut to
-    10 ms: Pilot's keys come as fast as the app takes them, and each test would wait out every pause."""
+    10 ms: Pilot's keys come as fast as the app takes them, and each test would wait out every pause.
+    Animations are off: Pilot waits for each one to end after every key (a tab's underline slides for
+    0.3 s), and no test looks at one; the screens they end on are the same."""
     from evalkit.commands.review import open_session
     from evalkit.tui.app import ReviewApp
 
@@ -102,7 +104,7 @@ def make_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., A
         session, opened, skipped = open_session(
             analyze(config_dir), journal or tmp_path / "review.decisions.jsonl"
         )
-        return ReviewApp(
+        app = ReviewApp(
             session,
             inputs,
             opened,
@@ -111,6 +113,8 @@ def make_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., A
             blink=False,
             skipped_entries=skipped,
         )
+        app.animation_level = "none"
+        return app
 
     return make
 
