@@ -202,8 +202,8 @@ class EvalRun:
             pretty=not batch,
         )
         progress = Progress(count_items(self.args.inputs) if batch and sys.stderr.isatty() else 0)
-        if batch and self.args.jobs > 1 and can_render_in_workers(self.args.inputs):
-            items.close()  # workers read the inputs again, from the start, and render whole chunks
+        if batch and can_render_in_workers(self.args.inputs):
+            items.close()  # read again, from the start, and rendered chunk by chunk (by workers with --jobs)
             outcomes: Generator[Any, None, None] = evaluate_rendered(
                 config,
                 self.args.inputs,
