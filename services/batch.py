@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,6 @@ from evalkit.engine.text import NotText, check_not_other_encoding, shown
 from evalkit.services.inputs import (
     expand_inputs,
     jsonl_lines,
-    line_ranges,
     parse_text,
     range_lines,
     read_problem,
@@ -29,11 +27,15 @@ from evalkit.services.inputs import (
 )
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future, ProcessPoolExecutor
+    from typing import TypeAlias
+
+    from evalkit.services.pool import LineRange
+
+    Task: TypeAlias = LineRange | list["RawItem | Outcome"]
+    """A chunk of work: a regular JSONL file's range of lines, which a worker reads itself, or items."""
 
 CHUNK = 256
-WINDOW = 4
-"""Chunks in flight per worker."""
+"""Items in a chunk of work handed to a worker, when they are not a JSONL file's range of lines."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,17 +232,15 @@ class EvalRecipe:
         return BatchEvaluator(load_for_eval(Path(self.folder)), self.want)
 
 
-_worker: ItemRunner | None = None
+@dataclass(frozen=True, slots=True)
+class _RunEach:
+    """What a worker runs on each chunk of items (services/pool.py's `make`): the runner `recipe` makes."""
 
+    recipe: Callable[[], ItemRunner]
 
-def _init_worker(recipe: Callable[[], ItemRunner]) -> None:
-    global _worker
-    _worker = recipe()
-
-
-def _run_chunk(items: list[RawItem]) -> list[Any]:
-    assert _worker is not None
-    return [_worker.run(item) for item in items]
+    def __call__(self) -> Callable[[list[RawItem | Outcome]], list[Any]]:
+        run = self.recipe().run
+        return lambda chunk: [item if isinstance(item, Outcome) else run(item) for item in chunk]
 
 
 def _chunks(items: Iterable[RawItem | Outcome], size: int) -> Iterator[list[RawItem | Outcome]]:
@@ -279,28 +279,10 @@ def _parallel(
 ) -> Iterator[Any]:
     """Raises WorkerDied (evalkit.services.workers) when a worker process dies; the workers never outlive
     this generator, whether it ends, fails or is closed."""
-    from evalkit.services.workers import worker_pool
+    from evalkit.services.pool import ordered_map
 
-    with worker_pool(jobs, _init_worker, (recipe,)) as pool:
-        pending: deque[tuple[list[RawItem | Outcome], Future[list[Any]]]] = deque()
-        for chunk in _chunks(items, CHUNK):
-            raw = [item for item in chunk if isinstance(item, RawItem)]
-            pending.append((chunk, pool.submit(_run_chunk, raw)))
-            if len(pending) >= WINDOW * jobs:  # read no further ahead: memory stays flat, results flow
-                yield from _in_order(*pending.popleft(), pool)
-        while pending:
-            yield from _in_order(*pending.popleft(), pool)
-
-
-def _in_order(
-    chunk: list[RawItem | Outcome], future: Future[list[Any]], pool: ProcessPoolExecutor
-) -> Iterator[Any]:
-    from evalkit.services.workers import result_of
-
-    results: list[Any] = result_of(future, pool)
-    done = iter(results)
-    for item in chunk:
-        yield item if isinstance(item, Outcome) else next(done)
+    for done in ordered_map(_chunks(items, CHUNK), _RunEach(recipe), jobs):
+        yield from done
 
 
 def error_json(outcome: Outcome) -> str:
@@ -329,21 +311,6 @@ class Rendered:
     notes: list[Outcome]
 
 
-@dataclass(frozen=True, slots=True)
-class LineRange:
-    """Bytes `start` to `end` of a regular JSONL file, whole lines, the first numbered `first`: a worker
-    reads them itself (line_ranges)."""
-
-    path: str
-    source: str
-    start: int
-    end: int
-    first: int
-
-
-Task = LineRange | list[RawItem | Outcome]
-
-
 def can_render_in_workers(paths: Iterable[str]) -> bool:
     """Whether `evaluate_rendered` may read `paths`: regular files and folders (read again from the start;
     a pipe is read once, by raw_items)."""
@@ -367,28 +334,11 @@ def evaluate_rendered(
     parent only finds where ranges of a JSONL file's lines start (line_ranges) and writes what comes back;
     workers read their ranges, decode, parse, evaluate, encode and join. Other files are read by the parent
     and handed on as text. `notes`: every outcome's notes (a log or a report is wanted)."""
-    if jobs <= 1:
-        renderer = ChunkRenderer(BatchEvaluator(config, want), notes)
-        for task in _tasks(paths):
-            yield renderer.render(task)
-        return
-    from evalkit.services.workers import worker_pool
+    from evalkit.services.pool import ordered_map
 
-    recipe = RenderRecipe(EvalRecipe(str(config.folder), want), notes)
-    with worker_pool(jobs, _init_worker, (recipe,)) as pool:
-        pending: deque[Future[Rendered]] = deque()
-        for task in _tasks(paths):
-            pending.append(pool.submit(_run_task, task))
-            if len(pending) >= WINDOW * jobs:
-                yield _result(pending.popleft(), pool)
-        while pending:
-            yield _result(pending.popleft(), pool)
-
-
-def _result(future: Future[Rendered], pool: ProcessPoolExecutor) -> Rendered:
-    from evalkit.services.workers import result_of
-
-    return result_of(future, pool)
+    make = RenderRecipe(EvalRecipe(str(config.folder), want), notes)
+    local = ChunkRenderer(BatchEvaluator(config, want), notes).render if jobs <= 1 else None
+    yield from ordered_map(_tasks(paths), make, jobs, local)
 
 
 def _tasks(paths: Iterable[str]) -> Iterator[Task]:
@@ -423,8 +373,9 @@ def _line_ranges(path: Path) -> Iterator[Task]:
     try:
         with open(path, "rb") as handle:
             check_not_other_encoding(handle.peek(4)[:4])
-            for part in line_ranges(handle, RANGE_BYTES):
-                yield LineRange(str(path), source, *part)
+            from evalkit.services.pool import file_ranges
+
+            yield from file_ranges(handle, str(path), source, RANGE_BYTES)
     except (OSError, NotText) as exc:
         yield [Outcome(source, error=read_problem(exc))]
 
@@ -436,8 +387,8 @@ class RenderRecipe:
     recipe: EvalRecipe
     notes: bool
 
-    def __call__(self) -> ChunkRenderer:
-        return ChunkRenderer(self.recipe(), self.notes)
+    def __call__(self) -> Callable[[Task], Rendered]:
+        return ChunkRenderer(self.recipe(), self.notes).render
 
 
 class ChunkRenderer:
@@ -458,7 +409,7 @@ class ChunkRenderer:
         return self.evaluator.run(item)
 
     def render(self, task: Task) -> Rendered:
-        if isinstance(task, LineRange):
+        if not isinstance(task, list):  # a LineRange
             return self._render_lines(_range_texts(task))
         outcomes = [item if isinstance(item, Outcome) else self.run(item) for item in task]
         explain = self.evaluator.want.explain
@@ -567,8 +518,3 @@ _ASCII_SPACE = " \t\n\r\x0b\x0c"
 
 def _encoded(lines: list[str]) -> bytes:
     return "".join(lines).encode("utf-8", "backslashreplace")
-
-
-def _run_task(task: Task) -> Rendered:
-    assert isinstance(_worker, ChunkRenderer)
-    return _worker.render(task)

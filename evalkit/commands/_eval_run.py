@@ -28,6 +28,7 @@ from evalkit.services.batch import (
     raw_items,
 )
 from evalkit.services.config_cache import load_for_eval
+from evalkit.services.progress import Progress, counted
 from evalkit.services.workers import WorkerDied
 
 
@@ -103,49 +104,6 @@ class RunLog:
                 handle.close()
 
 
-class Progress:
-    """A one-line progress bar on stderr, only on a terminal and only for batches. The total is counted
-    ahead (count_items: blank lines included), so `finish` closes the bar at what was really done."""
-
-    def __init__(self, total: int, stream: TextIO = sys.stderr) -> None:
-        self.total, self.stream, self.done = total, stream, 0
-        self.enabled = total > 1 and stream.isatty()
-        self._last = 0.0
-        self._open = False  # a bar is on the line
-
-    def step(self) -> None:
-        self.advance(1)
-
-    def advance(self, count: int) -> None:
-        self.done += count
-        self.total = max(self.total, self.done)
-        now = time.monotonic()
-        if self.enabled and now - self._last > 0.1:
-            self._last = now
-            self._draw()
-
-    def finish(self) -> None:
-        if self.enabled and self.done:
-            self.total = self.done
-            self._draw()
-            self.stream.write("\n")
-            self.stream.flush()
-            self._open = False
-
-    def clear(self) -> None:
-        """Erase the bar's line, so that a message printed next starts at the left edge."""
-        if self._open:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
-            self._open = False
-
-    def _draw(self) -> None:
-        filled = int(30 * self.done / self.total)
-        self.stream.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total}")
-        self.stream.flush()
-        self._open = True
-
-
 def _is_batch(inputs: list[str], first_items: int) -> bool:
     return first_items != 1 or len(inputs) != 1 or Path(inputs[0]).is_dir() or inputs[0].endswith(".jsonl")
 
@@ -201,7 +159,8 @@ class EvalRun:
             report=bool(self.args.report_md),
             pretty=not batch,
         )
-        progress = Progress(count_items(self.args.inputs) if batch and sys.stderr.isatty() else 0)
+        total = count_items(self.args.inputs) if batch and sys.stderr.isatty() else 0
+        progress = Progress(total, counted, enabled=total > 1)
         if batch and can_render_in_workers(self.args.inputs):
             items.close()  # read again, from the start, and rendered chunk by chunk (by workers with --jobs)
             outcomes: Generator[Any, None, None] = evaluate_rendered(
@@ -257,7 +216,7 @@ class EvalRun:
                     errors += self._write_rendered(outcome, results, explain, progress, reported)
                     continue
                 self._record(outcome, progress)
-                progress.step()
+                progress.advance(1)
                 errors += outcome.error is not None
                 results.write(_rendered(outcome, "result", batch))
                 if explain is not None:
