@@ -8,6 +8,7 @@ so little crosses the process boundary; each worker loads and compiles the confi
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from evalkit.services.inputs import (
 if TYPE_CHECKING:
     from typing import TypeAlias
 
-    from evalkit.services.pool import LineRange
+    from evalkit.services.pool import LineRange, Spooled
 
     Task: TypeAlias = LineRange | list["RawItem | Outcome"]
     """A chunk of work: a regular JSONL file's range of lines, which a worker reads itself, or items."""
@@ -305,8 +306,8 @@ class Rendered:
     every outcome without its result and explain (for the log and the report) when the parent asked for
     them, else only the errors (for stderr)."""
 
-    result: bytes
-    explain: bytes | None
+    result: bytes | Spooled
+    explain: bytes | Spooled | None
     count: int
     notes: list[Outcome]
 
@@ -334,11 +335,12 @@ def evaluate_rendered(
     parent only finds where ranges of a JSONL file's lines start (line_ranges) and writes what comes back;
     workers read their ranges, decode, parse, evaluate, encode and join. Other files are read by the parent
     and handed on as text. `notes`: every outcome's notes (a log or a report is wanted)."""
-    from evalkit.services.pool import ordered_map
+    from evalkit.services.pool import ordered_map, spool_folder
 
-    make = RenderRecipe(EvalRecipe(str(config.folder), want), notes)
-    local = ChunkRenderer(BatchEvaluator(config, want), notes).render if jobs <= 1 else None
-    yield from ordered_map(_tasks(paths), make, jobs, local)
+    with spool_folder(jobs) as spool:
+        make = RenderRecipe(EvalRecipe(str(config.folder), want), notes, spool)
+        local = ChunkRenderer(BatchEvaluator(config, want), notes).render if jobs <= 1 else None
+        yield from ordered_map(_tasks(paths), make, jobs, local)
 
 
 def _tasks(paths: Iterable[str]) -> Iterator[Task]:
@@ -386,21 +388,25 @@ class RenderRecipe:
 
     recipe: EvalRecipe
     notes: bool
+    spool: str | None = None
+    """Where the worker writes its chunks of output (services/pool.py's spool_folder), if anywhere."""
 
     def __call__(self) -> Callable[[Task], Rendered]:
-        return ChunkRenderer(self.recipe(), self.notes).render
+        return ChunkRenderer(self.recipe(), self.notes, self.spool).render
 
 
 class ChunkRenderer:
     """Renders a task's JSON Lines whole: the lines of a JSONL range are read, decoded, parsed, evaluated
     and encoded straight to UTF-8 bytes, each line's value (its "source" first) built and encoded once."""
 
-    def __init__(self, evaluator: BatchEvaluator, notes: bool) -> None:
+    def __init__(self, evaluator: BatchEvaluator, notes: bool, spool: str | None = None) -> None:
         from msgspec.json import decode
 
         from evalkit.engine.submission import parse_submission
+        from evalkit.services.pool import spooled
 
         self.evaluator, self.notes = evaluator, notes
+        self._spooled = functools.partial(spooled, spool)
         self.encoder = _FastEncoder()
         self._decode: Callable[[str], Any] = decode
         self._parse_submission = parse_submission
@@ -409,6 +415,12 @@ class ChunkRenderer:
         return self.evaluator.run(item)
 
     def render(self, task: Task) -> Rendered:
+        rendered = self._render(task)
+        spool = self._spooled
+        explain = None if rendered.explain is None else spool(rendered.explain)
+        return Rendered(spool(rendered.result), explain, rendered.count, rendered.notes)
+
+    def _render(self, task: Task) -> Rendered:
         if not isinstance(task, list):  # a LineRange
             return self._render_lines(_range_texts(task))
         outcomes = [item if isinstance(item, Outcome) else self.run(item) for item in task]

@@ -10,6 +10,11 @@ output flows while the input is read.
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
+import shutil
+import tempfile
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
@@ -84,3 +89,74 @@ def _start(make: Callable[[], Callable[[Any], Any]]) -> None:
 def _work(task: Any) -> Any:
     assert _worker is not None
     return _worker(task)
+
+
+SPOOL_MIN_BYTES = 64 * 1024
+"""Smaller outputs cross the pipe back to the parent as they are: a file would cost more than it saves."""
+
+
+@dataclass(frozen=True, slots=True)
+class Spooled:
+    """A chunk of output a worker wrote to a file of the run's spool folder: the parent copies it on in the
+    kernel (os.sendfile), never reading it itself, and removes it."""
+
+    path: str
+    size: int
+
+
+@contextlib.contextmanager
+def spool_folder(jobs: int) -> Iterator[str | None]:
+    """A folder for the workers' chunks of output while the block runs (none for one process), removed with
+    what is left in it however the block ends."""
+    if jobs <= 1:
+        yield None
+        return
+    folder = tempfile.mkdtemp(prefix="evalkit-spool-")
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def spooled(folder: str | None, data: bytes) -> bytes | Spooled:
+    """`data` written to a file of `folder` by the worker that made it; `data` itself when there is no
+    folder, it is small, or the file cannot be written (a full disk: the parent writes it or says why)."""
+    if folder is None or len(data) < SPOOL_MIN_BYTES:
+        return data
+    path = None
+    try:
+        handle, path = tempfile.mkstemp(dir=folder)
+        with open(handle, "wb") as out:
+            out.write(data)
+    except OSError:
+        if path is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        return data
+    return Spooled(path, len(data))
+
+
+def copy_spooled(chunk: Spooled, out: int) -> None:
+    """Append a spooled chunk to the file descriptor `out` (at its position: flush what is buffered first)
+    and remove it. Raises OSError when `out` cannot be written."""
+    with open(chunk.path, "rb") as source:
+        offset = 0
+        while offset < chunk.size:
+            try:
+                sent = os.sendfile(out, source.fileno(), offset, chunk.size - offset)
+            except OSError as exc:
+                if exc.errno not in (errno.EINVAL, errno.ENOSYS):
+                    raise
+                source.seek(offset)  # a descriptor sendfile does not write to: copy in user space
+                _write_all(out, source.read())
+                break
+            if sent == 0:
+                raise OSError(errno.EIO, f"{chunk.path} ended early")
+            offset += sent
+    os.unlink(chunk.path)
+
+
+def _write_all(out: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(out, view) :]

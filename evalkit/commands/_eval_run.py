@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import IO, TYPE_CHECKING, Any, TextIO
 
 from evalkit.engine.config import Config
 from evalkit.engine.text import shown
@@ -30,6 +30,9 @@ from evalkit.services.batch import (
 from evalkit.services.config_cache import load_for_eval
 from evalkit.services.progress import Progress, counted
 from evalkit.services.workers import WorkerDied
+
+if TYPE_CHECKING:
+    from evalkit.services.pool import Spooled
 
 
 class OutputFailed(Exception):
@@ -60,10 +63,19 @@ class Sink:
         with _writing(self.name):
             self.handle.write(text)
 
-    def write_bytes(self, data: bytes) -> None:
-        """UTF-8 text already encoded (a worker's chunk), past the text layer when there is one below."""
+    def write_bytes(self, data: bytes | Spooled) -> None:
+        """UTF-8 text already encoded (a chunk), past the text layer when there is one below; a chunk a
+        worker spooled to a file is copied on by the kernel."""
         with _writing(self.name):
             buffer = getattr(self.handle, "buffer", None)
+            if not isinstance(data, bytes):
+                from evalkit.services.pool import copy_spooled
+
+                self.handle.flush()
+                if buffer is not None:
+                    buffer.flush()
+                copy_spooled(data, self.handle.fileno())
+                return
             if buffer is None:
                 self.handle.write(data.decode("utf-8"))
                 return
