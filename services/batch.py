@@ -395,6 +395,10 @@ class RenderRecipe:
         return ChunkRenderer(self.recipe(), self.notes, self.spool).render
 
 
+_Chunk = tuple[bytes, "bytes | None", int, list[Outcome]]
+"""A chunk's results, explanations (if asked for), count and notes, as Rendered holds them."""
+
+
 class ChunkRenderer:
     """Renders a task's JSON Lines whole: the lines of a JSONL range are read, decoded, parsed, evaluated
     and encoded straight to UTF-8 bytes, each line's value (its "source" first) built and encoded once."""
@@ -415,24 +419,23 @@ class ChunkRenderer:
         return self.evaluator.run(item)
 
     def render(self, task: Task) -> Rendered:
-        rendered = self._render(task)
+        result, explain, count, notes = self._render(task)
         spool = self._spooled
-        explain = None if rendered.explain is None else spool(rendered.explain)
-        return Rendered(spool(rendered.result), explain, rendered.count, rendered.notes)
+        return Rendered(spool(result), None if explain is None else spool(explain), count, notes)
 
-    def _render(self, task: Task) -> Rendered:
+    def _render(self, task: Task) -> _Chunk:
         if not isinstance(task, list):  # a LineRange
             return self._render_lines(_range_texts(task))
         outcomes = [item if isinstance(item, Outcome) else self.run(item) for item in task]
         explain = self.evaluator.want.explain
-        return Rendered(
+        return (
             _encoded([jsonl_line(outcome, "result") for outcome in outcomes]),
             _encoded([jsonl_line(outcome, "explain") for outcome in outcomes]) if explain else None,
             len(outcomes),
             [_note(o) for o in outcomes if self.notes or o.error is not None],
         )
 
-    def _render_lines(self, lines: Iterable[tuple[str, str | None, str | None]]) -> Rendered:
+    def _render_lines(self, lines: Iterable[tuple[str, str | None, str | None]]) -> _Chunk:
         """The hot loop of `evalkit eval` on JSONL: per line, one msgspec decode, the submission, the
         evaluation, one dict with "source" first and one encode; nothing else unless asked for."""
         want = self.evaluator.want
@@ -473,9 +476,7 @@ class ChunkRenderer:
                         fired=tuple(rule.id for rule in result.fired_rules),
                     )
                 )
-        return Rendered(
-            _joined(results), None if explains is None else _joined(explains), len(results), notes
-        )
+        return _joined(results), None if explains is None else _joined(explains), len(results), notes
 
 
 def _note(outcome: Outcome) -> Outcome:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import stat
@@ -21,11 +22,11 @@ import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, BinaryIO, NamedTuple
+from typing import IO, TYPE_CHECKING, BinaryIO, NamedTuple
 
 if TYPE_CHECKING:
     from evalkit.qydomain.summary import ScoreSummary
-    from evalkit.services.pool import LineRange
+    from evalkit.services.pool import LineRange, Spooled
     from evalkit.services.progress import Progress
 
 CHUNK_LINES = 1000  # lines per unit of work: large enough to amortise pickling, small enough to stream
@@ -156,7 +157,7 @@ RANGE_BYTES = 1 << 20
 class Scored(NamedTuple):
     """A range scored by a worker: its output lines as they are written, what the summary and stderr need."""
 
-    output: bytes
+    output: bytes | Spooled
     scored: list[tuple[str, float]]
     errors: list[str]  # messages of bad lines, each "PATH:LINE: message"
     problem: str | None  # the file could not be read
@@ -164,27 +165,33 @@ class Scored(NamedTuple):
 
 
 def _score_ranges(
-    source: BinaryIO, path: str, name: str, jobs: int, write: Callable[[bytes], None], tally: _Tally
+    source: BinaryIO, path: str, name: str, jobs: int, write: Callable[[bytes | Spooled], None], tally: _Tally
 ) -> None:
     """--jobs on a regular file: the parent finds where ranges of whole lines start and end (services/pool),
     then only writes what workers send back. Each worker reads its range itself, scores it and renders its
     output lines (the parent read, pickled and spliced every line before, and, at two workers, was the
     bottleneck)."""
-    from evalkit.services.pool import ordered_map
+    from evalkit.services.pool import ordered_map, spool_folder
     from evalkit.services.workers import WorkerDied
 
     try:
-        for scored in ordered_map(_ranges(source, path, name), ScoreRanges(name), jobs):
-            if scored.problem is not None:
-                raise _Unusable(f"{name}: cannot read: {scored.problem}")
-            write(scored.output)
-            for data_source, value in scored.scored:
-                tally.summary.add(data_source, value)
-            for message in scored.errors:
-                tally.bad_line(message)
-            tally.progress.update(scored.end)
+        with spool_folder(jobs) as spool:
+            for scored in ordered_map(_ranges(source, path, name), ScoreRanges(spool), jobs):
+                _take(scored, name, write, tally)
     except WorkerDied as died:
         raise _Unusable(f"{name}: {died}") from None
+
+
+def _take(scored: Scored, name: str, write: Callable[[bytes | Spooled], None], tally: _Tally) -> None:
+    """A worker's range: its lines written, its scores summed, its bad lines shown."""
+    if scored.problem is not None:
+        raise _Unusable(f"{name}: cannot read: {scored.problem}")
+    write(scored.output)
+    for data_source, value in scored.scored:
+        tally.summary.add(data_source, value)
+    for message in scored.errors:
+        tally.bad_line(message)
+    tally.progress.update(scored.end)
 
 
 def _ranges(source: BinaryIO, path: str, name: str) -> Iterator[LineRange]:
@@ -198,15 +205,16 @@ def _ranges(source: BinaryIO, path: str, name: str) -> Iterator[LineRange]:
 
 @dataclass(frozen=True, slots=True)
 class ScoreRanges:
-    """What a worker runs on each range (services/pool.py's `make`): score_range."""
+    """What a worker runs on each range (services/pool.py's `make`): score_range, writing its output to
+    `spool` (services/pool.py's spool_folder) when there is one."""
 
-    name: str
+    spool: str | None
 
     def __call__(self) -> Callable[[LineRange], Scored]:
-        return score_range
+        return functools.partial(score_range, spool=self.spool)
 
 
-def score_range(part: LineRange) -> Scored:
+def score_range(part: LineRange, spool: str | None = None) -> Scored:
     """Score the lines of part.path between part.start and part.end (a worker's unit with --jobs)."""
     from evalkit.engine.limits import MAX_SUBMISSION_BYTES
     from evalkit.engine.text import capped_lines
@@ -225,9 +233,11 @@ def score_range(part: LineRange) -> Scored:
                     break
     except OSError as error:
         return Scored(b"", [], [], error.strerror or str(error), part.end)
+    from evalkit.services.pool import spooled
+
     outcomes = score_chunk(part.source, lines)
     return Scored(
-        b"".join([outcome.output for outcome in outcomes if outcome.output is not None]),
+        spooled(spool, b"".join([outcome.output for outcome in outcomes if outcome.output is not None])),
         [outcome.scored for outcome in outcomes if outcome.scored is not None],
         [
             f"{part.source}:{outcome.number}: {outcome.error}"
@@ -354,14 +364,15 @@ def _show_error(progress: Progress, count: int, message: str) -> None:
 
 
 @contextlib.contextmanager
-def _output(path: str | None) -> Iterator[Callable[[bytes], None]]:
+def _output(path: str | None) -> Iterator[Callable[[bytes | Spooled], None]]:
     """Where the scored JSONL goes: stdout, or --out through a temporary file that replaces it only when
-    the whole input was read (services/atomic.py)."""
+    the whole input was read (services/atomic.py). A chunk a worker spooled to a file is copied on by the
+    kernel."""
     if path is None:
 
-        def write_stdout(data: bytes) -> None:
+        def write_stdout(data: bytes | Spooled) -> None:
             with _write_errors_stop(None):
-                sys.stdout.buffer.write(data)
+                _write(sys.stdout.buffer, data)
 
         yield write_stdout
         with _write_errors_stop(None):
@@ -371,11 +382,21 @@ def _output(path: str | None) -> Iterator[Callable[[bytes], None]]:
 
     with _write_errors_stop(path), atomic_output(path, binary=True) as handle:
 
-        def write_file(data: bytes) -> None:
+        def write_file(data: bytes | Spooled) -> None:
             with _write_errors_stop(path):
-                handle.write(data)
+                _write(handle, data)
 
         yield write_file
+
+
+def _write(handle: IO[bytes], data: bytes | Spooled) -> None:
+    if isinstance(data, bytes):
+        handle.write(data)
+        return
+    from evalkit.services.pool import copy_spooled
+
+    handle.flush()
+    copy_spooled(data, handle.fileno())
 
 
 @contextlib.contextmanager
