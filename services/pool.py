@@ -108,10 +108,13 @@ class Spooled:
 def spool_folder(jobs: int) -> Iterator[str | None]:
     """A folder for the workers' chunks of output while the block runs (none for one process), removed with
     what is left in it however the block ends."""
-    if jobs <= 1:
+    folder = None
+    if jobs > 1:
+        with contextlib.suppress(OSError):  # no temporary folder at all: the chunks cross the pipe
+            folder = tempfile.mkdtemp(prefix="evalkit-spool-")
+    if folder is None:
         yield None
         return
-    folder = tempfile.mkdtemp(prefix="evalkit-spool-")
     try:
         yield folder
     finally:

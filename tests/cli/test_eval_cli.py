@@ -690,3 +690,38 @@ def test_a_jsonl_file_read_by_ranges_gives_the_bytes_of_the_same_lines_read_one_
     returncode, results, _, _ = outputs[0]
     assert returncode == 1
     assert len(results.splitlines()) == 11
+
+
+def test_jobs_2_spools_its_chunks_in_a_temporary_folder_it_removes(tmp_path: Path) -> None:
+    """Workers write their chunks of output to files the parent copies on in order: the output is one
+    process's, and nothing is left in the temporary folder."""
+    samples = [json.loads(path.read_text(encoding="utf-8")) for path in sorted(SAMPLES.glob("*.json"))]
+    rows = [json.dumps(samples[i % len(samples)], ensure_ascii=False) for i in range(3000)]
+    (tmp_path / "batch.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    spool = tmp_path / "tmp"
+    spool.mkdir()
+    outputs = []
+    for jobs in ("1", "2"):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "evalkit",
+                "eval",
+                "batch.jsonl",
+                "--jobs",
+                jobs,
+                "--out",
+                f"{jobs}.jsonl",
+            ],
+            cwd=tmp_path,
+            env={**os.environ, "TMPDIR": str(spool)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        outputs.append((tmp_path / f"{jobs}.jsonl").read_bytes())
+    assert len(outputs[0]) > 4 * 1024 * 1024  # chunks of more than 64 KB: spooled
+    assert outputs[1] == outputs[0]
+    assert list(spool.iterdir()) == []
