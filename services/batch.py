@@ -7,8 +7,9 @@ so little crosses the process boundary; each worker loads and compiles the confi
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
-from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,6 @@ from evalkit.engine.text import NotText, check_not_other_encoding, shown
 from evalkit.services.inputs import (
     expand_inputs,
     jsonl_lines,
-    line_ranges,
     parse_text,
     range_lines,
     read_problem,
@@ -28,11 +28,15 @@ from evalkit.services.inputs import (
 )
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future, ProcessPoolExecutor
+    from typing import TypeAlias
+
+    from evalkit.services.pool import LineRange, Spooled
+
+    Task: TypeAlias = LineRange | list["RawItem | Outcome"]
+    """A chunk of work: a regular JSONL file's range of lines, which a worker reads itself, or items."""
 
 CHUNK = 256
-WINDOW = 4
-"""Chunks in flight per worker."""
+"""Items in a chunk of work handed to a worker, when they are not a JSONL file's range of lines."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +51,9 @@ class Want:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
+    """One submission's renderings (`result` and `explain`: its pretty JSON, or, for a batch, its line of
+    JSON Lines with "source" first, without the newline), or its error."""
+
     source: str
     result: str | None = None
     explain: str | None = None
@@ -125,13 +132,25 @@ class _FastEncoder:
         self.search = re2.compile(_NOT_AS_PYTHON).search
 
     def __call__(self, value: Any) -> str | None:
+        written = self.encoded(value)
+        return None if written is None else written.decode("utf-8")
+
+    def encoded(self, value: Any) -> bytes | None:
+        """`value` as json.dumps writes it, in UTF-8; None where msgspec would write it otherwise."""
         try:
             encoded = self.encode(value)
         except Exception:
             return None
         if self.search(encoded) is not None:
             return None
-        return self.format(encoded, indent=0).decode("utf-8")
+        return self.format(encoded, indent=0)
+
+    def line(self, value: Any) -> bytes:
+        """`json.dumps(value, ensure_ascii=False)` in UTF-8, lone surrogates escaped (as chunks are)."""
+        written = self.encoded(value)
+        if written is None:
+            return json.dumps(value, ensure_ascii=False).encode("utf-8", "backslashreplace")
+        return written
 
 
 _fast_encoder: _FastEncoder | None = None
@@ -156,8 +175,11 @@ def dumps_line(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _dumps(value: Any, pretty: bool) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=2) if pretty else dumps_line(value)
+def _dumps(source: str, value: dict[str, Any], pretty: bool) -> str:
+    """One submission's pretty JSON, or its line of JSON Lines (without the newline) with "source" first."""
+    if pretty:
+        return json.dumps(value, ensure_ascii=False, indent=2)
+    return dumps_line({"source": source, **value})
 
 
 class BatchEvaluator:
@@ -176,8 +198,8 @@ class BatchEvaluator:
         data = result.to_dict()
         return Outcome(
             source,
-            result=_dumps(data, want.pretty) if want.result else None,
-            explain=_dumps(result.explain(), want.pretty) if want.explain else None,
+            result=_dumps(source, data, want.pretty) if want.result else None,
+            explain=_dumps(source, result.explain(), want.pretty) if want.explain else None,
             report=_report_section(source, data) if want.report else None,
             label=result.label,
             fired=tuple(rule.id for rule in result.fired_rules),
@@ -211,17 +233,15 @@ class EvalRecipe:
         return BatchEvaluator(load_for_eval(Path(self.folder)), self.want)
 
 
-_worker: ItemRunner | None = None
+@dataclass(frozen=True, slots=True)
+class _RunEach:
+    """What a worker runs on each chunk of items (services/pool.py's `make`): the runner `recipe` makes."""
 
+    recipe: Callable[[], ItemRunner]
 
-def _init_worker(recipe: Callable[[], ItemRunner]) -> None:
-    global _worker
-    _worker = recipe()
-
-
-def _run_chunk(items: list[RawItem]) -> list[Any]:
-    assert _worker is not None
-    return [_worker.run(item) for item in items]
+    def __call__(self) -> Callable[[list[RawItem | Outcome]], list[Any]]:
+        run = self.recipe().run
+        return lambda chunk: [item if isinstance(item, Outcome) else run(item) for item in chunk]
 
 
 def _chunks(items: Iterable[RawItem | Outcome], size: int) -> Iterator[list[RawItem | Outcome]]:
@@ -260,28 +280,10 @@ def _parallel(
 ) -> Iterator[Any]:
     """Raises WorkerDied (evalkit.services.workers) when a worker process dies; the workers never outlive
     this generator, whether it ends, fails or is closed."""
-    from evalkit.services.workers import worker_pool
+    from evalkit.services.pool import ordered_map
 
-    with worker_pool(jobs, _init_worker, (recipe,)) as pool:
-        pending: deque[tuple[list[RawItem | Outcome], Future[list[Any]]]] = deque()
-        for chunk in _chunks(items, CHUNK):
-            raw = [item for item in chunk if isinstance(item, RawItem)]
-            pending.append((chunk, pool.submit(_run_chunk, raw)))
-            if len(pending) >= WINDOW * jobs:  # read no further ahead: memory stays flat, results flow
-                yield from _in_order(*pending.popleft(), pool)
-        while pending:
-            yield from _in_order(*pending.popleft(), pool)
-
-
-def _in_order(
-    chunk: list[RawItem | Outcome], future: Future[list[Any]], pool: ProcessPoolExecutor
-) -> Iterator[Any]:
-    from evalkit.services.workers import result_of
-
-    results: list[Any] = result_of(future, pool)
-    done = iter(results)
-    for item in chunk:
-        yield item if isinstance(item, Outcome) else next(done)
+    for done in ordered_map(_chunks(items, CHUNK), _RunEach(recipe), jobs):
+        yield from done
 
 
 def error_json(outcome: Outcome) -> str:
@@ -289,12 +291,12 @@ def error_json(outcome: Outcome) -> str:
 
 
 def jsonl_line(outcome: Outcome, field: str) -> str:
-    """One outcome's line of JSON Lines, with its "source" first: `field` ("result" or "explain"), or its
-    error entry."""
+    """One outcome's line of JSON Lines, with its "source" first: `field` ("result" or "explain") of an
+    outcome rendered for a batch (Want.pretty false), or its error entry."""
     body = getattr(outcome, field)
     if body is None:
         return error_json(outcome) + "\n"
-    return f'{{"source": {json.dumps(outcome.source, ensure_ascii=False)}, ' + body[1:] + "\n"
+    return body + "\n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,25 +306,10 @@ class Rendered:
     every outcome without its result and explain (for the log and the report) when the parent asked for
     them, else only the errors (for stderr)."""
 
-    result: bytes
-    explain: bytes | None
+    result: bytes | Spooled
+    explain: bytes | Spooled | None
     count: int
     notes: list[Outcome]
-
-
-@dataclass(frozen=True, slots=True)
-class LineRange:
-    """Bytes `start` to `end` of a regular JSONL file, whole lines, the first numbered `first`: a worker
-    reads them itself (line_ranges)."""
-
-    path: str
-    source: str
-    start: int
-    end: int
-    first: int
-
-
-Task = LineRange | list[RawItem | Outcome]
 
 
 def can_render_in_workers(paths: Iterable[str]) -> bool:
@@ -348,23 +335,12 @@ def evaluate_rendered(
     parent only finds where ranges of a JSONL file's lines start (line_ranges) and writes what comes back;
     workers read their ranges, decode, parse, evaluate, encode and join. Other files are read by the parent
     and handed on as text. `notes`: every outcome's notes (a log or a report is wanted)."""
-    from evalkit.services.workers import worker_pool
+    from evalkit.services.pool import ordered_map, spool_folder
 
-    recipe = RenderRecipe(EvalRecipe(str(config.folder), want), notes)
-    with worker_pool(jobs, _init_worker, (recipe,)) as pool:
-        pending: deque[Future[Rendered]] = deque()
-        for task in _tasks(paths):
-            pending.append(pool.submit(_run_task, task))
-            if len(pending) >= WINDOW * jobs:
-                yield _result(pending.popleft(), pool)
-        while pending:
-            yield _result(pending.popleft(), pool)
-
-
-def _result(future: Future[Rendered], pool: ProcessPoolExecutor) -> Rendered:
-    from evalkit.services.workers import result_of
-
-    return result_of(future, pool)
+    with spool_folder(jobs) as spool:
+        make = RenderRecipe(EvalRecipe(str(config.folder), want), notes, spool)
+        local = ChunkRenderer(BatchEvaluator(config, want), notes).render if jobs <= 1 else None
+        yield from ordered_map(_tasks(paths), make, jobs, local)
 
 
 def _tasks(paths: Iterable[str]) -> Iterator[Task]:
@@ -372,14 +348,10 @@ def _tasks(paths: Iterable[str]) -> Iterator[Task]:
     pending: list[RawItem | Outcome] = [Outcome(name, error="no such file or folder") for name in missing]
     for path in files:
         if path.suffix == ".jsonl":  # a regular file (can_render_in_workers)
-            ranges = _line_ranges(path)
-            if isinstance(ranges, Outcome):
-                pending.append(ranges)
-                continue
             if pending:
                 yield pending
                 pending = []
-            yield from ranges
+            yield from _line_ranges(path)
             continue
         try:
             pending.append(RawItem(shown(str(path)), read_text(path), path.suffix))
@@ -396,15 +368,18 @@ RANGE_BYTES = 256 * 1024
 """A worker's share of a JSONL file with --jobs: about 250 submissions of a kilobyte."""
 
 
-def _line_ranges(path: Path) -> list[LineRange] | Outcome:
-    """A regular JSONL file's ranges, or the one error jsonl_lines gives for a file it cannot read at all."""
+def _line_ranges(path: Path) -> Iterator[Task]:
+    """A regular JSONL file's ranges, found as they are needed (the first is evaluated while the rest of a
+    large file is still unread), or the one error jsonl_lines gives for a file it cannot read."""
     source = shown(str(path))
     try:
         with open(path, "rb") as handle:
             check_not_other_encoding(handle.peek(4)[:4])
-            return [LineRange(str(path), source, *part) for part in line_ranges(handle, RANGE_BYTES)]
+            from evalkit.services.pool import file_ranges
+
+            yield from file_ranges(handle, str(path), source, RANGE_BYTES)
     except (OSError, NotText) as exc:
-        return Outcome(source, error=read_problem(exc))
+        yield [Outcome(source, error=read_problem(exc))]
 
 
 @dataclass(frozen=True, slots=True)
@@ -413,48 +388,146 @@ class RenderRecipe:
 
     recipe: EvalRecipe
     notes: bool
+    spool: str | None = None
+    """Where the worker writes its chunks of output (services/pool.py's spool_folder), if anywhere."""
 
-    def __call__(self) -> ChunkRenderer:
-        return ChunkRenderer(self.recipe(), self.notes)
+    def __call__(self) -> Callable[[Task], Rendered]:
+        return ChunkRenderer(self.recipe(), self.notes, self.spool).render
+
+
+_Chunk = tuple[bytes, "bytes | None", int, list[Outcome]]
+"""A chunk's results, explanations (if asked for), count and notes, as Rendered holds them."""
 
 
 class ChunkRenderer:
-    def __init__(self, evaluator: BatchEvaluator, notes: bool) -> None:
+    """Renders a task's JSON Lines whole: the lines of a JSONL range are read, decoded, parsed, evaluated
+    and encoded straight to UTF-8 bytes, each line's value (its "source" first) built and encoded once."""
+
+    def __init__(self, evaluator: BatchEvaluator, notes: bool, spool: str | None = None) -> None:
+        from msgspec.json import decode
+
+        from evalkit.engine.submission import parse_submission
+        from evalkit.services.pool import spooled
+
         self.evaluator, self.notes = evaluator, notes
+        self._spooled = functools.partial(spooled, spool)
+        self.encoder = _FastEncoder()
+        self._decode: Callable[[str], Any] = decode
+        self._parse_submission = parse_submission
 
     def run(self, item: RawItem) -> Outcome:
         return self.evaluator.run(item)
 
     def render(self, task: Task) -> Rendered:
-        outcomes = list(self._outcomes(task))
+        result, explain, count, notes = self._render(task)
+        spool = self._spooled
+        return Rendered(spool(result), None if explain is None else spool(explain), count, notes)
+
+    def _render(self, task: Task) -> _Chunk:
+        if not isinstance(task, list):  # a LineRange
+            return self._render_lines(_range_texts(task))
+        outcomes = [item if isinstance(item, Outcome) else self.run(item) for item in task]
         explain = self.evaluator.want.explain
-        return Rendered(
+        return (
             _encoded([jsonl_line(outcome, "result") for outcome in outcomes]),
             _encoded([jsonl_line(outcome, "explain") for outcome in outcomes]) if explain else None,
             len(outcomes),
-            [
-                Outcome(o.source, report=o.report, error=o.error, label=o.label, fired=o.fired)
-                for o in outcomes
-                if self.notes or o.error is not None
-            ],
+            [_note(o) for o in outcomes if self.notes or o.error is not None],
         )
 
-    def _outcomes(self, task: Task) -> Iterator[Outcome]:
-        run = self.evaluator.run
-        if isinstance(task, LineRange):
-            for where, text, problem in range_lines(
-                Path(task.path), task.source, task.start, task.end, task.first
-            ):
-                yield Outcome(where, error=problem) if text is None else run(RawItem(where, text, ".json"))
-            return
-        for item in task:
-            yield item if isinstance(item, Outcome) else run(item)
+    def _render_lines(self, lines: Iterable[tuple[str, str | None, str | None]]) -> _Chunk:
+        """The hot loop of `evalkit eval` on JSONL: per line, one msgspec decode, the submission, the
+        evaluation, one dict with "source" first and one encode; nothing else unless asked for."""
+        want = self.evaluator.want
+        evaluate = self.evaluator.evaluator.evaluate
+        decode, parse_submission, line = self._decode, self._parse_submission, self.encoder.line
+        results: list[bytes] = []
+        explains: list[bytes] | None = [] if want.explain else None
+        notes: list[Outcome] = []
+        keep_notes = self.notes
+        for where, text, problem in lines:
+            submission = None
+            if text is not None:
+                with contextlib.suppress(Exception):  # the slow path below says what is wrong
+                    submission = parse_submission(decode(text))
+            if submission is None:
+                outcome = (
+                    Outcome(where, error=problem)
+                    if text is None
+                    else self.evaluator.run(RawItem(where, text, ".json"))
+                )
+                results.append(_line_bytes(outcome, "result"))
+                if explains is not None:
+                    explains.append(_line_bytes(outcome, "explain"))
+                if keep_notes or outcome.error is not None:
+                    notes.append(_note(outcome))
+                continue
+            result = evaluate(submission)
+            data = result.to_dict()
+            results.append(line({"source": where, **data}))
+            if explains is not None:
+                explains.append(line({"source": where, **result.explain()}))
+            if keep_notes:
+                notes.append(
+                    Outcome(
+                        where,
+                        report=_report_section(where, data) if want.report else None,
+                        label=result.label,
+                        fired=tuple(rule.id for rule in result.fired_rules),
+                    )
+                )
+        return _joined(results), None if explains is None else _joined(explains), len(results), notes
+
+
+def _note(outcome: Outcome) -> Outcome:
+    """An outcome without its result and explain: what the parent needs for the log and the report."""
+    return Outcome(
+        outcome.source, report=outcome.report, error=outcome.error, label=outcome.label, fired=outcome.fired
+    )
+
+
+def _line_bytes(outcome: Outcome, field: str) -> bytes:
+    return jsonl_line(outcome, field)[:-1].encode("utf-8", "backslashreplace")
+
+
+def _joined(lines: list[bytes]) -> bytes:
+    return b"\n".join(lines) + b"\n" if lines else b""
+
+
+RANGE_IN_MEMORY = 4 * RANGE_BYTES
+"""A range read whole, decoded at once and split; a longer one (a few very long lines) line by line."""
+
+
+def _range_texts(task: LineRange) -> Iterator[tuple[str, str | None, str | None]]:
+    """range_lines' triples for a range, faster: a range of a usual size is read in one call and, when it
+    is all UTF-8, decoded in one call and split at "\n" (lines keep it, as range_lines gives them)."""
+    if task.end - task.start > RANGE_IN_MEMORY:
+        yield from range_lines(Path(task.path), task.source, task.start, task.end, task.first)
+        return
+    try:
+        with open(task.path, "rb") as handle:
+            handle.seek(task.start)
+            data = handle.read(task.end - task.start)
+    except OSError as exc:
+        yield task.source, None, read_problem(exc)
+        return
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:  # some line is not UTF-8: each says so with its column
+        yield from range_lines(Path(task.path), task.source, task.start, task.end, task.first)
+        return
+    if task.first == 1 and text.startswith("\ufeff"):
+        text = text[1:]
+    pieces = text.split("\n")
+    last = len(pieces) - 1
+    source = task.source
+    for number, piece in enumerate(pieces, task.first):
+        if piece.strip(_ASCII_SPACE):  # bytes.strip()'s whitespace: other spaces are the parser's to refuse
+            yield f"{source}:{number}", piece if number - task.first == last else piece + "\n", None
+
+
+_ASCII_SPACE = " \t\n\r\x0b\x0c"
 
 
 def _encoded(lines: list[str]) -> bytes:
     return "".join(lines).encode("utf-8", "backslashreplace")
-
-
-def _run_task(task: Task) -> Rendered:
-    assert isinstance(_worker, ChunkRenderer)
-    return _worker.render(task)

@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import IO, TYPE_CHECKING, Any, TextIO
 
 from evalkit.engine.config import Config
 from evalkit.engine.text import shown
@@ -28,7 +28,11 @@ from evalkit.services.batch import (
     raw_items,
 )
 from evalkit.services.config_cache import load_for_eval
+from evalkit.services.progress import Progress, counted
 from evalkit.services.workers import WorkerDied
+
+if TYPE_CHECKING:
+    from evalkit.services.pool import Spooled
 
 
 class OutputFailed(Exception):
@@ -59,10 +63,19 @@ class Sink:
         with _writing(self.name):
             self.handle.write(text)
 
-    def write_bytes(self, data: bytes) -> None:
-        """UTF-8 text already encoded (a worker's chunk), past the text layer when there is one below."""
+    def write_bytes(self, data: bytes | Spooled) -> None:
+        """UTF-8 text already encoded (a chunk), past the text layer when there is one below; a chunk a
+        worker spooled to a file is copied on by the kernel."""
         with _writing(self.name):
             buffer = getattr(self.handle, "buffer", None)
+            if not isinstance(data, bytes):
+                from evalkit.services.pool import copy_spooled
+
+                self.handle.flush()
+                if buffer is not None:
+                    buffer.flush()
+                copy_spooled(data, self.handle.fileno())
+                return
             if buffer is None:
                 self.handle.write(data.decode("utf-8"))
                 return
@@ -101,49 +114,6 @@ class RunLog:
             handle, self._handle = self._handle, None
             with contextlib.suppress(OSError):  # a failed write was reported already
                 handle.close()
-
-
-class Progress:
-    """A one-line progress bar on stderr, only on a terminal and only for batches. The total is counted
-    ahead (count_items: blank lines included), so `finish` closes the bar at what was really done."""
-
-    def __init__(self, total: int, stream: TextIO = sys.stderr) -> None:
-        self.total, self.stream, self.done = total, stream, 0
-        self.enabled = total > 1 and stream.isatty()
-        self._last = 0.0
-        self._open = False  # a bar is on the line
-
-    def step(self) -> None:
-        self.advance(1)
-
-    def advance(self, count: int) -> None:
-        self.done += count
-        self.total = max(self.total, self.done)
-        now = time.monotonic()
-        if self.enabled and now - self._last > 0.1:
-            self._last = now
-            self._draw()
-
-    def finish(self) -> None:
-        if self.enabled and self.done:
-            self.total = self.done
-            self._draw()
-            self.stream.write("\n")
-            self.stream.flush()
-            self._open = False
-
-    def clear(self) -> None:
-        """Erase the bar's line, so that a message printed next starts at the left edge."""
-        if self._open:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
-            self._open = False
-
-    def _draw(self) -> None:
-        filled = int(30 * self.done / self.total)
-        self.stream.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total}")
-        self.stream.flush()
-        self._open = True
 
 
 def _is_batch(inputs: list[str], first_items: int) -> bool:
@@ -201,9 +171,10 @@ class EvalRun:
             report=bool(self.args.report_md),
             pretty=not batch,
         )
-        progress = Progress(count_items(self.args.inputs) if batch and sys.stderr.isatty() else 0)
-        if batch and self.args.jobs > 1 and can_render_in_workers(self.args.inputs):
-            items.close()  # workers read the inputs again, from the start, and render whole chunks
+        total = count_items(self.args.inputs) if batch and sys.stderr.isatty() else 0
+        progress = Progress(total, counted, enabled=total > 1)
+        if batch and can_render_in_workers(self.args.inputs):
+            items.close()  # read again, from the start, and rendered chunk by chunk (by workers with --jobs)
             outcomes: Generator[Any, None, None] = evaluate_rendered(
                 config,
                 self.args.inputs,
@@ -257,7 +228,7 @@ class EvalRun:
                     errors += self._write_rendered(outcome, results, explain, progress, reported)
                     continue
                 self._record(outcome, progress)
-                progress.step()
+                progress.advance(1)
                 errors += outcome.error is not None
                 results.write(_rendered(outcome, "result", batch))
                 if explain is not None:

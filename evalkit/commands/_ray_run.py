@@ -203,14 +203,15 @@ def _progress(files: list[Path]) -> Any:
     """Eval's progress bar, counted ahead only when it will be drawn (a terminal)."""
     import pyarrow.parquet as pq
 
-    from evalkit.commands._eval_run import Progress
     from evalkit.ray._files import PARQUET
     from evalkit.services.batch import count_items
+    from evalkit.services.progress import Progress, counted
 
     if not sys.stderr.isatty():
-        return Progress(0)
+        return Progress(0, counted)
     rows = sum(pq.ParquetFile(path).metadata.num_rows for path in files if path.suffix == PARQUET)
-    return Progress(rows + count_items(str(path) for path in files if path.suffix != PARQUET))
+    total = rows + count_items(str(path) for path in files if path.suffix != PARQUET)
+    return Progress(total, counted, enabled=total > 1)
 
 
 @contextlib.contextmanager

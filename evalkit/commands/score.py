@@ -14,25 +14,25 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import stat
 import sys
-import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future
-from typing import TYPE_CHECKING, BinaryIO, NamedTuple
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, BinaryIO, NamedTuple
 
 from evalkit.services.usage import UsageProblem
 
 if TYPE_CHECKING:
     from evalkit.qydomain.summary import ScoreSummary
+    from evalkit.services.pool import LineRange, Spooled
+    from evalkit.services.progress import Progress
 
 CHUNK_LINES = 1000  # lines per unit of work: large enough to amortise pickling, small enough to stream
-CHUNKS_IN_FLIGHT_PER_JOB = 2  # keeps every worker busy without reading the whole input into memory
 PROGRESS_MIN_BYTES = 1 << 20  # smaller inputs finish before a bar would be worth drawing
-PROGRESS_INTERVAL_S = 0.1
 ERRORS_SHOWN = 20  # beyond this, bad lines are counted, not each printed
 _COLUMNS = ("mean", "std", "min", "p25", "median", "p75", "max")
 
@@ -47,7 +47,7 @@ class Chunk(NamedTuple):
     end_offset: int  # bytes of input consumed once this chunk is read, for the progress bar
 
 
-class Outcome(NamedTuple):
+class ScoredLine(NamedTuple):
     """One input line's result: its output line, and either (data_source, score) or an error message.
 
     From a worker process `output` is None when the line is the input line with the score spliced in: the
@@ -111,105 +111,115 @@ def _score_file(args: argparse.Namespace, summary: ScoreSummary) -> int:
     name = shown(args.input)  # valid UTF-8 in every message and error entry, whatever bytes the name holds
     source = _open_input(args.input, name)
     with source, _output(args.out) as write:
-        progress = _Progress(name, os.fstat(source.fileno()).st_size)
+        tally = _Tally(name, summary, os.fstat(source.fileno()).st_size)
         if args.jobs > 1 and stat.S_ISREG(os.fstat(source.fileno()).st_mode):
-            return _score_ranges(source, args.input, name, args.jobs, write, summary, progress)
-        bad_lines = 0
-        for chunk_end, outcomes in _score_chunks(_chunks(source, name), name, args.jobs):
-            write(b"".join(outcome.output for outcome in outcomes if outcome.output is not None))
-            for outcome in outcomes:
-                if outcome.scored is not None:
-                    summary.add(*outcome.scored)
-                    continue
-                bad_lines += 1
-                _show_error(progress, bad_lines, f"{name}:{outcome.number}: {outcome.error}")
-            progress.update(chunk_end, summary.total + bad_lines)
-        progress.clear()
-    return bad_lines
+            _score_ranges(source, args.input, name, args.jobs, write, tally)
+        else:
+            for chunk_end, outcomes in _score_chunks(_chunks(source, name), name, args.jobs):
+                write(b"".join(outcome.output for outcome in outcomes if outcome.output is not None))
+                for outcome in outcomes:
+                    if outcome.scored is not None:
+                        summary.add(*outcome.scored)
+                    else:
+                        tally.bad_line(f"{name}:{outcome.number}: {outcome.error}")
+                tally.progress.update(chunk_end)
+        tally.progress.clear()
+    return tally.bad_lines
+
+
+class _Tally:
+    """The parent's running counts: scores (the summary), bad lines (each shown on stderr, up to
+    ERRORS_SHOWN), and the progress bar that shows them, for inputs worth waiting for, filled by bytes
+    read: `NAME [#####.........................]  16% 1200 rows`."""
+
+    def __init__(self, name: str, summary: ScoreSummary, total_bytes: int) -> None:
+        from evalkit.services.progress import Progress
+
+        self.summary, self.bad_lines = summary, 0
+        self.progress = Progress(
+            total_bytes, self._caption, label=name, enabled=total_bytes >= PROGRESS_MIN_BYTES
+        )
+
+    def bad_line(self, message: str) -> None:
+        self.bad_lines += 1
+        _show_error(self.progress, self.bad_lines, message)
+
+    def _caption(self, done: int, total: int) -> str:
+        return f"{100 * done // total:3d}% {self.summary.total + self.bad_lines} rows"
 
 
 RANGE_BYTES = 1 << 20
 """A worker's unit of work with --jobs, in bytes of input (whole lines): about 400 rows of a few KB."""
 
 
-class Range(NamedTuple):
-    start: int
-    end: int
-    first: int  # the number of its first line
-
-
 class Scored(NamedTuple):
     """A range scored by a worker: its output lines as they are written, what the summary and stderr need."""
 
-    output: bytes
+    output: bytes | Spooled
     scored: list[tuple[str, float]]
     errors: list[str]  # messages of bad lines, each "PATH:LINE: message"
     problem: str | None  # the file could not be read
+    end: int  # where the range ends: bytes of input done, for the progress bar
 
 
 def _score_ranges(
-    source: BinaryIO,
-    path: str,
-    name: str,
-    jobs: int,
-    write: Callable[[bytes], None],
-    summary: ScoreSummary,
-    progress: _Progress,
-) -> int:
-    """--jobs on a regular file: the parent finds where ranges of whole lines start and end, and counts
-    their lines (C: bytes.count), then only writes what workers send back. Each worker reads its range
-    itself, scores it and renders its output lines (the parent read, pickled and spliced every line before,
-    and, at two workers, was the bottleneck)."""
-    from evalkit.services.workers import WorkerDied, result_of, worker_pool
+    source: BinaryIO, path: str, name: str, jobs: int, write: Callable[[bytes | Spooled], None], tally: _Tally
+) -> None:
+    """--jobs on a regular file: the parent finds where ranges of whole lines start and end (services/pool),
+    then only writes what workers send back. Each worker reads its range itself, scores it and renders its
+    output lines (the parent read, pickled and spliced every line before, and, at two workers, was the
+    bottleneck)."""
+    from evalkit.services.pool import ordered_map, spool_folder
+    from evalkit.services.workers import WorkerDied
 
-    bad_lines = 0
     try:
-        with worker_pool(jobs) as pool:
-            pending: deque[tuple[Range, Future[Scored]]] = deque()
-
-            def take() -> None:
-                nonlocal bad_lines
-                done, future = pending.popleft()
-                scored = result_of(future, pool)
-                if scored.problem is not None:
-                    raise UsageProblem(f"{name}: cannot read: {scored.problem}")
-                write(scored.output)
-                for data_source, value in scored.scored:
-                    summary.add(data_source, value)
-                for message in scored.errors:
-                    bad_lines += 1
-                    _show_error(progress, bad_lines, message)
-                progress.update(done.end, summary.total + bad_lines)
-
-            for part in _ranges(source, name):
-                pending.append((part, pool.submit(score_range, path, name, part)))
-                if len(pending) >= jobs * CHUNKS_IN_FLIGHT_PER_JOB:
-                    take()
-            while pending:
-                take()
+        with spool_folder(jobs) as spool:
+            for scored in ordered_map(_ranges(source, path, name), ScoreRanges(spool), jobs):
+                _take(scored, name, write, tally)
     except WorkerDied as died:
         raise UsageProblem(f"{name}: {died}") from None
-    progress.clear()
-    return bad_lines
 
 
-def _ranges(source: BinaryIO, name: str) -> Iterator[Range]:
-    from evalkit.services.inputs import line_ranges
+def _take(scored: Scored, name: str, write: Callable[[bytes | Spooled], None], tally: _Tally) -> None:
+    """A worker's range: its lines written, its scores summed, its bad lines shown."""
+    if scored.problem is not None:
+        raise UsageProblem(f"{name}: cannot read: {scored.problem}")
+    write(scored.output)
+    for data_source, value in scored.scored:
+        tally.summary.add(data_source, value)
+    for message in scored.errors:
+        tally.bad_line(message)
+    tally.progress.update(scored.end)
+
+
+def _ranges(source: BinaryIO, path: str, name: str) -> Iterator[LineRange]:
+    from evalkit.services.pool import file_ranges
 
     try:
-        yield from (Range(*part) for part in line_ranges(source, RANGE_BYTES))
+        yield from file_ranges(source, path, name, RANGE_BYTES)
     except OSError as error:
         raise UsageProblem(f"{name}: cannot read: {error.strerror}") from None
 
 
-def score_range(path: str, name: str, part: Range) -> Scored:
-    """Score the lines of `path` between part.start and part.end (a worker's unit with --jobs)."""
+@dataclass(frozen=True, slots=True)
+class ScoreRanges:
+    """What a worker runs on each range (services/pool.py's `make`): score_range, writing its output to
+    `spool` (services/pool.py's spool_folder) when there is one."""
+
+    spool: str | None
+
+    def __call__(self) -> Callable[[LineRange], Scored]:
+        return functools.partial(score_range, spool=self.spool)
+
+
+def score_range(part: LineRange, spool: str | None = None) -> Scored:
+    """Score the lines of part.path between part.start and part.end (a worker's unit with --jobs)."""
     from evalkit.engine.limits import MAX_SUBMISSION_BYTES
     from evalkit.engine.text import capped_lines
 
     lines: list[Line] = []
     try:
-        with open(path, "rb") as handle:
+        with open(part.path, "rb") as handle:
             handle.seek(part.start)
             offset = part.start
             read = capped_lines(handle, MAX_SUBMISSION_BYTES)
@@ -220,13 +230,20 @@ def score_range(path: str, name: str, part: Range) -> Scored:
                 if offset >= part.end:
                     break
     except OSError as error:
-        return Scored(b"", [], [], error.strerror or str(error))
-    outcomes = score_chunk(name, lines)
+        return Scored(b"", [], [], error.strerror or str(error), part.end)
+    from evalkit.services.pool import spooled
+
+    outcomes = score_chunk(part.source, lines)
     return Scored(
-        b"".join([outcome.output for outcome in outcomes if outcome.output is not None]),
+        spooled(spool, b"".join([outcome.output for outcome in outcomes if outcome.output is not None])),
         [outcome.scored for outcome in outcomes if outcome.scored is not None],
-        [f"{name}:{outcome.number}: {outcome.error}" for outcome in outcomes if outcome.scored is None],
+        [
+            f"{part.source}:{outcome.number}: {outcome.error}"
+            for outcome in outcomes
+            if outcome.scored is None
+        ],
         None,
+        part.end,
     )
 
 
@@ -259,7 +276,7 @@ def _chunks(source: BinaryIO, path: str) -> Iterator[Chunk]:
         yield Chunk(lines, offset)
 
 
-def score_chunk(path: str, lines: list[Line], in_worker: bool = False) -> list[Outcome]:
+def score_chunk(path: str, lines: list[Line], in_worker: bool = False) -> list[ScoredLine]:
     """Score a chunk of lines; runs in a worker process when --jobs is above 1."""
     from evalkit.qydomain.records import RowError, score_json_line
 
@@ -274,7 +291,7 @@ def score_chunk(path: str, lines: list[Line], in_worker: bool = False) -> list[O
             outcomes.append(_error_outcome(path, number, error.code, str(error)))
         else:
             output = None if in_worker and row.spliced else row.line + b"\n"
-            outcomes.append(Outcome(number, output, (row.data_source, row.score), None))
+            outcomes.append(ScoredLine(number, output, (row.data_source, row.score), None))
     return outcomes
 
 
@@ -284,7 +301,7 @@ def _too_long() -> str:
     return f"the line is longer than {MAX_SUBMISSION_BYTES:,} bytes"
 
 
-def _rebuilt(lines: list[Line], outcomes: list[Outcome]) -> list[Outcome]:
+def _rebuilt(lines: list[Line], outcomes: list[ScoredLine]) -> list[ScoredLine]:
     """A worker's outcomes with the spliced lines rebuilt from the input lines the parent kept."""
     from evalkit.qydomain.records import splice_score
 
@@ -296,34 +313,46 @@ def _rebuilt(lines: list[Line], outcomes: list[Outcome]) -> list[Outcome]:
     ]
 
 
-def _error_outcome(path: str, number: int, code: str, message: str) -> Outcome:
+def _error_outcome(path: str, number: int, code: str, message: str) -> ScoredLine:
     entry = {"source": f"{path}:{number}", "error": {"code": code, "message": message}}
-    return Outcome(number, json.dumps(entry).encode("ascii") + b"\n", None, message)
+    return ScoredLine(number, json.dumps(entry).encode("ascii") + b"\n", None, message)
 
 
-def _score_chunks(chunks: Iterable[Chunk], path: str, jobs: int) -> Iterator[tuple[int, list[Outcome]]]:
-    """(end offset, outcomes) per chunk, in input order."""
-    if jobs == 1:
+def _score_chunks(chunks: Iterable[Chunk], path: str, jobs: int) -> Iterator[tuple[int, list[ScoredLine]]]:
+    """(end offset, outcomes) per chunk, in input order (a pipe with --jobs: the parent reads the lines and
+    keeps them, workers send back only the scores of lines they would splice)."""
+    from evalkit.services.pool import ordered_map
+    from evalkit.services.workers import WorkerDied
+
+    sent: deque[Chunk] = deque()
+
+    def handed_out() -> Iterator[Chunk]:
         for chunk in chunks:
-            yield chunk.end_offset, score_chunk(path, chunk.lines)
-        return
-    from evalkit.services.workers import WorkerDied, result_of, worker_pool
+            sent.append(chunk)
+            yield chunk
 
     try:
-        with worker_pool(jobs) as pool:
-            pending: deque[tuple[Chunk, Future[list[Outcome]]]] = deque()
-            for chunk in chunks:
-                pending.append((chunk, pool.submit(score_chunk, path, chunk.lines, True)))
-                if len(pending) >= jobs * CHUNKS_IN_FLIGHT_PER_JOB:
-                    done, future = pending.popleft()
-                    yield done.end_offset, _rebuilt(done.lines, result_of(future, pool))
-            for done, future in pending:
-                yield done.end_offset, _rebuilt(done.lines, result_of(future, pool))
+        for outcomes in ordered_map(handed_out(), ScoreChunks(path), jobs, local=ScoreChunks(path, False)()):
+            done = sent.popleft()
+            yield done.end_offset, _rebuilt(done.lines, outcomes) if jobs > 1 else outcomes
     except WorkerDied as died:
         raise UsageProblem(f"{path}: {died}") from None
 
 
-def _show_error(progress: _Progress, count: int, message: str) -> None:
+@dataclass(frozen=True, slots=True)
+class ScoreChunks:
+    """What runs on each chunk of lines (services/pool.py's `make`): score_chunk, in a worker sending back
+    only the scores of the lines the parent splices (`in_worker`)."""
+
+    path: str
+    in_worker: bool = True
+
+    def __call__(self) -> Callable[[Chunk], list[ScoredLine]]:
+        path, in_worker = self.path, self.in_worker
+        return lambda chunk: score_chunk(path, chunk.lines, in_worker)
+
+
+def _show_error(progress: Progress, count: int, message: str) -> None:
     if count > ERRORS_SHOWN:
         return
     progress.clear()
@@ -333,14 +362,15 @@ def _show_error(progress: _Progress, count: int, message: str) -> None:
 
 
 @contextlib.contextmanager
-def _output(path: str | None) -> Iterator[Callable[[bytes], None]]:
+def _output(path: str | None) -> Iterator[Callable[[bytes | Spooled], None]]:
     """Where the scored JSONL goes: stdout, or --out through a temporary file that replaces it only when
-    the whole input was read (services/atomic.py)."""
+    the whole input was read (services/atomic.py). A chunk a worker spooled to a file is copied on by the
+    kernel."""
     if path is None:
 
-        def write_stdout(data: bytes) -> None:
+        def write_stdout(data: bytes | Spooled) -> None:
             with _write_errors_stop(None):
-                sys.stdout.buffer.write(data)
+                _write(sys.stdout.buffer, data)
 
         yield write_stdout
         with _write_errors_stop(None):
@@ -350,11 +380,21 @@ def _output(path: str | None) -> Iterator[Callable[[bytes], None]]:
 
     with _write_errors_stop(path), atomic_output(path, binary=True) as handle:
 
-        def write_file(data: bytes) -> None:
+        def write_file(data: bytes | Spooled) -> None:
             with _write_errors_stop(path):
-                handle.write(data)
+                _write(handle, data)
 
         yield write_file
+
+
+def _write(handle: IO[bytes], data: bytes | Spooled) -> None:
+    if isinstance(data, bytes):
+        handle.write(data)
+        return
+    from evalkit.services.pool import copy_spooled
+
+    handle.flush()
+    copy_spooled(data, handle.fileno())
 
 
 @contextlib.contextmanager
@@ -366,36 +406,6 @@ def _write_errors_stop(path: str | None) -> Iterator[None]:
         raise
     except OSError as error:
         raise UsageProblem(f"{path or 'stdout'}: cannot write: {error.strerror}") from None
-
-
-class _Progress:
-    """A one-line progress bar on stderr, drawn only on a terminal and for inputs worth waiting for."""
-
-    WIDTH = 30
-
-    def __init__(self, path: str, total_bytes: int) -> None:
-        self._path = path
-        self._total = total_bytes
-        self._enabled = total_bytes >= PROGRESS_MIN_BYTES and sys.stderr.isatty()
-        self._drawn_at = 0.0
-        self._drawn = False
-
-    def update(self, done_bytes: int, rows: int) -> None:
-        now = time.monotonic()
-        if not self._enabled or now - self._drawn_at < PROGRESS_INTERVAL_S:
-            return
-        filled = self.WIDTH * done_bytes // self._total
-        percent = 100 * done_bytes // self._total
-        bar = "#" * filled + "-" * (self.WIDTH - filled)
-        sys.stderr.write(f"\r{self._path} [{bar}] {percent:3d}% {rows} rows")
-        sys.stderr.flush()
-        self._drawn_at, self._drawn = now, True
-
-    def clear(self) -> None:
-        if self._drawn:
-            sys.stderr.write("\r\033[K")  # erase the bar's line so the next output starts clean
-            sys.stderr.flush()
-            self._drawn = False
 
 
 def _render_summary(args: argparse.Namespace, summary: ScoreSummary, bad_lines: int) -> str:

@@ -634,3 +634,94 @@ def test_jobs_2_workers_read_the_lines_themselves_and_every_output_and_message_i
     assert len(sources) == 2 * 704 + 2
     assert "a.jsonl:4: error: column 13: the line is not UTF-8 text (byte 0xff)" in stderr
     assert log.count("label=") == 2 * 702 + 1
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_jsonl_file_read_by_ranges_gives_the_bytes_of_the_same_lines_read_one_at_a_time(
+    tmp_path: Path, jobs: str
+) -> None:
+    """A regular file is rendered a range of lines at a time (one msgspec encode per line, straight to
+    UTF-8); a pipe is read a line at a time. Both write the same results, explanations and errors, whatever
+    the lines hold."""
+    good = submission()
+    lines = [
+        "\ufeff" + json.dumps(good, ensure_ascii=False),
+        "",
+        json.dumps(submission(prompt='caf\u00e9 \u2028 \U0001f600 \\ " \x7f')),
+        "{bad",
+        "\u00a0",  # not blank to JSON Lines: an empty submission
+        json.dumps(submission(prompt="x" * 10)).replace('"prompt"', '"prompt": NaN, "prompt"', 1),
+        json.dumps(submission(ratings={**good["ratings"], "accuracy": 3e-05})),
+        json.dumps(submission(prompt="\ud800"), ensure_ascii=True),
+        json.dumps({"responses": []}),
+        "[1, 2]\r",
+        json.dumps(good),
+    ]
+    raw = ("\n".join(lines) + "\n" + json.dumps(good)).encode("utf-8")  # (not UTF-8: test_line_ranges.py)
+    (tmp_path / "batch.jsonl").write_bytes(raw)
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    outputs = []
+    for source in ("batch.jsonl", "pipe.jsonl"):
+        command = [
+            sys.executable,
+            "-m",
+            "evalkit",
+            "eval",
+            source,
+            "--jobs",
+            jobs,
+            "--explain-json",
+            "x.jsonl",
+        ]
+        process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if source == "pipe.jsonl":
+            with open(tmp_path / "pipe.jsonl", "wb") as feed:
+                feed.write(raw)
+        stdout, stderr = process.communicate(timeout=120)
+        assert b"Traceback" not in stderr, stderr
+        explained = (tmp_path / "x.jsonl").read_bytes()
+        outputs.append(
+            [
+                process.returncode,
+                *(out.replace(b"pipe.jsonl", b"batch.jsonl") for out in (stdout, stderr, explained)),
+            ]
+        )
+    assert outputs[0] == outputs[1]
+    returncode, results, _, _ = outputs[0]
+    assert returncode == 1
+    assert len(results.splitlines()) == 11
+
+
+def test_jobs_2_spools_its_chunks_in_a_temporary_folder_it_removes(tmp_path: Path) -> None:
+    """Workers write their chunks of output to files the parent copies on in order: the output is one
+    process's, and nothing is left in the temporary folder."""
+    samples = [json.loads(path.read_text(encoding="utf-8")) for path in sorted(SAMPLES.glob("*.json"))]
+    rows = [json.dumps(samples[i % len(samples)], ensure_ascii=False) for i in range(3000)]
+    (tmp_path / "batch.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    spool = tmp_path / "tmp"
+    spool.mkdir()
+    outputs = []
+    for jobs in ("1", "2"):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "evalkit",
+                "eval",
+                "batch.jsonl",
+                "--jobs",
+                jobs,
+                "--out",
+                f"{jobs}.jsonl",
+            ],
+            cwd=tmp_path,
+            env={**os.environ, "TMPDIR": str(spool)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        outputs.append((tmp_path / f"{jobs}.jsonl").read_bytes())
+    assert len(outputs[0]) > 4 * 1024 * 1024  # chunks of more than 64 KB: spooled
+    assert outputs[1] == outputs[0]
+    assert list(spool.iterdir()) == []

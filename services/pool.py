@@ -1,0 +1,165 @@
+"""One ordered map over chunks of work, for `evalkit eval` and `evalkit score`: in this process, or in
+worker processes (services/workers.py) that never outlive the run.
+
+A regular file's work is its byte ranges of whole lines (`LineRange`): the parent only finds where they
+start and end (newlines counted in C) and hands them out; each worker reads its range itself, does the work
+and renders its output, so that little crosses the process boundary and the parent's share per line stays
+near nothing. Results come back in input order, a bounded number of chunks in flight: memory stays flat and
+output flows while the input is read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+import tempfile
+from collections import deque
+from collections.abc import Callable, Generator, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
+
+if TYPE_CHECKING:  # imported where a pool is made: the cold start of a one-file run does without them
+    from concurrent.futures import Future
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+WINDOW = 4
+"""Chunks in flight per worker: every worker busy, the input read no further ahead."""
+
+
+@dataclass(frozen=True, slots=True)
+class LineRange:
+    """Bytes `start` to `end` of a regular file, whole lines, the first numbered `first`: a worker reads them
+    itself. `source` is the path as messages show it."""
+
+    path: str
+    source: str
+    start: int
+    end: int
+    first: int
+
+
+def file_ranges(handle: BinaryIO, path: str, source: str, size: int) -> Iterator[LineRange]:
+    """Ranges of about `size` bytes of whole lines of the open regular file `handle`, from where it is, found
+    as they are needed (the first is at work while the rest of a large file is unread); raises OSError."""
+    from evalkit.services.inputs import line_ranges
+
+    for start, end, first in line_ranges(handle, size):
+        yield LineRange(path, source, start, end, first)
+
+
+def ordered_map(
+    tasks: Iterable[T],
+    make: Callable[[], Callable[[T], R]],
+    jobs: int,
+    local: Callable[[T], R] | None = None,
+) -> Generator[R, None, None]:
+    """`work(task)` for each task, in order. With jobs 1 the work runs here (`local`, else what `make`
+    makes); else in `jobs` worker processes, each running what `make` (picklable: a worker makes its own,
+    loading what it needs once) makes, WINDOW chunks in flight per worker. Raises WorkerDied when a worker
+    dies; the workers never outlive this generator, whether it ends, fails or is closed."""
+    if jobs <= 1:
+        work = local if local is not None else make()
+        for task in tasks:
+            yield work(task)
+        return
+    from evalkit.services.workers import result_of, worker_pool
+
+    with worker_pool(jobs, _start, (make,)) as pool:
+        pending: deque[Future[R]] = deque()
+        for task in tasks:
+            pending.append(pool.submit(_work, task))
+            if len(pending) >= WINDOW * jobs:
+                yield result_of(pending.popleft(), pool)
+        while pending:
+            yield result_of(pending.popleft(), pool)
+
+
+_worker: Callable[[Any], Any] | None = None
+
+
+def _start(make: Callable[[], Callable[[Any], Any]]) -> None:
+    global _worker
+    _worker = make()
+
+
+def _work(task: Any) -> Any:
+    assert _worker is not None
+    return _worker(task)
+
+
+SPOOL_MIN_BYTES = 64 * 1024
+"""Smaller outputs cross the pipe back to the parent as they are: a file would cost more than it saves."""
+
+
+@dataclass(frozen=True, slots=True)
+class Spooled:
+    """A chunk of output a worker wrote to a file of the run's spool folder: the parent copies it on in the
+    kernel (os.sendfile), never reading it itself, and removes it."""
+
+    path: str
+    size: int
+
+
+@contextlib.contextmanager
+def spool_folder(jobs: int) -> Iterator[str | None]:
+    """A folder for the workers' chunks of output while the block runs (none for one process), removed with
+    what is left in it however the block ends."""
+    folder = None
+    if jobs > 1:
+        with contextlib.suppress(OSError):  # no temporary folder at all: the chunks cross the pipe
+            folder = tempfile.mkdtemp(prefix="evalkit-spool-")
+    if folder is None:
+        yield None
+        return
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def spooled(folder: str | None, data: bytes) -> bytes | Spooled:
+    """`data` written to a file of `folder` by the worker that made it; `data` itself when there is no
+    folder, it is small, or the file cannot be written (a full disk: the parent writes it or says why)."""
+    if folder is None or len(data) < SPOOL_MIN_BYTES:
+        return data
+    path = None
+    try:
+        handle, path = tempfile.mkstemp(dir=folder)
+        with open(handle, "wb") as out:
+            out.write(data)
+    except OSError:
+        if path is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        return data
+    return Spooled(path, len(data))
+
+
+def copy_spooled(chunk: Spooled, out: int) -> None:
+    """Append a spooled chunk to the file descriptor `out` (at its position: flush what is buffered first)
+    and remove it. Raises OSError when `out` cannot be written."""
+    with open(chunk.path, "rb") as source:
+        offset = 0
+        while offset < chunk.size:
+            try:
+                sent = os.sendfile(out, source.fileno(), offset, chunk.size - offset)
+            except OSError as exc:
+                if exc.errno not in (errno.EINVAL, errno.ENOSYS):
+                    raise
+                source.seek(offset)  # a descriptor sendfile does not write to: copy in user space
+                _write_all(out, source.read())
+                break
+            if sent == 0:
+                raise OSError(errno.EIO, f"{chunk.path} ended early")
+            offset += sent
+    os.unlink(chunk.path)
+
+
+def _write_all(out: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(out, view) :]

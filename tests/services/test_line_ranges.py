@@ -1,0 +1,37 @@
+"""A JSONL file's ranges of lines, read by `evalkit eval` a range at a time (decoded in one call when the
+range is UTF-8), give every line as reading it a line at a time does: numbers, blank lines, a byte order
+mark, "\\r", text that is not UTF-8, a last line without its newline."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evalkit.services.batch import _range_texts
+from evalkit.services.inputs import range_lines
+from evalkit.services.pool import file_ranges
+
+PIECES = st.sampled_from(
+    [b'{"a": 1}', b"", b" ", b"\t\r", b"\r", b"\xef\xbb\xbf", b"\xff", b"caf\xc3\xa9", b"\xc2\xa0", b"x" * 40]
+)
+LINES = st.lists(st.lists(PIECES, max_size=3).map(b"".join), max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=LINES, end_with_newline=st.booleans(), size=st.integers(1, 200))
+def test_a_range_read_whole_gives_the_lines_read_one_at_a_time(
+    lines: list[bytes], end_with_newline: bool, size: int
+) -> None:
+    data = b"\n".join(lines) + (b"\n" if end_with_newline and lines else b"")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "batch.jsonl"
+        path.write_bytes(data)
+        with open(path, "rb") as handle:
+            ranges = list(file_ranges(handle, str(path), "batch.jsonl", size))
+        assert ranges == [] if not data else ranges[0].start == 0 and ranges[-1].end == len(data)
+        for part in ranges:
+            one_at_a_time = list(range_lines(path, part.source, part.start, part.end, part.first))
+            assert list(_range_texts(part)) == one_at_a_time
