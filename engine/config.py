@@ -7,7 +7,6 @@ None when any is an error. `load_config()` is the strict form the Python API doc
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -17,6 +16,11 @@ from typing import TYPE_CHECKING, Any
 from evalkit.engine.limits import MAX_YAML_BYTES
 from evalkit.engine.plan import ConfigPlan, compile_plan
 from evalkit.engine.text import NotText, TooLarge, decode_utf8, not_a_regular_file, read_capped
+
+try:  # CPython's SHA-256 alone: importing hashlib loads OpenSSL's libcrypto, a twentieth of eval's start
+    from _sha256 import sha256  # type: ignore[import-not-found, unused-ignore]  # 3.11; no stub
+except ImportError:  # 3.12 renamed it _sha2; other interpreters
+    from hashlib import sha256
 
 if TYPE_CHECKING:
     from evalkit.engine.diagnostics import Diagnostic
@@ -106,7 +110,7 @@ def config_name(path: Path) -> str | None:
 
 def hash_config(texts: Mapping[str, bytes]) -> str:
     """SHA-256 of the folder's YAML files' raw bytes, concatenated in sorted file-name order."""
-    digest = hashlib.sha256()
+    digest = sha256()
     for name in sorted(texts):
         digest.update(texts[name])
     return digest.hexdigest()
