@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import itertools
 import os
@@ -10,7 +9,7 @@ import sys
 import time
 from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import IO, TYPE_CHECKING, Any, TextIO
 
 from evalkit.engine.config import Config
 from evalkit.engine.text import shown
@@ -29,6 +28,9 @@ from evalkit.services.batch import (
 )
 from evalkit.services.config_cache import load_for_eval
 from evalkit.services.workers import WorkerDied
+
+if TYPE_CHECKING:
+    import argparse
 
 
 class OutputFailed(Exception):
