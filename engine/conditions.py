@@ -10,7 +10,6 @@ CONDITIONS plus its schema in `schemas/rules.schema.json`.
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from evalkit.engine.context import Detail, Signals
@@ -54,12 +53,9 @@ def _every(terms: list[str]) -> str:
     return f"({' and '.join(terms)})" if terms else "True"
 
 
-@dataclass(frozen=True, slots=True)
 class Condition:
-    name: str
-    test: Test
-    explain: Explain
-    source: Source
+    def __init__(self, name: str, test: Test, explain: Explain, source: Source) -> None:
+        self.name, self.test, self.explain, self.source = name, test, explain, source
 
 
 def _found(needles: list[str], lowered: list[str], haystack: Container[str]) -> list[str]:
@@ -201,11 +197,11 @@ CONDITIONS: dict[str, Callable[[Any], Compiled]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
 class Block:
     """Conditions that must all hold (a rule's `when`, or one block of `any_of`)."""
 
-    conditions: tuple[Condition, ...]
+    def __init__(self, conditions: tuple[Condition, ...]) -> None:
+        self.conditions = conditions
 
     def test(self, s: Signals) -> bool:
         return all(condition.test(s) for condition in self.conditions)

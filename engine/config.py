@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,15 +43,26 @@ class ConfigError(Exception):
         super().__init__("\n".join(d.format() for d in errors) or "invalid config")
 
 
-@dataclass
 class Config:
-    folder: Path
-    files: dict[str, Path] = field(default_factory=dict)
-    """The config files read, by config name: those on disk and those only in an editor's buffer."""
-    documents: dict[str, YamlDocument] = field(default_factory=dict)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    config_hash: str = ""
-    plan: ConfigPlan | None = None
+    """A config folder as read: its files and documents, their diagnostics, the hash and, when it has no
+    errors, the compiled plan. A plain class, as the engine's others (engine/plan.py says why)."""
+
+    def __init__(
+        self,
+        folder: Path,
+        files: dict[str, Path] | None = None,
+        documents: dict[str, YamlDocument] | None = None,
+        diagnostics: list[Diagnostic] | None = None,
+        config_hash: str = "",
+        plan: ConfigPlan | None = None,
+    ) -> None:
+        self.folder = folder
+        self.files: dict[str, Path] = {} if files is None else files
+        """The config files read, by config name: those on disk and those only in an editor's buffer."""
+        self.documents: dict[str, YamlDocument] = {} if documents is None else documents
+        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
+        self.config_hash = config_hash
+        self.plan = plan
 
     @property
     def ok(self) -> bool:

@@ -10,9 +10,8 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from evalkit.engine.config import Config
 from evalkit.engine.evaluator import Evaluator
@@ -35,8 +34,7 @@ WINDOW = 4
 """Chunks in flight per worker."""
 
 
-@dataclass(frozen=True, slots=True)
-class Want:
+class Want(NamedTuple):
     """Which renderings the caller needs."""
 
     result: bool = True
@@ -45,8 +43,7 @@ class Want:
     pretty: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(NamedTuple):
     source: str
     result: str | None = None
     explain: str | None = None
@@ -56,8 +53,7 @@ class Outcome:
     fired: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class RawItem:
+class RawItem(NamedTuple):
     source: str
     text: str
     suffix: str
@@ -196,12 +192,13 @@ class ItemRunner(Protocol):
     def run(self, item: RawItem) -> Any: ...
 
 
-@dataclass(frozen=True, slots=True)
 class EvalRecipe:
     """How a worker process makes its BatchEvaluator: the config is loaded again there, from its folder."""
 
-    folder: str
-    want: Want
+    __slots__ = ("folder", "want")
+
+    def __init__(self, folder: str, want: Want) -> None:
+        self.folder, self.want = folder, want
 
     def __call__(self) -> BatchEvaluator:
         from evalkit.services.config_cache import (
@@ -297,21 +294,19 @@ def jsonl_line(outcome: Outcome, field: str) -> str:
     return f'{{"source": {json.dumps(outcome.source, ensure_ascii=False)}, ' + body[1:] + "\n"
 
 
-@dataclass(frozen=True, slots=True)
 class Rendered:
     """A chunk's outputs, rendered by a worker and encoded (UTF-8, valid whatever the text holds): what the
     parent writes as it is, in order. `notes` holds
     every outcome without its result and explain (for the log and the report) when the parent asked for
     them, else only the errors (for stderr)."""
 
-    result: bytes
-    explain: bytes | None
-    count: int
-    notes: list[Outcome]
+    __slots__ = ("count", "explain", "notes", "result")
+
+    def __init__(self, result: bytes, explain: bytes | None, count: int, notes: list[Outcome]) -> None:
+        self.result, self.explain, self.count, self.notes = result, explain, count, notes
 
 
-@dataclass(frozen=True, slots=True)
-class LineRange:
+class LineRange(NamedTuple):
     """Bytes `start` to `end` of a regular JSONL file, whole lines, the first numbered `first`: a worker
     reads them itself (line_ranges)."""
 
@@ -407,12 +402,13 @@ def _line_ranges(path: Path) -> list[LineRange] | Outcome:
         return Outcome(source, error=read_problem(exc))
 
 
-@dataclass(frozen=True, slots=True)
 class RenderRecipe:
     """A worker's BatchEvaluator, which renders whole chunks (evaluate_rendered)."""
 
-    recipe: EvalRecipe
-    notes: bool
+    __slots__ = ("notes", "recipe")
+
+    def __init__(self, recipe: EvalRecipe, notes: bool) -> None:
+        self.recipe, self.notes = recipe, notes
 
     def __call__(self) -> ChunkRenderer:
         return ChunkRenderer(self.recipe(), self.notes)
