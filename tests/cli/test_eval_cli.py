@@ -702,6 +702,8 @@ COLD_EVAL_MODULES = {
 library, `evalkit.engine._native__mypyc`, when it is compiled)."""
 NEVER_IN_A_COLD_EVAL = {
     "argparse",  # the plain command line is parsed without it (eval_.parse_plain)
+    "dataclasses",  # it writes each class's methods with exec, and imports inspect
+    "inspect",
     "gettext",
     "shutil",
     "hashlib",  # hashlib and hmac load OpenSSL; the config hash and the cache's MAC do without
