@@ -12,8 +12,7 @@ import importlib
 import os
 import signal
 import sys
-import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -86,11 +85,19 @@ UNWOUND_ON_SIGTERM = ("eval", "score", "test", "check")
 """The commands that write files or start workers; the TUI and the language server keep the default."""
 
 
+def _unwind_on_sigterm() -> signal.Handlers | Callable[..., object] | int | None:
+    """SIGTERM raises Terminated from now on; the handler it had, or None where signals cannot be caught
+    (a thread other than the main one: main() called from a test's or an application's thread)."""
+    try:
+        return signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:
+        return None
+
+
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     chosen = _chosen_command(argv)
-    unwind = chosen in UNWOUND_ON_SIGTERM and threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _terminate) if unwind else None
+    previous = _unwind_on_sigterm() if chosen in UNWOUND_ON_SIGTERM else None
     try:
         return _flushed(_run(chosen, prog, argv))
     except Terminated:

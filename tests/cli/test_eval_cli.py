@@ -686,7 +686,6 @@ COLD_EVAL_MODULES = {
             "regex",
             "result",
             "submission",
-            "template_caps",
             "templates",
             "text",
         )
@@ -704,6 +703,8 @@ NEVER_IN_A_COLD_EVAL = {
     "argparse",  # the plain command line is parsed without it (eval_.parse_plain)
     "dataclasses",  # it writes each class's methods with exec, and imports inspect
     "inspect",
+    "threading",  # imported where worker processes start
+    "evalkit.engine.template_caps",  # caps what Jinja builds: the samples' template is text and lookups
     "gettext",
     "shutil",
     "hashlib",  # hashlib and hmac load OpenSSL; the config hash and the cache's MAC do without
