@@ -10,7 +10,6 @@ before the rules test. Adding a condition means one entry in CONDITIONS plus its
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from evalkit.engine.context import Detail, Signals
@@ -26,12 +25,9 @@ Searches = tuple[tuple[str, tuple[str, ...]], ...]
 rewrite, `("rewrite", ...)` for the rewrite alone."""
 
 
-@dataclass(frozen=True, slots=True)
 class Condition:
-    name: str
-    test: Test
-    explain: Explain
-    searches: Searches
+    def __init__(self, name: str, test: Test, explain: Explain, searches: Searches) -> None:
+        self.name, self.test, self.explain, self.searches = name, test, explain, searches
 
 
 def _found(needles: list[str], lowered: list[str], haystack: Container[str]) -> list[str]:
@@ -169,11 +165,11 @@ CONDITIONS: dict[str, Callable[[Any], Compiled]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
 class Block:
     """Conditions that must all hold (a rule's `when`, or one block of `any_of`)."""
 
-    conditions: tuple[Condition, ...]
+    def __init__(self, conditions: tuple[Condition, ...]) -> None:
+        self.conditions = conditions
 
     def test(self, s: Signals) -> bool:
         return all(condition.test(s) for condition in self.conditions)

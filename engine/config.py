@@ -7,16 +7,19 @@ None when any is an error. `load_config()` is the strict form the Python API doc
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.engine.limits import MAX_YAML_BYTES
 from evalkit.engine.plan import ConfigPlan, compile_plan
 from evalkit.engine.text import NotText, TooLarge, decode_utf8, not_a_regular_file, read_capped
+
+try:  # CPython's SHA-256 alone: importing hashlib loads OpenSSL's libcrypto, a twentieth of eval's start
+    from _sha256 import sha256  # type: ignore[import-not-found, unused-ignore]  # 3.11; no stub
+except ImportError:  # 3.12 renamed it _sha2; other interpreters
+    from hashlib import sha256
 
 if TYPE_CHECKING:
     from evalkit.engine.diagnostics import Diagnostic
@@ -40,15 +43,26 @@ class ConfigError(Exception):
         super().__init__("\n".join(d.format() for d in errors) or "invalid config")
 
 
-@dataclass
 class Config:
-    folder: Path
-    files: dict[str, Path] = field(default_factory=dict)
-    """The config files read, by config name: those on disk and those only in an editor's buffer."""
-    documents: dict[str, YamlDocument] = field(default_factory=dict)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    config_hash: str = ""
-    plan: ConfigPlan | None = None
+    """A config folder as read: its files and documents, their diagnostics, the hash and, when it has no
+    errors, the compiled plan. A plain class, as the engine's others (engine/plan.py says why)."""
+
+    def __init__(
+        self,
+        folder: Path,
+        files: dict[str, Path] | None = None,
+        documents: dict[str, YamlDocument] | None = None,
+        diagnostics: list[Diagnostic] | None = None,
+        config_hash: str = "",
+        plan: ConfigPlan | None = None,
+    ) -> None:
+        self.folder = folder
+        self.files: dict[str, Path] = {} if files is None else files
+        """The config files read, by config name: those on disk and those only in an editor's buffer."""
+        self.documents: dict[str, YamlDocument] = {} if documents is None else documents
+        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
+        self.config_hash = config_hash
+        self.plan = plan
 
     @property
     def ok(self) -> bool:
@@ -106,7 +120,7 @@ def config_name(path: Path) -> str | None:
 
 def hash_config(texts: Mapping[str, bytes]) -> str:
     """SHA-256 of the folder's YAML files' raw bytes, concatenated in sorted file-name order."""
-    digest = hashlib.sha256()
+    digest = sha256()
     for name in sorted(texts):
         digest.update(texts[name])
     return digest.hexdigest()

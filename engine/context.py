@@ -2,27 +2,33 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.engine.needles import SHORT_TEXT, SearchedText, TextPart, lower
 from evalkit.engine.submission import Submission
 
 
-@dataclass(slots=True)
 class Signals:
     """Computed once per submission, before any rule runs; the text is lower-cased and encoded only as far
     as the rules read it (engine/needles.py)."""
 
-    text: SearchedText
-    """The responses and the rewrite, joined by newlines, for `response_contains_any`, `not_contains_any`."""
-    rewrite: SearchedText
-    """The rewrite alone, for `preferred_rewrite_missing_substring`."""
-    rewrite_preferred: str
-    length_total: int
-    response_count: int
-    ratings: dict[str, float]
-    _rewrite_bytes: bytes | None = None
+    def __init__(
+        self,
+        text: SearchedText,
+        rewrite: SearchedText,
+        rewrite_preferred: str,
+        length_total: int,
+        response_count: int,
+        ratings: dict[str, float],
+    ) -> None:
+        self.text = text
+        """The responses and the rewrite, joined by newlines, for `response_contains_any`,
+        `not_contains_any`."""
+        self.rewrite = rewrite
+        """The rewrite alone, for `preferred_rewrite_missing_substring`."""
+        self.rewrite_preferred, self.length_total = rewrite_preferred, length_total
+        self.response_count, self.ratings = response_count, ratings
+        self._rewrite_bytes: bytes | None = None
 
     @classmethod
     def of(cls, submission: Submission) -> Signals:
@@ -58,19 +64,23 @@ class Signals:
         return {"length_total": self.length_total, "response_count": self.response_count}
 
 
-@dataclass(slots=True)
 class RuleState:
     """What the rules accumulate for one submission."""
 
-    corrected: dict[str, float]
-    scale: tuple[float, float]
-    round_digits: int | None
-    dedupe_comments: bool
-    comments: list[str] = field(default_factory=list)
-    flags: dict[str, bool] = field(default_factory=dict)
-    score: float | None = None
-    label: str | None = None
-    moved_by: dict[str, list[str]] = field(default_factory=dict)
+    def __init__(
+        self,
+        corrected: dict[str, float],
+        scale: tuple[float, float],
+        round_digits: int | None,
+        dedupe_comments: bool,
+    ) -> None:
+        self.corrected, self.scale = corrected, scale
+        self.round_digits, self.dedupe_comments = round_digits, dedupe_comments
+        self.comments: list[str] = []
+        self.flags: dict[str, bool] = {}
+        self.score: float | None = None
+        self.label: str | None = None
+        self.moved_by: dict[str, list[str]] = {}
 
     def add_comment(self, text: str) -> None:
         if self.dedupe_comments and text in self.comments:

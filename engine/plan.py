@@ -4,7 +4,6 @@ rules as RulePlans (compiled conditions and actions). Evaluation reads only the 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.engine.actions import Apply, compile_actions
@@ -27,73 +26,122 @@ DEFAULT_DIMENSIONS: dict[str, tuple[float, float]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+# The plans are plain classes, not dataclasses: `evalkit eval` builds every class of the engine at its start,
+# and `dataclasses` writes each one's methods with exec (and imports `inspect`), a fifth of a cold start.
+# Nothing changes a plan once compiled.
+
+
 class RulePlan:
-    id: str
-    type: str
-    when: Block
-    actions: list[Apply]
-    description: str = ""
-    reads_detail: bool = False
-    """An action (a comment template) reads what the conditions observed, so it is worked out at once."""
+    def __init__(
+        self,
+        id: str,
+        type: str,
+        when: Block,
+        actions: list[Apply],
+        description: str = "",
+        reads_detail: bool = False,
+    ) -> None:
+        self.id, self.type, self.when, self.actions = id, type, when, actions
+        self.description = description
+        self.reads_detail = reads_detail
+        """An action (a comment template) reads what the conditions observed, so it is worked out at once."""
 
 
-@dataclass(frozen=True, slots=True)
 class RewriteRulePlan:
-    id: str
-    ends_without_punct: bool | None
-    shorter_than_min: bool | None
-    append_text: str
-    append_note: bool
+    def __init__(
+        self,
+        id: str,
+        ends_without_punct: bool | None,
+        shorter_than_min: bool | None,
+        append_text: str,
+        append_note: bool,
+    ) -> None:
+        self.id, self.append_text, self.append_note = id, append_text, append_note
+        self.ends_without_punct, self.shorter_than_min = ends_without_punct, shorter_than_min
 
 
-@dataclass(frozen=True, slots=True)
 class RankingPlan:
-    allow_duplicates: bool = False
-    append_missing: bool = True
-    require_all_ids: bool = True
-    feedback: dict[str, str] = field(default_factory=dict)
-    """Texts by outcome (complete, missing_ids, had_duplicates, unknown_ids)."""
+    def __init__(
+        self,
+        allow_duplicates: bool = False,
+        append_missing: bool = True,
+        require_all_ids: bool = True,
+        feedback: dict[str, str] | None = None,
+    ) -> None:
+        self.allow_duplicates, self.append_missing = allow_duplicates, append_missing
+        self.require_all_ids = require_all_ids
+        self.feedback: dict[str, str] = {} if feedback is None else feedback
+        """Texts by outcome (complete, missing_ids, had_duplicates, unknown_ids)."""
 
 
-@dataclass(frozen=True, slots=True)
 class RewritePlan:
-    min_length: int = 0
-    add_note_if_short: bool = True
-    note: str = "\n\n" + REWRITE_NOTE_DEFAULT
-    """What a short rewrite gets, and what `append_note` appends: two newlines and `note_text`."""
-    postprocessors: tuple[str, ...] = ()
+    def __init__(
+        self,
+        min_length: int = 0,
+        add_note_if_short: bool = True,
+        note: str = "\n\n" + REWRITE_NOTE_DEFAULT,
+        postprocessors: tuple[str, ...] = (),
+    ) -> None:
+        self.min_length, self.add_note_if_short = min_length, add_note_if_short
+        self.note = note
+        """What a short rewrite gets, and what `append_note` appends: two newlines and `note_text`."""
+        self.postprocessors = postprocessors
 
 
-@dataclass(frozen=True, slots=True)
 class PromptPlan:
-    texts: dict[str, str] = field(default_factory=lambda: dict(PROMPT_DEFAULTS))
-    """The feedback texts by outcome (ok, missing_field, invalid_label), defaults filled in."""
-    required_fields: tuple[str, ...] = ()
-    label_checks: tuple[tuple[str, list[Any]], ...] = ()
-    """(field, allowed values), from keys that are a field name or `<field>_allow`."""
+    def __init__(
+        self,
+        texts: dict[str, str] | None = None,
+        required_fields: tuple[str, ...] = (),
+        label_checks: tuple[tuple[str, list[Any]], ...] = (),
+    ) -> None:
+        self.texts: dict[str, str] = dict(PROMPT_DEFAULTS) if texts is None else texts
+        """The feedback texts by outcome (ok, missing_field, invalid_label), defaults filled in."""
+        self.required_fields = required_fields
+        self.label_checks = label_checks
+        """(field, allowed values), from keys that are a field name or `<field>_allow`."""
 
 
-@dataclass(frozen=True, slots=True)
+def _no_verdicts(signals: Signals) -> tuple[bool, ...]:
+    return ()
+
+
 class ConfigPlan:
-    scale: tuple[float, float] = (0.0, 5.0)
-    dimensions: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(DEFAULT_DIMENSIONS))
-    pull_fraction: float = 0.4
-    round_digits: int | None = None
-    justification_delta: float | None = None
-    ranking: RankingPlan = field(default_factory=RankingPlan)
-    prompt: PromptPlan = field(default_factory=PromptPlan)
-    rewrite: RewritePlan = field(default_factory=RewritePlan)
-    rating_rules: list[RulePlan] = field(default_factory=list)
-    ranking_rules: list[RulePlan] = field(default_factory=list)
-    rewrite_rules: list[RewriteRulePlan] = field(default_factory=list)
-    dedupe_comments: bool = False
-    stop_after_first: bool = False
-    default_label: str | None = None
-    score_thresholds: list[tuple[str, float]] = field(default_factory=list)
-    rule_version: Any = None
-    verdicts: Callable[[Signals], tuple[bool, ...]] = field(default=lambda s: (), compare=False, repr=False)
-    """Whether each rating rule, then each ranking rule, holds on a submission's signals."""
+    def __init__(
+        self,
+        scale: tuple[float, float] = (0.0, 5.0),
+        dimensions: dict[str, tuple[float, float]] | None = None,
+        pull_fraction: float = 0.4,
+        round_digits: int | None = None,
+        justification_delta: float | None = None,
+        ranking: RankingPlan | None = None,
+        prompt: PromptPlan | None = None,
+        rewrite: RewritePlan | None = None,
+        rating_rules: list[RulePlan] | None = None,
+        ranking_rules: list[RulePlan] | None = None,
+        rewrite_rules: list[RewriteRulePlan] | None = None,
+        dedupe_comments: bool = False,
+        stop_after_first: bool = False,
+        default_label: str | None = None,
+        score_thresholds: list[tuple[str, float]] | None = None,
+        rule_version: Any = None,
+        verdicts: Callable[[Signals], tuple[bool, ...]] = _no_verdicts,
+    ) -> None:
+        self.scale, self.pull_fraction, self.round_digits = scale, pull_fraction, round_digits
+        self.dimensions = dict(DEFAULT_DIMENSIONS) if dimensions is None else dimensions
+        self.justification_delta = justification_delta
+        self.ranking = RankingPlan() if ranking is None else ranking
+        self.prompt = PromptPlan() if prompt is None else prompt
+        self.rewrite = RewritePlan() if rewrite is None else rewrite
+        self.rating_rules: list[RulePlan] = [] if rating_rules is None else rating_rules
+        self.ranking_rules: list[RulePlan] = [] if ranking_rules is None else ranking_rules
+        self.rewrite_rules: list[RewriteRulePlan] = [] if rewrite_rules is None else rewrite_rules
+        self.dedupe_comments, self.stop_after_first = dedupe_comments, stop_after_first
+        self.default_label = default_label
+        self.score_thresholds: list[tuple[str, float]] = score_thresholds or []
+        self.rule_version = rule_version
+        self.verdicts = verdicts
+        """Whether each rating rule, then each ranking rule, holds on a submission's signals."""
 
 
 def _optional(kind: Callable[[Any], Any], value: Any) -> Any:

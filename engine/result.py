@@ -5,7 +5,6 @@ The result object's contract: README, "Evaluating submissions".
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -102,26 +101,39 @@ def _first_failed(detail: dict[str, Any]) -> str | None:
     return next((name for name, seen in detail.items() if not seen["held"]), None)
 
 
-@dataclass(slots=True)
 class Result:
-    corrected_ratings: dict[str, dict[str, Any]]
-    corrected_ranking: list[Any]
-    ranking_feedback: str
-    rewrite_final: str
-    prompt_feedback: str
-    global_summary: str
-    comments: list[str]
-    fired_rules: list[FiredRule]
-    score: float | None
-    flags: dict[str, bool]
-    label: str | None
-    meta: dict[str, Any]
-    not_fired: list[SkippedRule | RulePlan] = field(default_factory=list)
-    """The rules that did not fire, in order. One whose conditions failed stays its plan, made a
-    SkippedRule only where `skipped_rules` is read (the explain view, the TUI, dry runs): most results
-    are never asked."""
-    signals: Signals | None = None
-    ranking_issues: dict[str, list[Any]] = field(default_factory=dict)
+    """The seed's result object (`to_dict`) and what explains it. A plain class, as the engine's others
+    (engine/plan.py says why): results compare by `to_dict()`."""
+
+    def __init__(
+        self,
+        corrected_ratings: dict[str, dict[str, Any]],
+        corrected_ranking: list[Any],
+        ranking_feedback: str,
+        rewrite_final: str,
+        prompt_feedback: str,
+        global_summary: str,
+        comments: list[str],
+        fired_rules: list[FiredRule],
+        score: float | None,
+        flags: dict[str, bool],
+        label: str | None,
+        meta: dict[str, Any],
+        not_fired: list[SkippedRule | RulePlan] | None = None,
+        signals: Signals | None = None,
+        ranking_issues: dict[str, list[Any]] | None = None,
+    ) -> None:
+        self.corrected_ratings, self.corrected_ranking = corrected_ratings, corrected_ranking
+        self.ranking_feedback, self.rewrite_final = ranking_feedback, rewrite_final
+        self.prompt_feedback, self.global_summary = prompt_feedback, global_summary
+        self.comments, self.fired_rules, self.score = comments, fired_rules, score
+        self.flags, self.label, self.meta = flags, label, meta
+        self.not_fired: list[SkippedRule | RulePlan] = [] if not_fired is None else not_fired
+        """The rules that did not fire, in order. One whose conditions failed stays its plan, made a
+        SkippedRule only where `skipped_rules` is read (the explain view, the TUI, dry runs): most results
+        are never asked."""
+        self.signals = signals
+        self.ranking_issues: dict[str, list[Any]] = {} if ranking_issues is None else ranking_issues
 
     @property
     def skipped_rules(self) -> list[SkippedRule]:

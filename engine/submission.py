@@ -9,13 +9,22 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.engine.type_words import found_words
 
 DIMENSIONS = ("instructions", "accuracy", "optimality", "presentation", "freshness")
 OPTIONAL_TEXT = ("category", "subcategory", "difficulty", "ranking_rationale", "rewrite_preferred")
+SUBMISSION_FIELDS = (
+    "prompt",
+    "responses",
+    "ranking",
+    "ratings",
+    "justification",
+    *OPTIONAL_TEXT,
+    "evidence",
+    "extra",
+)
 
 ResponseId = str | int
 
@@ -30,32 +39,56 @@ class SubmissionError(ValueError):
         self.reason = message
 
 
-# Response and Submission are not frozen: a frozen dataclass sets each field through object.__setattr__,
-# a large part of parse_submission's cost. Nothing in evalkit changes one after parsing.
-@dataclass(slots=True)
+# Response and Submission are plain classes, as the engine's others (engine/plan.py says why), with the
+# equality and the repr a dataclass would give them; not frozen (that would cost parse_submission): nothing
+# in evalkit changes one after parsing.
 class Response:
-    id: ResponseId
-    text: str
-    meta: dict[str, Any] | None = None
+    def __init__(self, id: ResponseId, text: str, meta: dict[str, Any] | None = None) -> None:
+        self.id, self.text, self.meta = id, text, meta
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.id, self.text, self.meta)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Response) and self._fields() == other._fields()
+
+    def __repr__(self) -> str:
+        return f"Response(id={self.id!r}, text={self.text!r}, meta={self.meta!r})"
 
 
-@dataclass(slots=True)
 class Submission:
     """One submission, as `parse_submission` builds it from plain data (checked and converted). Built by
     hand, its fields must have the declared types (tuples, float ratings): compiled, they are checked."""
 
-    prompt: str
-    responses: tuple[Response, ...]
-    ranking: tuple[ResponseId, ...]
-    ratings: dict[str, float]
-    justification: str = ""
-    category: str | None = None
-    subcategory: str | None = None
-    difficulty: str | None = None
-    ranking_rationale: str | None = None
-    rewrite_preferred: str = ""
-    evidence: Any = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    def __init__(
+        self,
+        prompt: str,
+        responses: tuple[Response, ...],
+        ranking: tuple[ResponseId, ...],
+        ratings: dict[str, float],
+        justification: str = "",
+        category: str | None = None,
+        subcategory: str | None = None,
+        difficulty: str | None = None,
+        ranking_rationale: str | None = None,
+        rewrite_preferred: str = "",
+        evidence: Any = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        self.prompt, self.responses, self.ranking, self.ratings = prompt, responses, ranking, ratings
+        self.justification, self.category, self.subcategory = justification, category, subcategory
+        self.difficulty, self.ranking_rationale = difficulty, ranking_rationale
+        self.rewrite_preferred, self.evidence = rewrite_preferred, evidence
+        self.extra: dict[str, Any] = {} if extra is None else extra
+
+    def _fields(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in SUBMISSION_FIELDS}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Submission) and self._fields() == other._fields()
+
+    def __repr__(self) -> str:
+        return f"Submission({', '.join(f'{k}={v!r}' for k, v in self._fields().items())})"
 
     def field_value(self, name: str) -> Any:
         """A top-level field by name, as prompt.yaml's checks see it."""

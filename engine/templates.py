@@ -14,7 +14,6 @@ from functools import cache, lru_cache
 from typing import Any
 
 from evalkit.engine import limits
-from evalkit.engine import template_caps as caps
 
 CONTEXT_NAMES = frozenset({"signals", "detail", "corrected"})
 SAFE_FILTERS = frozenset(
@@ -59,6 +58,8 @@ def environment() -> Any:
     from jinja2.exceptions import SecurityError
     from jinja2.nodes import Concat
     from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    from evalkit.engine import template_caps as caps  # only Jinja builds values: text and lookups need none
 
     class CappedCode(CodeGenerator):
         def visit_Concat(self, node: Concat, frame: Frame) -> None:
@@ -292,6 +293,8 @@ def _through_jinja(source: str) -> Template:
 
 
 def _render(template: Any, context: dict[str, Any]) -> str:
+    from evalkit.engine import template_caps as caps
+
     caps.start_render()
     try:
         text = template.render(context)

@@ -7,15 +7,16 @@ Only the chosen subcommand's module is imported, and each imports its heavy depe
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import importlib
 import os
 import signal
 import sys
-import threading
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    import argparse
 
 COMMANDS: dict[str, str] = {
     "eval": "evaluate submissions against a rule config",
@@ -45,6 +46,8 @@ def build_parser(
     chosen: str | None, prog: str | None = None, argv: Sequence[str] = ()
 ) -> argparse.ArgumentParser:
     """The parser with the chosen command's options; `prog` renames that command in usage and errors."""
+    import argparse
+
     from evalkit import __version__
 
     parser = argparse.ArgumentParser(prog="evalkit", description="Judge LLM output with declarative rules.")
@@ -82,14 +85,21 @@ UNWOUND_ON_SIGTERM = ("eval", "score", "test", "check")
 """The commands that write files or start workers; the TUI and the language server keep the default."""
 
 
+def _unwind_on_sigterm() -> signal.Handlers | Callable[..., object] | int | None:
+    """SIGTERM raises Terminated from now on; the handler it had, or None where signals cannot be caught
+    (a thread other than the main one: main() called from a test's or an application's thread)."""
+    try:
+        return signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:
+        return None
+
+
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     chosen = _chosen_command(argv)
-    parser = build_parser(chosen, prog, argv)
-    unwind = chosen in UNWOUND_ON_SIGTERM and threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _terminate) if unwind else None
+    previous = _unwind_on_sigterm() if chosen in UNWOUND_ON_SIGTERM else None
     try:
-        return _flushed(_run(parser, argv))
+        return _flushed(_run(chosen, prog, argv))
     except Terminated:
         print("terminated", file=sys.stderr)
         return 128 + signal.SIGTERM
@@ -108,15 +118,27 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
-def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exit_:
-        return 0 if exit_.code == 0 else 2
-    if args.command is None:
-        parser.print_help(sys.stderr)
-        return 2
+def _run(chosen: str | None, prog: str | None, argv: list[str]) -> int:
+    args = _plain_args(chosen, argv)
+    if args is None:
+        parser = build_parser(chosen, prog, argv)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exit_:
+            return 0 if exit_.code == 0 else 2
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return 2
     return _command_module(args.command).run(args)
+
+
+def _plain_args(chosen: str | None, argv: list[str]) -> argparse.Namespace | None:
+    """The arguments of a command named first that parses its plain form itself (`parse_plain`, as
+    argparse would, for the commands whose start time counts), else None: argparse's parser parses them."""
+    if chosen is None or argv[:1] != [chosen]:
+        return None
+    parse_plain = getattr(_command_module(chosen), "parse_plain", None)
+    return None if parse_plain is None else parse_plain(argv[1:])
 
 
 def _flushed(code: int) -> int:

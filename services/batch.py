@@ -11,9 +11,8 @@ import contextlib
 import functools
 import json
 from collections.abc import Callable, Generator, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from evalkit.engine.config import Config
 from evalkit.engine.evaluator import Evaluator
@@ -39,8 +38,7 @@ CHUNK = 256
 """Items in a chunk of work handed to a worker, when they are not a JSONL file's range of lines."""
 
 
-@dataclass(frozen=True, slots=True)
-class Want:
+class Want(NamedTuple):
     """Which renderings the caller needs."""
 
     result: bool = True
@@ -49,8 +47,7 @@ class Want:
     pretty: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(NamedTuple):
     """One submission's renderings (`result` and `explain`: its pretty JSON, or, for a batch, its line of
     JSON Lines with "source" first, without the newline), or its error."""
 
@@ -63,8 +60,7 @@ class Outcome:
     fired: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class RawItem:
+class RawItem(NamedTuple):
     source: str
     text: str
     suffix: str
@@ -218,12 +214,13 @@ class ItemRunner(Protocol):
     def run(self, item: RawItem) -> Any: ...
 
 
-@dataclass(frozen=True, slots=True)
 class EvalRecipe:
     """How a worker process makes its BatchEvaluator: the config is loaded again there, from its folder."""
 
-    folder: str
-    want: Want
+    __slots__ = ("folder", "want")
+
+    def __init__(self, folder: str, want: Want) -> None:
+        self.folder, self.want = folder, want
 
     def __call__(self) -> BatchEvaluator:
         from evalkit.services.config_cache import (
@@ -233,11 +230,13 @@ class EvalRecipe:
         return BatchEvaluator(load_for_eval(Path(self.folder)), self.want)
 
 
-@dataclass(frozen=True, slots=True)
 class _RunEach:
     """What a worker runs on each chunk of items (services/pool.py's `make`): the runner `recipe` makes."""
 
-    recipe: Callable[[], ItemRunner]
+    __slots__ = ("recipe",)
+
+    def __init__(self, recipe: Callable[[], ItemRunner]) -> None:
+        self.recipe = recipe
 
     def __call__(self) -> Callable[[list[RawItem | Outcome]], list[Any]]:
         run = self.recipe().run
@@ -299,17 +298,18 @@ def jsonl_line(outcome: Outcome, field: str) -> str:
     return body + "\n"
 
 
-@dataclass(frozen=True, slots=True)
 class Rendered:
     """A chunk's outputs, rendered by a worker and encoded (UTF-8, valid whatever the text holds): what the
     parent writes as it is, in order. `notes` holds
     every outcome without its result and explain (for the log and the report) when the parent asked for
     them, else only the errors (for stderr)."""
 
-    result: bytes | Spooled
-    explain: bytes | Spooled | None
-    count: int
-    notes: list[Outcome]
+    __slots__ = ("count", "explain", "notes", "result")
+
+    def __init__(
+        self, result: bytes | Spooled, explain: bytes | Spooled | None, count: int, notes: list[Outcome]
+    ) -> None:
+        self.result, self.explain, self.count, self.notes = result, explain, count, notes
 
 
 def can_render_in_workers(paths: Iterable[str]) -> bool:
@@ -382,14 +382,15 @@ def _line_ranges(path: Path) -> Iterator[Task]:
         yield [Outcome(source, error=read_problem(exc))]
 
 
-@dataclass(frozen=True, slots=True)
 class RenderRecipe:
     """A worker's BatchEvaluator, which renders whole chunks (evaluate_rendered)."""
 
-    recipe: EvalRecipe
-    notes: bool
-    spool: str | None = None
-    """Where the worker writes its chunks of output (services/pool.py's spool_folder), if anywhere."""
+    __slots__ = ("notes", "recipe", "spool")
+
+    def __init__(self, recipe: EvalRecipe, notes: bool, spool: str | None = None) -> None:
+        """`spool`: where the worker writes its chunks of output (services/pool.py's spool_folder), if
+        anywhere."""
+        self.recipe, self.notes, self.spool = recipe, notes, spool
 
     def __call__(self) -> Callable[[Task], Rendered]:
         return ChunkRenderer(self.recipe(), self.notes, self.spool).render

@@ -4,9 +4,11 @@ the schema and semantic checks (and their imports, a third of a cold start), and
 An entry holds a config's checked data as JSON, named after the config hash, the file names, the folder and
 the evalkit build that checked it, in `$XDG_CACHE_HOME/evalkit` (else `~/.cache/evalkit`). Safety:
 
-- tampering: each entry is signed with HMAC-SHA256 under a secret key of the user's own (`key`, mode 0600,
-  made on first use); an entry that does not verify is ignored and written anew, and a key file that is
-  not the user's alone turns the cache off. Entries are JSON, never pickle: even a forged one is only data.
+- tampering: each entry is signed with keyed BLAKE2b (a MAC by design, hashlib's documented replacement for
+  HMAC; its module loads without OpenSSL's libcrypto, which hmac and hashlib load, a twentieth of a cold
+  start) under a secret key of the user's own (`key`, mode 0600, made on first use); an entry that does
+  not verify is ignored and written anew, and a key file that is not the user's alone turns the cache off.
+  Entries are JSON, never pickle: even a forged one is only data.
 - concurrent writers: an entry is written to a temporary file and renamed over its name (services/atomic.py),
   so readers see one whole entry or none, and the key is linked into place whole, the first writer's kept.
 
@@ -18,14 +20,19 @@ falls back to checking the config as if there were none.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import hmac
 import json
 import math
 import os
+from _operator import _compare_digest as compare_digest  # hmac.compare_digest, without importing hmac
 from pathlib import Path
 from typing import Any
 
+try:
+    from _blake2 import blake2b  # hashlib's BLAKE2, without the OpenSSL that importing hashlib loads
+except ImportError:  # an interpreter without CPython's module
+    from hashlib import blake2b
+
+from evalkit import __version__
 from evalkit.engine.config import (
     CONFIG_NAMES,
     Config,
@@ -38,7 +45,8 @@ from evalkit.engine.config import (
 )
 from evalkit.engine.plan import compile_plan
 
-ENTRY_FORMAT = 1
+ENTRY_FORMAT = 2
+"""1: signed with HMAC-SHA256; 2: with keyed BLAKE2b."""
 KEY_BYTES = 32
 
 
@@ -78,7 +86,7 @@ def _through_cache(folder: Path, directory: Path) -> Config:
             sorted(raw_texts),
         ]
     )
-    entry = directory / "configs" / f"{hashlib.sha256(name.encode()).hexdigest()}.json"
+    entry = directory / "configs" / f"{blake2b(name.encode(), digest_size=32).hexdigest()}.json"
     data = _read_entry(entry, secret, name)
     if data is not None:
         return Config(folder, files=files, config_hash=config_hash, plan=compile_plan(data))
@@ -89,7 +97,7 @@ def _through_cache(folder: Path, directory: Path) -> Config:
 
 
 def _signature(secret: bytes, name: str, payload: bytes) -> str:
-    return hmac.new(secret, name.encode() + b"\0" + payload, hashlib.sha256).hexdigest()
+    return blake2b(name.encode() + b"\0" + payload, key=secret, digest_size=32).hexdigest()
 
 
 def _read_entry(entry: Path, secret: bytes, name: str) -> dict[str, dict[str, Any]] | None:
@@ -98,7 +106,7 @@ def _read_entry(entry: Path, secret: bytes, name: str) -> dict[str, dict[str, An
         signature, _, payload = entry.read_bytes().partition(b"\n")
     except OSError:
         return None
-    if not hmac.compare_digest(signature, _signature(secret, name, payload).encode()):
+    if not compare_digest(signature, _signature(secret, name, payload).encode()):
         return None
     data = json.loads(payload)
     return data if isinstance(data, dict) else None
@@ -163,15 +171,20 @@ def _read_key(key: Path) -> bytes | None:
 def _build() -> str:
     """The evalkit build that checks configs: its version and its engine's and schemas' files (names, sizes,
     times), so that a changed checker never trusts what an earlier one passed."""
-    from importlib.util import find_spec
-
-    from evalkit import __version__
-
-    schemas = find_spec("evalkit.schemas")  # found, not imported: its import costs a millisecond
-    digest = hashlib.sha256(__version__.encode())
-    for folder in (Path(__file__).parent, Path(str(schemas and schemas.origin)).parent):
+    digest = blake2b(__version__.encode(), digest_size=32)
+    for folder in checker_folders():
         for item in sorted(os.scandir(folder), key=lambda item: item.name):
             if item.is_file():
                 status = item.stat()
                 digest.update(f"{item.name}\0{status.st_size}\0{status.st_mtime_ns}\0".encode())
     return digest.hexdigest()
+
+
+def checker_folders() -> tuple[Path, Path]:
+    """The folders of the code that checks a config: the engine's and the schemas'."""
+    from importlib.util import find_spec
+
+    from evalkit import engine
+
+    schemas = find_spec("evalkit.schemas")  # found, not imported: its import costs a millisecond
+    return Path(str(engine.__file__)).parent, Path(str(schemas and schemas.origin)).parent

@@ -11,9 +11,8 @@ import json
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from evalkit.engine import limits
 from evalkit.engine.positions import LineMap, split_lines
@@ -31,8 +30,7 @@ from evalkit.engine.text import (
 SUBMISSION_SUFFIXES = (".json", ".yaml", ".yml", ".jsonl")
 
 
-@dataclass(frozen=True, slots=True)
-class LoadedSubmission:
+class LoadedSubmission(NamedTuple):
     source: str
     submission: Submission | None = None
     data: Any = None

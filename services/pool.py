@@ -17,8 +17,7 @@ import shutil
 import tempfile
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, TypeVar
 
 if TYPE_CHECKING:  # imported where a pool is made: the cold start of a one-file run does without them
     from concurrent.futures import Future
@@ -30,8 +29,7 @@ WINDOW = 4
 """Chunks in flight per worker: every worker busy, the input read no further ahead."""
 
 
-@dataclass(frozen=True, slots=True)
-class LineRange:
+class LineRange(NamedTuple):
     """Bytes `start` to `end` of a regular file, whole lines, the first numbered `first`: a worker reads them
     itself. `source` is the path as messages show it."""
 
@@ -95,8 +93,7 @@ SPOOL_MIN_BYTES = 64 * 1024
 """Smaller outputs cross the pipe back to the parent as they are: a file would cost more than it saves."""
 
 
-@dataclass(frozen=True, slots=True)
-class Spooled:
+class Spooled(NamedTuple):
     """A chunk of output a worker wrote to a file of the run's spool folder: the parent copies it on in the
     kernel (os.sendfile), never reading it itself, and removes it."""
 

@@ -12,7 +12,6 @@ import contextlib
 import os
 import signal
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -96,6 +95,8 @@ def _quiet_teardown() -> None:
     """Once a worker has died the run ends with one message (WorkerDied). The pool's own thread and its
     pipes' finalizers may then fail on the pipes `_unstick` closes ("Exception in thread ...", "Exception
     ignored in ..."): that is the teardown of a pool already given up, not news for the user."""
+    import threading
+
     threading.excepthook = lambda args: None
     sys.unraisablehook = lambda unraisable: None
 
@@ -151,6 +152,8 @@ def _die_with(parent: int) -> None:
             ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if born_of_parent and os.getppid() != parent:  # the parent died before the line above took effect
         os._exit(1)
+    import threading
+
     threading.Thread(target=_watch, args=(parent,), daemon=True, name="parent-watchdog").start()
 
 

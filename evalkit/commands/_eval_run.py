@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import itertools
 import os
@@ -32,6 +31,8 @@ from evalkit.services.progress import Progress, counted
 from evalkit.services.workers import WorkerDied
 
 if TYPE_CHECKING:
+    import argparse
+
     from evalkit.services.pool import Spooled
 
 

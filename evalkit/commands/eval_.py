@@ -8,30 +8,83 @@ invalid, 2 nothing could be done (bad usage, an invalid config).
 
 from __future__ import annotations
 
-import argparse
 import sys
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    import argparse
+
+INPUTS_HELP = "submission files (.json, .yaml, .yml), .jsonl files, or folders of them"
+PATH_OPTIONS = {
+    "--config-dir": ("DIR", "the rule config folder (default: the shipped config_samples)"),
+    "--out": ("FILE", "write results here (default: stdout)"),
+    "--explain-json": ("FILE", "write every rule's explanation, fired or not"),
+    "--report-md": ("FILE", "write a Markdown report"),
+    "--log-file": ("FILE", "write a log of the run"),
+}
+"""The options that name a path: flag, metavar, help (argparse's parser and parse_plain read both)."""
+JOBS_DEFAULT = 1
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("inputs", nargs="+", metavar="INPUT", help=INPUTS_HELP)
+    for flag, (metavar, summary) in PATH_OPTIONS.items():
+        parser.add_argument(flag, metavar=metavar, help=summary)
     parser.add_argument(
-        "inputs",
-        nargs="+",
-        metavar="INPUT",
-        help="submission files (.json, .yaml, .yml), .jsonl files, or folders of them",
-    )
-    parser.add_argument(
-        "--config-dir", metavar="DIR", help="the rule config folder (default: the shipped config_samples)"
-    )
-    parser.add_argument("--out", metavar="FILE", help="write results here (default: stdout)")
-    parser.add_argument("--explain-json", metavar="FILE", help="write every rule's explanation, fired or not")
-    parser.add_argument("--report-md", metavar="FILE", help="write a Markdown report")
-    parser.add_argument("--log-file", metavar="FILE", help="write a log of the run")
-    parser.add_argument(
-        "--jobs", type=int, default=1, metavar="N", help="worker processes for large batches (default 1)"
+        "--jobs",
+        type=int,
+        default=JOBS_DEFAULT,
+        metavar="N",
+        help=f"worker processes for large batches (default {JOBS_DEFAULT})",
     )
     from evalkit.commands._ray_run import add_option
 
     add_option(parser)
+
+
+def parse_plain(argv: list[str]) -> argparse.Namespace | None:
+    """The arguments after `eval` when they take the plain form, as argparse would parse them, without
+    importing or building argparse's parser (a tenth of a cold start): the flags spelled out (`--out F` or
+    `--out=F`), no value starting with "-", the inputs in one run, no --ray. None for anything else
+    (--help, an abbreviation, a bad --jobs, `--`...): argparse parses it then, with its messages."""
+    values: dict[str, str | None] = dict.fromkeys(PATH_OPTIONS)
+    jobs, inputs, runs, after_input = str(JOBS_DEFAULT), [], 0, False
+    tokens = iter(argv)
+    for token in tokens:
+        if not token.startswith("-"):
+            runs += not after_input
+            inputs.append(token)
+            after_input = True
+            continue
+        after_input = False
+        flag, equals, value = token.partition("=")
+        if not equals:
+            value = next(tokens, "-")
+            if value.startswith("-"):
+                return None
+        if flag == "--jobs":
+            if not _is_int(value):  # argparse converts each as it comes: a bad one refused, even if repeated
+                return None
+            jobs = value
+        elif flag in values:
+            values[flag] = value
+        else:
+            return None
+    if runs != 1:
+        return None
+    from types import SimpleNamespace
+
+    options = {flag[2:].replace("-", "_"): value for flag, value in values.items()}
+    namespace = SimpleNamespace(command="eval", inputs=inputs, **options, jobs=int(jobs), ray=None)
+    return cast("argparse.Namespace", namespace)  # the same attributes; run() reads nothing else
+
+
+def _is_int(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
 
 
 def run(args: argparse.Namespace) -> int:

@@ -215,3 +215,15 @@ def test_a_config_with_errors_is_not_cached(tmp_path: Path, config: Path) -> Non
         )
         assert done.returncode == 2 and "rules.yaml:1:" in done.stderr
     assert not entries(cache)
+
+
+def test_an_entry_names_the_build_of_the_code_that_checked_it() -> None:
+    """The build in an entry's name reads the files of the folders holding the checks (names, sizes, times):
+    an engine changed in place (an editable install rebuilt) never trusts what the one before passed."""
+    from evalkit.engine import schema_check, semantic, validator, yamlsource
+    from evalkit.services.config_cache import checker_folders
+
+    folders = checker_folders()
+    for module in (schema_check, semantic, validator, yamlsource):
+        assert Path(str(module.__file__)).parent in folders
+    assert (folders[1] / "rules.schema.json").is_file()

@@ -15,7 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from evalkit.cli import build_parser
+from evalkit.commands.eval_ import parse_plain
 from evalkit.engine import Evaluator, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -725,3 +729,161 @@ def test_jobs_2_spools_its_chunks_in_a_temporary_folder_it_removes(tmp_path: Pat
     assert len(outputs[0]) > 4 * 1024 * 1024  # chunks of more than 64 KB: spooled
     assert outputs[1] == outputs[0]
     assert list(spool.iterdir()) == []
+
+
+# --- the cold start ---------------------------------------------------------------------------------
+
+
+def eval_importing(*args: str | Path, cache: Path) -> set[str]:
+    """`evalkit eval ARGS` (evalkit.cli.main, as the console script runs it) and the modules it imported."""
+    code = (
+        "import sys; from evalkit.cli import main; code = main(['eval', *sys.argv[1:]]); "
+        "print(*sorted(sys.modules), file=sys.stderr); sys.exit(code)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "XDG_CACHE_HOME": str(cache)},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return set(done.stderr.split())
+
+
+COLD_EVAL_MODULES = {
+    "evalkit",
+    "evalkit.cli",
+    "evalkit.commands",
+    "evalkit.commands.eval_",
+    "evalkit.commands._eval_run",
+    "evalkit.config_samples",
+    "evalkit.engine",
+    *(
+        f"evalkit.engine.{name}"
+        for name in (
+            "actions",
+            "conditions",
+            "config",
+            "context",
+            "evaluator",
+            "limits",
+            "needles",
+            "phases",
+            "plan",
+            "positions",
+            "regex",
+            "result",
+            "submission",
+            "templates",
+            "text",
+        )
+    ),
+    "evalkit.services",
+    "evalkit.services.atomic",
+    "evalkit.services.batch",
+    "evalkit.services.config_cache",
+    "evalkit.services.inputs",
+    "evalkit.services.workers",
+}
+"""What `evalkit eval FILE` imports of evalkit with its config cache warm (and the compiled engine's shared
+library, `evalkit.engine._native__mypyc`, when it is compiled)."""
+NEVER_IN_A_COLD_EVAL = {
+    "argparse",  # the plain command line is parsed without it (eval_.parse_plain)
+    "dataclasses",  # it writes each class's methods with exec, and imports inspect
+    "inspect",
+    "threading",  # imported where worker processes start
+    "evalkit.engine.template_caps",  # caps what Jinja builds: the samples' template is text and lookups
+    "gettext",
+    "shutil",
+    "hashlib",  # hashlib and hmac load OpenSSL; the config hash and the cache's MAC do without
+    "hmac",
+    "_hashlib",
+    "yaml",
+    "ruamel",
+    "jinja2",
+    "evalkit.engine.schema_check",
+    "evalkit.engine.diagnostics",
+    "evalkit.commands._ray_run",
+    "textual",
+    "pygls",
+}
+
+
+def test_a_cold_eval_with_its_config_cached_imports_only_what_it_needs(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = eval_importing(SEED_SAMPLE, "--out", tmp_path / "first.json", cache=cache)
+    imported = eval_importing(SEED_SAMPLE, "--out", tmp_path / "second.json", cache=cache)
+    assert "evalkit.engine.schema_check" in first  # checked once, then cached
+    evalkit = {name for name in imported if name.startswith("evalkit.") or name == "evalkit"}
+    assert evalkit - {"evalkit.engine._native__mypyc"} == COLD_EVAL_MODULES
+    assert not imported & NEVER_IN_A_COLD_EVAL
+    assert (tmp_path / "first.json").read_bytes() == (tmp_path / "second.json").read_bytes()
+
+
+def argparse_args(argv: list[str]) -> dict[str, Any] | None:
+    """What argparse's `evalkit eval` parser makes of the arguments, or None when it refuses them."""
+    try:
+        return vars(build_parser("eval", None, ["eval", *argv]).parse_args(["eval", *argv]))
+    except SystemExit:
+        return None
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["a.json"],
+        ["a.json", "b.jsonl", "folder", "--out", "o", "--jobs", "2"],
+        ["--config-dir=c", "--out", "o", "a.json", "--explain-json", "e", "--report-md", "r"],
+        ["--log-file", "l", "--jobs=3", "--out", "o1", "a", "b", "--out=o2"],
+        ["--out", "", "a b.json"],
+    ],
+)
+def test_the_plain_command_lines_are_parsed_without_argparse_as_argparse_would(argv: list[str]) -> None:
+    plain = parse_plain(argv)
+    assert plain is not None
+    assert vars(plain) == argparse_args(argv)
+
+
+TOKENS = st.sampled_from(
+    [
+        "a.json",
+        "b",
+        "",
+        "-",
+        "--",
+        "-1",
+        "3",
+        " 4",
+        "x=y",
+        "-h",
+        "--help",
+        "--version",
+        "--out",
+        "--ou",
+        "--out=",
+        "--out=-o",
+        "--config-dir",
+        "--config-dir=c",
+        "--explain-json",
+        "--report-md",
+        "--log-file",
+        "--jobs",
+        "--jobs=2",
+        "--jobs=x",
+        "--ray",
+        "--ray=auto",
+        "--nope",
+        "-o",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(TOKENS | st.text(max_size=3), max_size=8))
+def test_the_plain_parse_is_argparses_or_leaves_it_to_argparse(argv: list[str]) -> None:
+    plain = parse_plain(argv)
+    if plain is not None:
+        assert vars(plain) == argparse_args(argv)
