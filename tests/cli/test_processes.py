@@ -60,6 +60,12 @@ def wait_for(condition: object, what: str) -> None:
         time.sleep(0.05)
 
 
+def _as_a_terminal_would() -> None:
+    """Ctrl+C's default action, as a shell in a terminal starts a command with it: a suite started with
+    SIGINT ignored (`nohup`, `cmd &` in a script) would hand the command an ignored Ctrl+C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Run:
     """The command reading from a named pipe the test writes to."""
 
@@ -74,6 +80,7 @@ class Run:
             stderr=subprocess.PIPE,
             text=True,
             start_new_session=True,
+            preexec_fn=_as_a_terminal_would,
         )
         self.feed = open(self.fifo, "w", encoding="utf-8")  # noqa: SIM115 - opens once the command reads
         self.line = line
