@@ -26,6 +26,7 @@ from evalkit.engine.text import (
     read_capped,
     shown,
 )
+from evalkit.services.review_files import REVIEW_OUTPUTS
 
 SUBMISSION_SUFFIXES = (".json", ".yaml", ".yml", ".jsonl")
 
@@ -40,7 +41,7 @@ class LoadedSubmission(NamedTuple):
         return {"source": self.source, "error": {"message": self.error}}
 
 
-TOOL_OUTPUTS = (".decisions.jsonl", ".reviewed.jsonl")
+TOOL_OUTPUTS = REVIEW_OUTPUTS
 """What `evalkit review` writes beside its inputs; a folder's listing skips them."""
 
 

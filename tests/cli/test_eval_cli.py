@@ -779,6 +779,7 @@ COLD_EVAL_MODULES = {
             "submission",
             "templates",
             "text",
+            "type_words",
         )
     ),
     "evalkit.services",
@@ -786,6 +787,8 @@ COLD_EVAL_MODULES = {
     "evalkit.services.batch",
     "evalkit.services.config_cache",
     "evalkit.services.inputs",
+    "evalkit.services.progress",
+    "evalkit.services.review_files",
     "evalkit.services.workers",
 }
 """What `evalkit eval FILE` imports of evalkit with its config cache warm (and the compiled engine's shared
