@@ -53,9 +53,6 @@ class ScoredRow:
     data_source: str
     score: float
     line: bytes
-    spliced: bool = False
-    """Always False: `line` is encoded from the row, which only whoever parsed it holds (`evalkit score`'s
-    workers send it back whole)."""
 
 
 def score_json_line(raw: bytes) -> ScoredRow:
@@ -68,12 +65,6 @@ def score_json_line(raw: bytes) -> ScoredRow:
     members, needed = read
     value, data_source = _score(needed)
     return ScoredRow(data_source, value, _encoded(members, value))
-
-
-def splice_score(raw: bytes, value: float) -> bytes:
-    """The line `score_json_line(raw)` gives for a row it scores `value`."""
-    read = _members(raw)
-    return _dump(dict(_parse(raw), score=value)) if read is None else _encoded(read[0], value)
 
 
 def _members(raw: bytes) -> tuple[dict[str, Raw], dict[str, Any]] | None:

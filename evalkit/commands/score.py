@@ -48,13 +48,10 @@ class Chunk(NamedTuple):
 
 
 class ScoredLine(NamedTuple):
-    """One input line's result: its output line, and either (data_source, score) or an error message.
-
-    From a worker process `output` is None when the line is the input line with the score spliced in: the
-    parent, which holds the input line, rebuilds it, so only the score crosses back."""
+    """One input line's result: its output line, and either (data_source, score) or an error message."""
 
     number: int
-    output: bytes | None
+    output: bytes
     scored: tuple[str, float] | None
     error: str | None
 
@@ -116,7 +113,7 @@ def _score_file(args: argparse.Namespace, summary: ScoreSummary) -> int:
             _score_ranges(source, args.input, name, args.jobs, write, tally)
         else:
             for chunk_end, outcomes in _score_chunks(_chunks(source, name), name, args.jobs):
-                write(b"".join(outcome.output for outcome in outcomes if outcome.output is not None))
+                write(b"".join(outcome.output for outcome in outcomes))
                 for outcome in outcomes:
                     if outcome.scored is not None:
                         summary.add(*outcome.scored)
@@ -235,7 +232,7 @@ def score_range(part: LineRange, spool: str | None = None) -> Scored:
 
     outcomes = score_chunk(part.source, lines)
     return Scored(
-        spooled(spool, b"".join([outcome.output for outcome in outcomes if outcome.output is not None])),
+        spooled(spool, b"".join([outcome.output for outcome in outcomes])),
         [outcome.scored for outcome in outcomes if outcome.scored is not None],
         [
             f"{part.source}:{outcome.number}: {outcome.error}"
@@ -276,7 +273,7 @@ def _chunks(source: BinaryIO, path: str) -> Iterator[Chunk]:
         yield Chunk(lines, offset)
 
 
-def score_chunk(path: str, lines: list[Line], in_worker: bool = False) -> list[ScoredLine]:
+def score_chunk(path: str, lines: list[Line]) -> list[ScoredLine]:
     """Score a chunk of lines; runs in a worker process when --jobs is above 1."""
     from evalkit.qydomain.records import RowError, score_json_line
 
@@ -290,8 +287,7 @@ def score_chunk(path: str, lines: list[Line], in_worker: bool = False) -> list[S
         except RowError as error:
             outcomes.append(_error_outcome(path, number, error.code, str(error)))
         else:
-            output = None if in_worker and row.spliced else row.line + b"\n"
-            outcomes.append(ScoredLine(number, output, (row.data_source, row.score), None))
+            outcomes.append(ScoredLine(number, row.line + b"\n", (row.data_source, row.score), None))
     return outcomes
 
 
@@ -301,26 +297,14 @@ def _too_long() -> str:
     return f"the line is longer than {MAX_SUBMISSION_BYTES:,} bytes"
 
 
-def _rebuilt(lines: list[Line], outcomes: list[ScoredLine]) -> list[ScoredLine]:
-    """A worker's outcomes with the spliced lines rebuilt from the input lines the parent kept."""
-    from evalkit.qydomain.records import splice_score
-
-    return [
-        outcome
-        if outcome.output is not None or outcome.scored is None or line.raw is None
-        else outcome._replace(output=splice_score(line.raw, outcome.scored[1]) + b"\n")
-        for line, outcome in zip(lines, outcomes, strict=False)
-    ]
-
-
 def _error_outcome(path: str, number: int, code: str, message: str) -> ScoredLine:
     entry = {"source": f"{path}:{number}", "error": {"code": code, "message": message}}
     return ScoredLine(number, json.dumps(entry).encode("ascii") + b"\n", None, message)
 
 
 def _score_chunks(chunks: Iterable[Chunk], path: str, jobs: int) -> Iterator[tuple[int, list[ScoredLine]]]:
-    """(end offset, outcomes) per chunk, in input order (a pipe with --jobs: the parent reads the lines and
-    keeps them, workers send back only the scores of lines they would splice)."""
+    """(end offset, outcomes) per chunk, in input order (a pipe with --jobs: the parent reads the lines,
+    workers score them and send back their output lines)."""
     from evalkit.services.pool import ordered_map
     from evalkit.services.workers import WorkerDied
 
@@ -332,24 +316,22 @@ def _score_chunks(chunks: Iterable[Chunk], path: str, jobs: int) -> Iterator[tup
             yield chunk
 
     try:
-        for outcomes in ordered_map(handed_out(), ScoreChunks(path), jobs, local=ScoreChunks(path, False)()):
+        for outcomes in ordered_map(handed_out(), ScoreChunks(path), jobs):
             done = sent.popleft()
-            yield done.end_offset, _rebuilt(done.lines, outcomes) if jobs > 1 else outcomes
+            yield done.end_offset, outcomes
     except WorkerDied as died:
         raise UsageProblem(f"{path}: {died}") from None
 
 
 @dataclass(frozen=True, slots=True)
 class ScoreChunks:
-    """What runs on each chunk of lines (services/pool.py's `make`): score_chunk, in a worker sending back
-    only the scores of the lines the parent splices (`in_worker`)."""
+    """What runs on each chunk of lines (services/pool.py's `make`): score_chunk."""
 
     path: str
-    in_worker: bool = True
 
     def __call__(self) -> Callable[[Chunk], list[ScoredLine]]:
-        path, in_worker = self.path, self.in_worker
-        return lambda chunk: score_chunk(path, chunk.lines, in_worker)
+        path = self.path
+        return lambda chunk: score_chunk(path, chunk.lines)
 
 
 def _show_error(progress: Progress, count: int, message: str) -> None:
