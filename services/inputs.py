@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -46,7 +48,14 @@ TOOL_OUTPUTS = REVIEW_OUTPUTS
 
 
 def _is_submission_file(path: Path) -> bool:
-    return path.is_file() and path.suffix in SUBMISSION_SUFFIXES and not path.name.endswith(TOOL_OUTPUTS)
+    """A folder's entry to read: a regular file named as a submission, or a link so named that leads nowhere
+    (dangling, or a loop), which the read then names as an error rather than the listing passing it over."""
+    if path.suffix not in SUBMISSION_SUFFIXES or path.name.endswith(TOOL_OUTPUTS):
+        return False
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return path.is_symlink()
 
 
 def expand_inputs(paths: Iterable[Path | str]) -> tuple[list[Path], list[str]]:

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from evalkit.services.inputs import expand_inputs
+
+SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "sample_submission.json"
 
 
 def test_a_folder_lists_submissions_sorted_and_skips_the_review_files_kept_beside_them(
@@ -129,3 +135,33 @@ def test_read_file_of_a_device_that_never_ends_is_one_error_entry() -> None:
     (loaded,) = read_file(Path("/dev/zero"))
     assert (loaded.source, loaded.submission) == ("/dev/zero", None)
     assert loaded.error == "cannot read the file: the file is larger than 50,000,000 bytes"
+
+
+def test_a_folder_lists_links_that_lead_nowhere_for_the_read_to_name_them(tmp_path: Path) -> None:
+    """A dangling link or a loop named as a submission was passed over without a word: it is listed, and
+    reading it says why it cannot be read. A link to nothing that is not named as a submission stays out."""
+    (tmp_path / "a.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "dangling.json").symlink_to(tmp_path / "nowhere.json")
+    (tmp_path / "loop.jsonl").symlink_to(tmp_path / "loop.jsonl")
+    (tmp_path / "notes.txt").symlink_to(tmp_path / "nowhere.txt")
+    files, missing = expand_inputs([tmp_path])
+    assert [p.name for p in files] == ["a.json", "dangling.json", "loop.jsonl"]
+    assert missing == []
+
+
+def test_eval_names_each_link_that_leads_nowhere_and_goes_on(tmp_path: Path) -> None:
+    folder = tmp_path / "batch"
+    folder.mkdir()
+    shutil.copy(SAMPLE, folder / "a.json")
+    (folder / "b.json").symlink_to(tmp_path / "gone.json")
+    done = subprocess.run(
+        [sys.executable, "-m", "evalkit", "eval", str(folder), "--out", str(tmp_path / "r.jsonl")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    lines = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [line["source"].rsplit("/", 1)[1] for line in lines] == ["a.json", "b.json"]
+    assert lines[1]["error"] == {"message": "cannot read the file: No such file or directory"}
+    assert done.stderr.endswith("b.json: error: cannot read the file: No such file or directory\n")
