@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import os
 import random
-import re
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from evalkit.qydomain import (
     connections_process_results,
@@ -26,96 +26,14 @@ from evalkit.qydomain import (
     typos_process_results,
 )
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' plain reference
+from tests.qydomain.reference import reference_connections, reference_typos, reference_unscrambling
+
 Pair = tuple[str, str]
 OUR_ROUNDS = 30
 THINKING = "Thinking...\n" * 10
 Scorer = Callable[[str, str], float]
 Times = tuple[float, float]  # seconds per call: ours, the reference's
-
-# ---------------------------------------------------------------- the reference: the spec, written plainly
-
-
-def reference_typos(ground_truth: str, answer: str) -> int:
-    solutions = re.findall(r"<solution>(.*?)</solution>", answer)
-    if solutions:
-        parsed = solutions[-1]
-    else:
-        parsed = answer.replace("<solution>", "").replace("</solution>", "")
-        match = re.search(r".* --- (.*?) --- .*", parsed)
-        parsed = match.group(1) if match else parsed
-    parsed = " ".join(line for line in parsed.strip().split("\n") if line)
-    return int(ground_truth in parsed)
-
-
-def reference_boxed(answer: str) -> str | None:
-    start = answer.rfind("\\boxed")
-    if start == -1 or answer[start + 6 : start + 7] != "{":
-        return None
-    depth = 0
-    for index in range(start + 6, len(answer)):
-        depth += {"{": 1, "}": -1}.get(answer[index], 0)
-        if depth == 0:
-            content = answer[start + 7 : index]
-            for noise in ("\\text{", "{", "}", "\\", "$", "\n"):
-                content = content.replace(noise, "")
-            return content
-    return None
-
-
-def reference_connections(ground_truth: str, answer: str) -> float:
-    matches: list[str] = []
-    for pattern in (r"<solution>(.*?)</solution>", r"</solution>(.*?)</solution>"):
-        matches = re.findall(pattern, answer) or re.findall(pattern, answer.replace("\n", ""))
-        if matches:
-            break
-    if not matches:
-        boxed = reference_boxed(answer)
-        if boxed is None:
-            return 0.0
-        matches = [boxed]
-    truth_words = ground_truth.split(",")
-    words = matches[0].split(",") if len(matches) == 1 else ",".join(matches).split(",")[-len(truth_words) :]
-    truth = reference_groups(truth_words)
-    found = [group for group in reference_groups(words) if group in truth]
-    return len(set(found)) / len(set(truth))
-
-
-def reference_groups(words: list[str]) -> list[frozenset[str]]:
-    groups: list[set[str]] = [set()]
-    for word in words:
-        if len(groups[-1]) == 4:
-            groups.append(set())
-        groups[-1].add(word.strip().lower())
-    return [frozenset(group) for group in groups]
-
-
-def reference_levenshtein(a: list[str] | str, b: list[str] | str) -> int:
-    row = list(range(len(b) + 1))
-    for i, item in enumerate(a, start=1):
-        diagonal, row[0] = row[0], i
-        for j, other in enumerate(b, start=1):
-            diagonal, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, diagonal + (item != other))
-    return row[-1]
-
-
-def reference_unscrambling(ground_truth: str, answer: str) -> float:
-    match = re.search(r"<PLOT_SUMMARY>(.*)</PLOT_SUMMARY>", answer, re.DOTALL) or re.search(
-        r"<PLOT_SUMMARY>(.*)", answer, re.DOTALL
-    )
-    summary = match.group(1) if match else answer
-    truth = [piece.strip() for piece in ground_truth.split(".") if piece.strip()]
-    drop = ("</PLOT_SUMMARY>", "**End of Plot Summary**")
-    pieces = [piece.strip() for piece in summary.split(".")]
-    candidates = [piece for piece in pieces if piece and piece not in drop]
-    if not truth or not candidates:
-        return 0.0
-    ordering = []
-    for sentence in truth:
-        distances = [reference_levenshtein(sentence, candidate) for candidate in candidates]
-        ordering.append(str(distances.index(min(distances))))
-    n = len(truth)
-    return max(0.0, (n - reference_levenshtein([str(i) for i in range(n)], ordering)) / n)
-
 
 # ---------------------------------------------------------------- inputs
 
