@@ -195,11 +195,12 @@ def read_samples(samples_dir: str) -> list[LoadedSubmission]:
 
 
 def _sample_problems(samples: Iterable[LoadedSubmission]) -> Iterator[Diagnostic]:
-    from evalkit.services.samples import sample_position
+    """A sample that cannot be read or is invalid, at its problem's line and column when known."""
+    from evalkit.services.samples import problem_position
 
     for sample in samples:
         if sample.error is not None:
-            path, span = sample_position(sample.source)
+            path, span = problem_position(sample)
             yield error(path, span, "invalid-sample", sample.error)
 
 

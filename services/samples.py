@@ -1,18 +1,26 @@
 """The sample dry run, for `evalkit check --samples` and the language server: find a config's sample
-submissions, read them, and evaluate each without raising, one outcome per sample at its file and line.
+submissions, read them, and evaluate each without raising, one outcome per sample at its file and line
+(for a sample that cannot be read or is invalid, at the line and column of its problem).
 """
 
 from __future__ import annotations
 
+import codecs
+import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 
-from evalkit.engine.diagnostics import FILE_START, Span
+from evalkit.engine.diagnostics import FILE_START, Severity, Span
+from evalkit.engine.positions import LineMap
 from evalkit.engine.result import Result
+from evalkit.engine.submission import SubmissionError, parse_submission
+from evalkit.engine.text import NotText
+from evalkit.engine.yamlsource import JsonPath, parse_yaml
 from evalkit.services.evaluation import Evaluate, EvaluationFailure, evaluate_safely
-from evalkit.services.inputs import LoadedSubmission, read_inputs
+from evalkit.services.inputs import LoadedSubmission, parse_json, read_inputs, read_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +32,8 @@ class SampleOutcome:
     result: Result | None = None
     failure: EvaluationFailure | None = None
     unreadable: str | None = None
+    invalid: bool = False  # unreadable, as a submission: it was read, but a field is missing or wrong
+    at: Span | None = None  # where the unreadable sample's problem is (None: the sample's start)
 
     @property
     def problem(self) -> str | None:
@@ -32,7 +42,8 @@ class SampleOutcome:
 
     @property
     def position(self) -> tuple[str, Span]:
-        return sample_position(self.source)
+        path, start = sample_position(self.source)
+        return path, self.at or start
 
 
 def find_samples_dir(folder: Path, workspace_root: Path | None, option: str | None) -> Path | None:
@@ -67,10 +78,77 @@ def dry_run(evaluate: Evaluate, samples: Iterable[LoadedSubmission]) -> Iterator
     samples); a sample that could not be read is an outcome too."""
     for sample in samples:
         if sample.submission is None:
-            yield SampleOutcome(sample.source, unreadable=sample.error or "unreadable")
+            _, at = problem_position(sample)
+            problem = sample.error or "unreadable"
+            yield SampleOutcome(sample.source, unreadable=problem, invalid=sample.data is not None, at=at)
             continue
         evaluated = evaluate_safely(evaluate, sample.submission)
         if isinstance(evaluated, EvaluationFailure):
             yield SampleOutcome(sample.source, failure=evaluated)
         else:
             yield SampleOutcome(sample.source, result=evaluated)
+
+
+def problem_position(sample: LoadedSubmission) -> tuple[str, Span]:
+    """Where the problem of a sample that could not be read or is invalid is: the line and column of a
+    syntax error, of bytes that are not UTF-8, or of the field the submission's check names (found again in
+    the sample's text); the sample's start when there is no telling."""
+    path, start = sample_position(sample.source)
+    line_of_jsonl = path != sample.source
+    if path.endswith(".jsonl") and not line_of_jsonl:
+        return path, start  # the whole file could not be read: no line to point at
+    try:
+        text = _sample_text(Path(path), start.line if line_of_jsonl else None)
+    except NotText as exc:
+        return path, Span.point(exc.line, exc.column)
+    except (OSError, ValueError):
+        return path, start
+    found = _syntax_error_at(text, Path(path).suffix) if sample.data is None else _field_at(text, sample.data)
+    if found is None:
+        return path, start
+    line, column = found
+    return path, Span.point(start.line + line - 1, column)
+
+
+def _sample_text(path: Path, jsonl_line: int | None) -> str:
+    """A sample's text: the file's, or that line's of a .jsonl; raises OSError or ValueError."""
+    if jsonl_line is None:
+        return read_text(path)
+    with open(path, "rb") as handle:
+        raw = next(islice(handle, jsonl_line - 1, None), b"")
+    return raw.removeprefix(codecs.BOM_UTF8).decode("utf-8")
+
+
+def _syntax_error_at(text: str, suffix: str) -> tuple[int, int] | None:
+    if not text.strip():
+        return None  # empty: the problem is the whole file
+    if suffix in (".yaml", ".yml"):
+        _, problems = parse_yaml(text, "")
+        first = next((p for p in problems if p.severity is Severity.ERROR), None)
+        return (first.line, first.column) if first is not None else None
+    try:
+        parse_json(text)
+    except json.JSONDecodeError as exc:
+        return LineMap(text).position(exc.pos)
+    return None
+
+
+def _field_at(text: str, data: object) -> tuple[int, int] | None:
+    """Where the field the submission's check refuses is written (YAML reads JSON's positions too)."""
+    try:
+        parse_submission(data)
+    except SubmissionError as exc:
+        document, _ = parse_yaml(text, "")
+        if document is None:
+            return None
+        span = document.value_span(field_path(exc.where))
+        return span.line, span.column
+    return None
+
+
+_PATH_STEP = re.compile(r"\[(\d+)\]|([^.\[]+)")
+
+
+def field_path(where: str) -> JsonPath:
+    """`responses[0].text` as a path: ("responses", 0, "text")."""
+    return tuple(int(index) if index else name for index, name in _PATH_STEP.findall(where))
