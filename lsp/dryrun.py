@@ -12,7 +12,7 @@ import json
 import os
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import takewhile
 from pathlib import Path
@@ -24,10 +24,15 @@ from evalkit.services.diff import Snapshot
 from evalkit.services.evaluation import Evaluate
 from evalkit.services.fingerprints import Fingerprint, fingerprint
 from evalkit.services.inputs import LoadedSubmission, expand_inputs
-from evalkit.services.samples import SampleOutcome, dry_run
+from evalkit.services.samples import SampleOutcome, dry_run, sample_position
 
 RuleKey = tuple[str, str]  # (rule type, rule id): ids are unique only within their list
 SHOWN_SAMPLES = 8  # a hover lists at most this many samples per outcome; the rest are counted
+MISSING = {  # why a sample has no result, as the summary counts it, in the order it lists them
+    "unreadable": "unreadable",  # the file or line cannot be read as JSON or YAML
+    "invalid": "invalid",  # read, but not a submission: a field missing or of the wrong type
+    "failed": "failed to evaluate",  # a submission the evaluation raised on
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +46,8 @@ class SampleView:
     fired: dict[RuleKey, list[dict[str, Any]]] = field(default_factory=dict)  # rule -> its actions
     result: Result | None = None  # kept for the rules that did not fire, explained only when asked
     error: str | None = None
+    missing: str | None = None  # with `error`, why there is no result: one of MISSING's keys
+    at: tuple[int, int] | None = None  # with `error`: the problem's line and column, when known
     snapshot: Snapshot | None = None  # what the live impact compares with the base
 
     def skipped(self, rule: RuleKey) -> SkippedRule | None:
@@ -51,7 +58,8 @@ class SampleView:
 
     def to_json(self) -> dict[str, Any]:
         if self.error is not None:
-            return {"source": self.source, "error": self.error}
+            at = {"line": self.at[0], "column": self.at[1]} if self.at else {}
+            return {"source": self.source, "error": self.error, "problem": self.missing, **at}
         fired = [
             {"id": rule_id, "type": kind, "actions": actions}
             for (kind, rule_id), actions in self.fired.items()
@@ -89,10 +97,18 @@ class DryRunReport:
         labels = Counter(o.label or "no label" for o in self.outcomes if o.error is None)
         parts = [f"dry run: {self.evaluated} sample{'s' if self.evaluated != 1 else ''}"]
         parts += [f"{label} {count}" for label, count in sorted(labels.items())]
-        unreadable = len(self.outcomes) - self.evaluated
-        if unreadable:
-            parts.append(f"{unreadable} unreadable")
+        missing = Counter(o.missing for o in self.outcomes if o.error is not None)
+        parts += [f"{missing[kind]} {words}" for kind, words in MISSING.items() if missing[kind]]
         return " · ".join(parts)
+
+    def missing_markdown(self) -> str | None:
+        """The samples without a result, each with why (the hover on the summary lens), or None."""
+        missing = [o for o in self.outcomes if o.error is not None]
+        if not missing:
+            return None
+        lines = [f"**{self.summary_title()}**", "", "No result for:"]
+        lines += _listed(missing, lambda o: f"{MISSING[o.missing or 'unreadable']}: {o.error}", _located)
+        return "\n".join(lines)
 
     def to_json(self, folder: Path) -> dict[str, Any]:
         return {
@@ -121,11 +137,21 @@ def rule_keys(config: Config) -> frozenset[RuleKey]:
     return frozenset({*((r.type, r.id) for r in rules), *(("rewrite", r.id) for r in plan.rewrite_rules)})
 
 
-def _listed(outcomes: Sequence[SampleView], describe: Any) -> list[str]:
-    lines = [f"- `{o.source}`: {describe(o)}" for o in outcomes[:SHOWN_SAMPLES]]
+def _listed(
+    outcomes: Sequence[SampleView], describe: Any, name: Callable[[SampleView], str] = lambda o: o.source
+) -> list[str]:
+    lines = [f"- `{name(o)}`: {describe(o)}" for o in outcomes[:SHOWN_SAMPLES]]
     if len(outcomes) > SHOWN_SAMPLES:
         lines.append(f"- … and {len(outcomes) - SHOWN_SAMPLES} more")
     return lines
+
+
+def _located(outcome: SampleView) -> str:
+    """`file.json:3:17` (also for a line of a .jsonl), or the source alone when there is no position."""
+    if outcome.at is None:
+        return outcome.source
+    path, _ = sample_position(outcome.source)
+    return f"{path}:{outcome.at[0]}:{outcome.at[1]}"
 
 
 def _actions_text(actions: list[dict[str, Any]]) -> str:
@@ -160,11 +186,16 @@ def _view(outcome: SampleOutcome, samples_dir: Path) -> SampleView:
     source = _display_name(outcome.source, samples_dir)
     result = outcome.result
     if result is None:
-        return SampleView(source, error=outcome.problem)
+        missing = "failed" if outcome.failure is not None else "invalid" if outcome.invalid else "unreadable"
+        return SampleView(source, error=outcome.problem, missing=missing, at=_at(outcome))
     fired = {(rule.type, rule.id): rule.actions for rule in result.fired_rules}
     return SampleView(
         source, result.label, result.score, dict(result.flags), fired, result, snapshot=Snapshot.of(result)
     )
+
+
+def _at(outcome: SampleOutcome) -> tuple[int, int] | None:
+    return None if outcome.at is None else (outcome.at.line, outcome.at.column)
 
 
 def _display_name(source: str, samples_dir: Path) -> str:

@@ -1,7 +1,7 @@
 """Hover: the schema's description of the key under the cursor, with an example; on a dimension name,
 its ideal and tolerance; on a rule id, the rule's dry-run result on the samples and, with the `journals`
-option, what reviewers decided on its proposals; on the first line of rules.yaml, the samples the edit
-changes against the base config (the live impact)."""
+option, what reviewers decided on its proposals; on the first line of rules.yaml, the samples without a
+result (and why) and the samples the edit changes against the base config (the live impact)."""
 
 from __future__ import annotations
 
@@ -37,11 +37,15 @@ def hover_markdown(schema_name: str, index: StructureIndex, target: WordAt, fact
     return _described_key(schema_name, target)
 
 
-def impact_markdown(schema_name: str, line: int, facts: HoverFacts) -> str | None:
-    """On the first line of rules.yaml, under the impact lens: the samples the edit changes."""
-    if schema_name != "rules" or line != 0 or facts.impact is None or not facts.config_ok:
+def summary_markdown(schema_name: str, line: int, facts: HoverFacts) -> str | None:
+    """On the first line of rules.yaml, under the summary lenses: the samples that have no result and
+    why, then the samples the edit changes (the live impact)."""
+    if schema_name != "rules" or line != 0:
         return None
-    return facts.impact.markdown()
+    missing = facts.report.missing_markdown() if facts.report is not None else None
+    impact = facts.impact.markdown() if facts.impact is not None and facts.config_ok else None
+    parts = [part for part in (missing, impact) if part is not None]
+    return "\n\n---\n\n".join(parts) or None
 
 
 def _described_key(schema_name: str, target: WordAt) -> str | None:

@@ -176,9 +176,9 @@ def hover_text(ls: EvalkitServer, params: types.HoverParams) -> types.Hover | No
     target = target_at(document.index, line, column)
     facts = _hover_facts(ls, document)
     markdown = hover.hover_markdown(document.name, document.index, target, facts) if target else None
-    impact = hover.impact_markdown(document.name, line, facts)
-    if impact is not None:  # the first line, under the impact lens
-        markdown = f"{impact}\n\n---\n\n{markdown}" if markdown else impact
+    summary = hover.summary_markdown(document.name, line, facts)
+    if summary is not None:  # the first line, under the summary lenses
+        markdown = f"{summary}\n\n---\n\n{markdown}" if markdown else summary
     if markdown is None:
         return None
     where = (target.line, target.start, target.end) if target else (line, 0, len(document.index.text(line)))

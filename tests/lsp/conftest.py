@@ -288,3 +288,14 @@ async def head_client(lsp_client: LanguageClient, workspace_root: Path):
     )
     yield
     await lsp_client.shutdown_session()
+
+
+FAILING_SERVER = [sys.executable, str(Path(__file__).parent / "failing_server.py")]
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=FAILING_SERVER), scope="session")
+async def failing_client(lsp_client: LanguageClient, workspace_root: Path):
+    """VS Code on a server whose evaluation raises on a sample whose prompt starts with `RAISE`."""
+    await start_session(lsp_client, client_capabilities("visual-studio-code"), workspace_root)
+    yield
+    await lsp_client.shutdown_session()
