@@ -11,7 +11,7 @@ from evalkit.lsp import schemanav
 from evalkit.lsp.docs import DimensionSetting, dimension_markdown, key_markdown
 from evalkit.lsp.dryrun import DryRunReport
 from evalkit.lsp.impact import Impact
-from evalkit.lsp.lenses import NO_SAMPLES, WAITING, rule_kind
+from evalkit.lsp.lenses import WAITING, rule_kind
 from evalkit.lsp.reviewers import Verdicts
 from evalkit.lsp.yamlcontext import StructureIndex, WordAt
 
@@ -23,7 +23,7 @@ class HoverFacts:
     dimensions: dict[str, DimensionSetting]
     report: DryRunReport | None
     config_ok: bool
-    samples_found: bool
+    no_samples: str | None  # why the dry run has no samples; None when it has them
     reviewers: Verdicts | None = None  # None: no journals configured
     impact: Impact | None = None
 
@@ -73,8 +73,8 @@ def _rule_markdown(index: StructureIndex, target: WordAt, kind: str, facts: Hove
 
 
 def _dry_run_text(rule: tuple[str, str], facts: HoverFacts) -> str:
-    if not facts.samples_found:
-        return NO_SAMPLES
+    if facts.no_samples is not None:
+        return facts.no_samples
     report = facts.report
     if report is None or rule not in report.rules:
         return WAITING if not facts.config_ok else "Dry run pending."

@@ -44,14 +44,14 @@ def code_lenses(
     index: StructureIndex,
     report: DryRunReport | None,
     config_ok: bool,
-    samples_found: bool,
+    no_samples: str | None,
     uri: str,
     lines: Sequence[str],
     codec: PositionCodec,
     impact: Impact | None = None,
 ) -> list[types.CodeLens]:
-    if not samples_found:
-        return [_lens(0, 0, NO_SAMPLES, uri, lines, codec)]
+    if no_samples is not None:
+        return [_lens(0, 0, no_samples, uri, lines, codec)]
     if report is None:
         return []
     impact = impact if config_ok else None  # against a half-typed config it would be stale

@@ -192,7 +192,7 @@ def _hover_facts(ls: EvalkitServer, document: OpenDocument) -> hover.HoverFacts:
         dimension_settings(state.settings_config()),
         state.report,
         state.latest is not None and state.latest.ok,
-        ls.session.samples_dir(document.folder) is not None,
+        ls.session.no_samples(document.folder),
         _verdicts(ls, state.last_good),
         state.impact if ls.session.options.dry_run else None,
     )
@@ -279,7 +279,7 @@ def code_lens(ls: EvalkitServer, params: types.CodeLensParams) -> list[types.Cod
         document.index,
         state.report,
         state.latest is None or state.latest.ok,
-        ls.session.samples_dir(document.folder) is not None,
+        ls.session.no_samples(document.folder),
         document.uri,
         document.lines,
         ls.workspace.position_codec,
@@ -299,7 +299,7 @@ async def _ran_now(
     if state.latest is None or not state.latest.ok:
         return {"config": str(folder), "error": f"the config has errors; fix them to {purpose}"}
     if state.report is None:
-        return {"config": str(folder), "error": lenses.NO_SAMPLES}
+        return {"config": str(folder), "error": ls.session.no_samples(folder) or lenses.NO_SAMPLES}
     return folder, state
 
 

@@ -32,12 +32,13 @@ from evalkit.engine.positions import split_lines
 from evalkit.lsp import dryrun, impact, ruletests
 from evalkit.lsp.convert import Problem, to_problem
 from evalkit.lsp.debounce import Debouncer
+from evalkit.lsp.lenses import NO_SAMPLES
 from evalkit.lsp.options import InitOptions, parse_options
 from evalkit.lsp.reviewers import ReviewerVerdicts
 from evalkit.lsp.workspace import Buffer, FolderState, config_file, evalkit_file, folder_buffers, uri_for
 from evalkit.lsp.yamlcontext import StructureIndex
 from evalkit.services.inputs import LoadedSubmission
-from evalkit.services.samples import find_samples_dir, read_samples
+from evalkit.services.samples import find_samples_dir, read_samples, samples_option_path
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -75,6 +76,7 @@ class Session:
         self._samples: dict[Path, tuple[Any, list[LoadedSubmission]]] = {}
         self._indexes: dict[str, tuple[str, StructureIndex]] = {}
         self.reviewers = ReviewerVerdicts()
+        self._told: set[str] = set()  # the problems already shown to the user
 
     # --- setup -------------------------------------------------------------------------------
 
@@ -242,6 +244,21 @@ class Session:
     def samples_dir(self, folder: Path) -> Path | None:
         return find_samples_dir(folder, self.workspace_root, self.options.samples)
 
+    def no_samples(self, folder: Path) -> str | None:
+        """Why the folder's dry run has no samples, as the lens and the hover say it; None when it has
+        them. A `samples` setting that names no folder is also told to the user, once."""
+        if self.samples_dir(folder) is not None:
+            return None
+        if not self.options.samples:
+            return NO_SAMPLES
+        problem = samples_setting_problem(samples_option_path(self.options.samples, self.workspace_root))
+        if problem not in self._told:
+            self._told.add(problem)
+            told = f"evalkit: {problem}; the dry run has no samples until it names a folder of submissions"
+            self.server.window_show_message(types.ShowMessageParams(types.MessageType.Warning, told))
+            self.server.window_log_message(types.LogMessageParams(types.MessageType.Warning, told))
+        return f"dry run: no samples: {problem}"
+
     def _after_check(self, state: FolderState) -> None:
         config = state.latest
         if self.options.dry_run and config is not None and config.ok:
@@ -261,6 +278,7 @@ class Session:
     async def _dry_run(self, state: FolderState, config: Config) -> None:
         samples_dir = self.samples_dir(state.folder)
         if samples_dir is None:
+            self.no_samples(state.folder)  # a setting that names no folder is told now, not at a hover
             state.report = None
             self._refresh_lenses(state)
             return
@@ -326,6 +344,14 @@ class Session:
         state.lens_state = shown
         if get_capability(self.server.client_capabilities, "workspace.code_lens.refresh_support", False):
             self.server.workspace_code_lens_refresh(None)
+
+
+def samples_setting_problem(chosen: Path) -> str:
+    """What is wrong with the folder the `samples` setting names, naming the setting and the path: a file
+    is refused as `evalkit check --samples` refuses it."""
+    if chosen.exists():
+        return f"the `samples` setting names a file, not a folder of sample submissions: {chosen}"
+    return f"the `samples` setting names a folder that does not exist: {chosen}"
 
 
 def _keep_base(state: FolderState, done: Future[impact.BaseRun]) -> None:

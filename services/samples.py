@@ -50,14 +50,20 @@ def find_samples_dir(folder: Path, workspace_root: Path | None, option: str | No
     """The `samples` option (relative to the workspace root), else `samples/` beside the config folder,
     else `samples/` at the workspace root."""
     if option:
-        chosen = Path(option).expanduser()
-        if not chosen.is_absolute() and workspace_root is not None:
-            chosen = workspace_root / chosen
-        return chosen if chosen.exists() else None
+        chosen = samples_option_path(option, workspace_root)
+        return chosen if chosen.is_dir() else None
     candidates = [folder.parent / "samples"]
     if workspace_root is not None:
         candidates.append(workspace_root / "samples")
     return next((c for c in candidates if c.is_dir()), None)
+
+
+def samples_option_path(option: str, workspace_root: Path | None) -> Path:
+    """The path the `samples` option names: `~` expanded, a relative one under the workspace root."""
+    chosen = Path(option).expanduser()
+    if not chosen.is_absolute() and workspace_root is not None:
+        chosen = workspace_root / chosen
+    return chosen
 
 
 def read_samples(samples_dir: Path, limit: int | None = None) -> list[LoadedSubmission]:

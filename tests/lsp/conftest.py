@@ -299,3 +299,29 @@ async def failing_client(lsp_client: LanguageClient, workspace_root: Path):
     await start_session(lsp_client, client_capabilities("visual-studio-code"), workspace_root)
     yield
     await lsp_client.shutdown_session()
+
+
+FILE_SAMPLES = "one_sample.json"  # the `samples` option of `file_samples_client`: a file, not a folder
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), scope="session")
+async def file_samples_client(lsp_client: LanguageClient, workspace_root: Path):
+    """VS Code with the `samples` initialization option naming a file."""
+    await start_session(
+        lsp_client, client_capabilities("visual-studio-code"), workspace_root, {"samples": FILE_SAMPLES}
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+MISSING_SAMPLES = "no/such/samples"  # the `samples` option of `missing_samples_client`
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), scope="session")
+async def missing_samples_client(lsp_client: LanguageClient, workspace_root: Path):
+    """VS Code with the `samples` initialization option naming a folder that does not exist."""
+    await start_session(
+        lsp_client, client_capabilities("visual-studio-code"), workspace_root, {"samples": MISSING_SAMPLES}
+    )
+    yield
+    await lsp_client.shutdown_session()
