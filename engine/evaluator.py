@@ -35,12 +35,14 @@ class Evaluator:
             "evalkit_version": __version__,
         }
 
-    def evaluate(self, submission: object) -> Result:
+    def evaluate(self, submission: object, verdicts: tuple[bool, ...] | None = None) -> Result:
         """Evaluate a Submission, or a submission's plain data (a dict, as JSON or YAML reads it).
 
         Raises SubmissionError for anything that is not a valid submission. (Typed `object`, not
         `Submission | dict`: compiled, a parameter's type is checked on the way in, and a list given here
-        must be a SubmissionError that names what was found, never a TypeError.)"""
+        must be a SubmissionError that names what was found, never a TypeError.) `verdicts`: whether each
+        rating rule, then each ranking rule, holds on this submission, exactly as `plan.verdicts` finds
+        them, from a caller that kept them from an earlier plan (the language server, after an edit)."""
         if not isinstance(submission, Submission):
             submission = parse_submission(submission)
         plan = self.plan
@@ -49,11 +51,12 @@ class Evaluator:
         state = RuleState(dict(corrected), plan.scale, plan.round_digits, plan.dedupe_comments)
         fired: list[FiredRule] = []
         skipped: list[SkippedRule | RulePlan] = []
-        verdicts = plan.verdicts(signals)  # the rating rules' verdicts, then the ranking rules'
-        self._run_rules(plan.rating_rules, verdicts, signals, state, fired, skipped, plan.stop_after_first)
+        # the rating rules' verdicts, then the ranking rules'
+        held = plan.verdicts(signals) if verdicts is None else verdicts
+        self._run_rules(plan.rating_rules, held, signals, state, fired, skipped, plan.stop_after_first)
         ranking, ranking_feedback, ranking_issues = normalize_ranking(plan, submission)
         if plan.ranking_rules:
-            ranking_verdicts = verdicts[len(plan.rating_rules) :]
+            ranking_verdicts = held[len(plan.rating_rules) :]
             self._run_rules(plan.ranking_rules, ranking_verdicts, signals, state, fired, skipped, False)
         rewrite_final, rewrite_fired, rewrite_skipped = finalize_rewrite(plan, submission)
         fired.extend(rewrite_fired)

@@ -2,8 +2,9 @@
 at git HEAD, by the `impactBase` option). The engine's diff (`evalkit diff`) does the comparing; this
 module keeps the base and its results cached and words the report for lenses and hover.
 
-The base's results are worked out once per base and set of samples; after an edit only the head is
-evaluated (by the dry run, whose results are reused), so the comparison costs a pass over the samples.
+The base's results are worked out once per base and set of samples, and not at all when the base is the
+config the dry run just ran (on opening, after a save); after an edit only the head is evaluated (by the
+dry run, whose results are reused), so the comparison costs a pass over the samples.
 """
 
 from __future__ import annotations
@@ -102,8 +103,10 @@ def run_base(
     samples: Sequence[LoadedSubmission],
     samples_key: Any,
     previous: BaseRun | None,
+    head: DryRunReport | None = None,
 ) -> BaseRun:
-    """The base's results on the samples, reused from `previous` when neither has changed."""
+    """The base's results on the samples, reused from `previous` when neither has changed, and taken from
+    the dry run `head` when it ran the same config (the buffers as saved: on opening, after a save)."""
     key, source = base_source(folder, base_name)
     key = (*key, samples_key)
     if previous is not None and previous.key == key:
@@ -113,6 +116,8 @@ def run_base(
     config = source.analyze()
     if config.plan is None:
         return BaseRun(key, None, f"the {base_name} config has errors")
+    if head is not None and head.config_hash == config.config_hash and len(head.outcomes) == len(samples):
+        return BaseRun(key, config, None, tuple(_head_side(outcome) for outcome in head.outcomes))
     evaluator = Evaluator(config)
     sides = tuple(
         side_of(evaluator, s.submission) if s.submission is not None else s.error or "unreadable"

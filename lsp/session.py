@@ -25,7 +25,6 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
-from evalkit.engine import Evaluator
 from evalkit.engine.config import Config, analyze, config_name
 from evalkit.engine.diagnostics import Diagnostic
 from evalkit.engine.positions import split_lines
@@ -35,6 +34,7 @@ from evalkit.lsp.debounce import Debouncer
 from evalkit.lsp.lenses import NO_SAMPLES
 from evalkit.lsp.options import InitOptions, parse_options
 from evalkit.lsp.reviewers import ReviewerVerdicts
+from evalkit.lsp.verdicts import VerdictCache
 from evalkit.lsp.workspace import Buffer, FolderState, config_file, evalkit_file, folder_buffers, uri_for
 from evalkit.lsp.yamlcontext import StructureIndex
 from evalkit.services.inputs import LoadedSubmission
@@ -77,6 +77,7 @@ class Session:
         self._indexes: dict[str, tuple[str, StructureIndex]] = {}
         self.reviewers = ReviewerVerdicts()
         self._told: set[str] = set()  # the problems already shown to the user
+        self._verdicts: dict[Path, VerdictCache] = {}  # used on the dry-run worker only
 
     # --- setup -------------------------------------------------------------------------------
 
@@ -285,24 +286,38 @@ class Session:
         samples, signature = await _in_thread(self._runner, self._load_samples, samples_dir)
         report, key = state.report, (config.config_hash, signature)
         if report is None or state.report_key != key:
-            report = await self._evaluate(config, samples, samples_dir)
+            report = await self._evaluate(config, samples, samples_dir, signature)
         await self._compare_with_base(state, config, samples, report, key)
         state.report, state.report_key = report, key  # with its impact: the lenses never mix two runs
         self._refresh_lenses(state)
 
     async def _evaluate(
-        self, config: Config, samples: list[LoadedSubmission], samples_dir: Path
+        self, config: Config, samples: list[LoadedSubmission], samples_dir: Path, signature: Any
     ) -> dryrun.DryRunReport:
         stop = threading.Event()
         try:
             outcomes = await _in_thread(
-                self._runner, dryrun.evaluate_samples, Evaluator(config).evaluate, samples, samples_dir, stop
+                self._runner, self._run_samples, config, samples, samples_dir, signature, stop
             )
         except asyncio.CancelledError:
             stop.set()  # a newer edit: stop after the current sample instead of finishing a stale run
             raise
         logger.debug("dry run of %s on %d samples done", config.folder, len(outcomes))
         return dryrun.DryRunReport.of(config, samples_dir, outcomes)
+
+    def _run_samples(
+        self,
+        config: Config,
+        samples: list[LoadedSubmission],
+        samples_dir: Path,
+        signature: Any,
+        stop: threading.Event,
+    ) -> list[dryrun.SampleView]:
+        """Runs on the worker: the dry run, testing only the rules whose conditions the edit changed."""
+        cache = self._verdicts.setdefault(config.folder, VerdictCache())
+        submissions = [sample.submission for sample in samples if sample.submission is not None]
+        evaluate = cache.evaluator(config, submissions, signature, stop)
+        return dryrun.evaluate_samples(evaluate, samples, samples_dir, stop)
 
     async def _compare_with_base(
         self,
@@ -316,7 +331,7 @@ class Session:
         when the base or the samples changed)."""
         base_name = self.options.impact_base
         running = self._runner.submit(
-            impact.run_base, state.folder, base_name, samples, report_key[1], state.base_run
+            impact.run_base, state.folder, base_name, samples, report_key[1], state.base_run, report
         )
         # kept even when a newer edit cancels this run: the base's results outlive the edit (and with
         # many samples, typing on would otherwise start them over at every pause)

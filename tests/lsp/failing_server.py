@@ -9,7 +9,7 @@ from typing import Any
 
 from evalkit.engine import Evaluator
 from evalkit.engine.result import Result
-from evalkit.lsp import session
+from evalkit.lsp import verdicts
 from evalkit.lsp.server import serve
 
 
@@ -17,12 +17,12 @@ class FailingEvaluator:
     def __init__(self, config: Any) -> None:
         self.evaluator = Evaluator(config)
 
-    def evaluate(self, submission: Any) -> Result:
+    def evaluate(self, submission: Any, held: tuple[bool, ...] | None = None) -> Result:
         if submission.prompt.startswith("RAISE"):
             raise ZeroDivisionError("division by zero")
-        return self.evaluator.evaluate(submission)
+        return self.evaluator.evaluate(submission, held)
 
 
 if __name__ == "__main__":
-    session.Evaluator = FailingEvaluator  # type: ignore[misc,assignment]
+    verdicts.Evaluator = FailingEvaluator  # type: ignore[misc,assignment]
     sys.exit(serve())
