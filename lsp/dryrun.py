@@ -75,7 +75,7 @@ class SampleView:
 
 @dataclass(frozen=True, slots=True)
 class DryRunReport:
-    config_hash: str
+    meaning: str  # what the results depend on (`meaning_of`): a report serves every config with it
     samples_dir: Path
     outcomes: list[SampleView]
     rules: frozenset[RuleKey]  # the rules of the config that was run
@@ -84,7 +84,7 @@ class DryRunReport:
     @classmethod
     def of(cls, config: Config, samples_dir: Path, outcomes: list[SampleView]) -> DryRunReport:
         counts: Counter[RuleKey] = Counter(key for outcome in outcomes for key in outcome.fired)
-        return cls(config.config_hash, samples_dir, outcomes, rule_keys(config), counts)
+        return cls(meaning_of(config), samples_dir, outcomes, rule_keys(config), counts)
 
     @property
     def evaluated(self) -> int:
@@ -127,6 +127,13 @@ class DryRunReport:
             lines.append("\nDid not fire on:")
             lines += _listed(missed, lambda o: o.skipped(rule).reason)
         return "\n".join(lines)
+
+
+def meaning_of(config: Config) -> str:
+    """The config's files as data: an edit to a comment, the spacing or the quoting leaves it, and the
+    results on the samples, as they were."""
+    documents = {name: document.data for name, document in sorted(config.documents.items())}
+    return json.dumps(documents, ensure_ascii=False, default=repr)
 
 
 def rule_keys(config: Config) -> frozenset[RuleKey]:

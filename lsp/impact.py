@@ -16,7 +16,7 @@ from typing import Any
 
 from evalkit.engine.config import Config, config_files
 from evalkit.engine.evaluator import Evaluator
-from evalkit.lsp.dryrun import SHOWN_SAMPLES, DryRunReport, SampleView
+from evalkit.lsp.dryrun import SHOWN_SAMPLES, DryRunReport, SampleView, meaning_of
 from evalkit.services.diff import DiffReport, ItemDiff, Side, side_of
 from evalkit.services.diffrender import field_lines
 from evalkit.services.fingerprints import fingerprint
@@ -116,7 +116,7 @@ def run_base(
     config = source.analyze()
     if config.plan is None:
         return BaseRun(key, None, f"the {base_name} config has errors")
-    if head is not None and head.config_hash == config.config_hash and len(head.outcomes) == len(samples):
+    if head is not None and head.meaning == meaning_of(config) and len(head.outcomes) == len(samples):
         return BaseRun(key, config, None, tuple(_head_side(outcome) for outcome in head.outcomes))
     evaluator = Evaluator(config)
     sides = tuple(

@@ -284,7 +284,7 @@ class Session:
             self._refresh_lenses(state)
             return
         samples, signature = await _in_thread(self._runner, self._load_samples, samples_dir)
-        report, key = state.report, (config.config_hash, signature)
+        report, key = state.report, (dryrun.meaning_of(config), signature)
         if report is None or state.report_key != key:
             report = await self._evaluate(config, samples, samples_dir, signature)
         await self._compare_with_base(state, config, samples, report, key)

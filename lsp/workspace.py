@@ -96,7 +96,7 @@ class FolderState:
     tests: dict[str, list[Diagnostic]] = field(default_factory=dict)  # the open rule test files', by path
     problems: dict[str, list[Problem]] = field(default_factory=dict)  # by URI, as last published
     report: DryRunReport | None = None
-    report_key: tuple[Any, ...] = ()  # (config hash, samples signature) the report was made from
+    report_key: tuple[Any, ...] = ()  # (config as data, samples signature) the report was made from
     lens_state: tuple[Any, ...] = ()  # what the code lenses showed at the last refresh
     parsed: dict[str, YamlDocument] = field(default_factory=dict)  # each config file as it last parsed
     impact: Impact | None = None  # the dry run's results against the base config's
