@@ -34,7 +34,7 @@ EDITS = st.tuples(
 )
 
 
-def edited(rules: dict[str, Any], edit: tuple[str, int, Any]) -> dict[str, Any]:
+def edited(rules: dict[str, Any], edit: tuple[str, int, Any], step: int) -> dict[str, Any]:
     kind, at, when = edit
     rules = copy.deepcopy(rules)
     listed = rules["rating_rules"]
@@ -46,7 +46,7 @@ def edited(rules: dict[str, Any], edit: tuple[str, int, Any]) -> dict[str, Any]:
     elif kind == "drop" and len(listed) > 1:
         del listed[index]
     elif kind == "copy":
-        listed.append({**copy.deepcopy(listed[index]), "id": f"copy_{len(listed)}", "when": when})
+        listed.append({**copy.deepcopy(listed[index]), "id": f"copy_{step}", "when": when})
     return rules
 
 
@@ -54,8 +54,8 @@ def edited(rules: dict[str, Any], edit: tuple[str, int, Any]) -> dict[str, Any]:
 @given(st.lists(EDITS, min_size=1, max_size=4))
 def test_kept_verdicts_give_the_engines_results_after_any_edits(edits: list[tuple[str, int, Any]]) -> None:
     cache, rules = VerdictCache(), RULES
-    for edit in edits:
-        rules = edited(rules, edit)
+    for step, edit in enumerate(edits):
+        rules = edited(rules, edit, step)
         config = analyze(CONFIG, {str(CONFIG / "rules.yaml"): yaml.safe_dump(rules, allow_unicode=True)})
         assert config.ok, config.diagnostics
         evaluate = cache.evaluator(config, SUBMISSIONS, "samples", threading.Event())
