@@ -361,6 +361,13 @@ def _reader_error(exc: yaml.reader.ReaderError, path: str, text: str, lines: Lin
     )
 
 
+_SINGLE_DOCUMENT = "expected a single document in the stream"
+SECOND_DOCUMENT = (
+    "a second YAML document starts here; evalkit reads one document a file "
+    "(remove this `---` line, or put what follows in a file of its own)"
+)
+
+
 def _syntax_error(exc: yaml.MarkedYAMLError, path: str, text: str, lines: LineMap) -> Diagnostic:
     """At the parser's position; the context (what was being parsed) says where that began. A `[`, `{` or
     quote left open (`[1,` being typed) is marked where it began, up to what was typed in it."""
@@ -369,6 +376,8 @@ def _syntax_error(exc: yaml.MarkedYAMLError, path: str, text: str, lines: LineMa
         # PyYAML 6.0.4's scanner has a nesting limit of its own (1,000), met while it looks ahead of the
         # events
         return _too_deep(path, mark, lines)
+    if exc.context == _SINGLE_DOCUMENT and mark is not None:  # PyYAML: "but found another document"
+        return error(path, _mark_span(mark, lines), "yaml-syntax", SECOND_DOCUMENT)
     problem = exc.problem or "invalid YAML"
     unclosed = find_unclosed(text, exc, _Loader)
     if unclosed is not None:

@@ -6,6 +6,8 @@ stack of open keys and items from the top of the file down, which gives the key 
 (`("rating_rules", 2, "when")`). It understands block mappings and sequences (also a sequence at its
 key's own column), comments, block scalars (`|`, `>`), and one-line flow collections
 (`dimension_gt: { accuracy: 4.5 }`). It never raises: text it does not understand adds no structure.
+A config file holds one document: what follows a second `---` (or a `...`) is put under a path of its
+own, `("(document 2)", ...)`, which no schema knows, so that it is never taken for the first document's.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ _KEY = re.compile(
 )
 _START = re.compile(r"( *)((?:-(?:[ \t]+|$))*)")  # indentation, then any `- ` item markers
 _BLOCK_SCALAR = re.compile(r"[|>][-+0-9]*")
+_DOCUMENT_MARKER = re.compile(r"(?:---|\.\.\.)(?:[ \t]|$)")
 _WORD_BEFORE = re.compile(r"[\w-]*$")
 _WORD_AFTER = re.compile(r"[\w-]*")
 
@@ -203,6 +206,11 @@ class StructureIndex:
             return
         self._scalar_column = None
         frames, segments = self._frames, self._segments
+        if _DOCUMENT_MARKER.match(text):
+            if frames:  # not the first document's own `---`
+                _next_document(frames)
+                segments[:] = [frame.segment for frame in frames]
+            return
         for element in line_elements(text):
             place(frames, element)
             del segments[len(frames) - 1 :]
@@ -265,6 +273,13 @@ class StructureIndex:
                 return self._keys[at]
             at += 1
         return None
+
+
+def _next_document(frames: list[Frame]) -> None:
+    """Close everything and open the next document: a frame at a negative column (-N for document N),
+    which no line closes."""
+    number = 1 - frames[0].column if frames[0].column < 0 else 2
+    frames[:] = [Frame(-number, f"(document {number})", True)]
 
 
 def _first_difference(old: Sequence[str], new: Sequence[str]) -> int:
