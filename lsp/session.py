@@ -35,7 +35,16 @@ from evalkit.lsp.lenses import NO_SAMPLES
 from evalkit.lsp.options import InitOptions, parse_options
 from evalkit.lsp.reviewers import ReviewerVerdicts
 from evalkit.lsp.verdicts import VerdictCache
-from evalkit.lsp.workspace import Buffer, FolderState, config_file, evalkit_file, folder_buffers, uri_for
+from evalkit.lsp.workspace import (
+    Buffer,
+    EvalkitFile,
+    FolderState,
+    config_file,
+    evalkit_file,
+    folder_buffers,
+    foreign_keys,
+    uri_for,
+)
 from evalkit.lsp.yamlcontext import StructureIndex
 from evalkit.services.inputs import LoadedSubmission
 from evalkit.services.samples import find_samples_dir, read_samples, samples_option_path
@@ -78,6 +87,7 @@ class Session:
         self.reviewers = ReviewerVerdicts()
         self._told: set[str] = set()  # the problems already shown to the user
         self._verdicts: dict[Path, VerdictCache] = {}  # used on the dry-run worker only
+        self._aside: set[str] = set()  # the documents left to other tools (`_set_aside`)
 
     # --- setup -------------------------------------------------------------------------------
 
@@ -123,15 +133,38 @@ class Session:
         found = evalkit_file(uri)
         if found is None:
             return None
-        text = self.server.workspace.get_text_document(uri)
-        source = _source(text)
+        index = self._index(uri)
+        if self._set_aside(uri, found, index):
+            return None
+        state = self.state(found.folder)
+        return OpenDocument(uri, found.path, found.schema, found.folder, index.lines, index, state)
+
+    def _index(self, uri: str) -> StructureIndex:
+        """The structure of the document's text, cached per text."""
+        source = _source(self.server.workspace.get_text_document(uri))
         cached = self._indexes.get(uri)
         if cached is None or cached[0] is not source:
             cached = (source, StructureIndex(split_lines(source), cached[1] if cached else None))
             self._indexes[uri] = cached
-        index = cached[1]
-        state = self.state(found.folder)
-        return OpenDocument(uri, found.path, found.schema, found.folder, index.lines, index, state)
+        return cached[1]
+
+    def _set_aside(self, uri: str, found: EvalkitFile, index: StructureIndex) -> bool:
+        """Whether the file is someone else's that is only named like a config file (`foreign_keys`):
+        the server leaves it alone, says so once in the log, and clears what it showed there."""
+        keys = foreign_keys(found, (key.element.name for key in index.keys if len(key.path) == 1))
+        if not keys:
+            self._aside.discard(uri)
+            return False
+        if uri not in self._aside:
+            self._aside.add(uri)
+            told = (
+                f"evalkit: {found.path} is left to other tools: it is named like an evalkit config file, but "
+                f"no other is beside it and evalkit knows none of its top-level keys ({', '.join(keys)})"
+            )
+            self.server.window_log_message(types.LogMessageParams(types.MessageType.Info, told))
+            if not self._pulls_diagnostics():
+                self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
+        return True
 
     def forget(self, uri: str) -> None:
         self._indexes.pop(uri, None)
@@ -144,7 +177,7 @@ class Session:
     def document_changed(self, uri: str) -> None:
         """An edit, open or close: re-check the file's folder once the edits pause."""
         found = evalkit_file(uri)
-        if found is not None:
+        if found is not None and not self._set_aside(uri, found, self._index(uri)):
             self.folder_changed(found.folder)
 
     def folder_changed(self, folder: Path) -> None:

@@ -15,10 +15,10 @@ from typing import Any
 
 from pygls.uris import from_fs_path, to_fs_path
 
-from evalkit.engine.config import Config, config_name
+from evalkit.engine.config import Config, config_files, config_name
 from evalkit.engine.diagnostics import Diagnostic
 from evalkit.engine.yamlsource import YamlDocument
-from evalkit.lsp import ruletests
+from evalkit.lsp import ruletests, schemanav
 from evalkit.lsp.convert import Problem
 from evalkit.lsp.dryrun import DryRunReport
 from evalkit.lsp.impact import BaseRun, Impact
@@ -66,6 +66,19 @@ def evalkit_file(uri: str) -> EvalkitFile | None:
         return EvalkitFile(path, name, path.parent)
     folder = ruletests.config_folder_of(path)
     return EvalkitFile(path, ruletests.SCHEMA, folder) if folder is not None else None
+
+
+def foreign_keys(found: EvalkitFile, top_keys: Iterable[str]) -> list[str]:
+    """The top-level keys of a file named like a config file that is someone else's (a Prometheus
+    `rules.yaml`, an app's `prompt.yaml`): none of them is a key of evalkit's schema and no other evalkit
+    config file is beside it. Empty for an evalkit file (also a new one, with no keys yet)."""
+    if found.schema == ruletests.SCHEMA:
+        return []
+    keys = sorted(set(top_keys))
+    known = schemanav.root(found.schema).get("properties", {})
+    if not keys or any(key in known for key in keys):
+        return []
+    return [] if set(config_files(found.folder)) - {found.schema} else keys
 
 
 def uri_for(path: str, buffers: Mapping[str, Buffer]) -> str:
