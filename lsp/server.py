@@ -19,6 +19,7 @@ from pygls.uris import to_fs_path
 
 from evalkit import __version__
 from evalkit.engine.config import Config
+from evalkit.engine.diagnostics import Diagnostic, Severity
 from evalkit.lsp import completion, hover, lenses, quickfix, symbols
 from evalkit.lsp.convert import from_position, text_range
 from evalkit.lsp.docs import dimension_settings
@@ -297,10 +298,21 @@ async def _ran_now(
         return {"error": "no evalkit config file is open; pass the URI of one"}
     state = await ls.session.dry_run_now(folder)
     if state.latest is None or not state.latest.ok:
-        return {"config": str(folder), "error": f"the config has errors; fix them to {purpose}"}
+        return {"config": str(folder), "error": _refusal(state.latest, purpose)}
     if state.report is None:
         return {"config": str(folder), "error": ls.session.no_samples(folder) or lenses.NO_SAMPLES}
     return folder, state
+
+
+def _refusal(config: Config | None, purpose: str) -> str:
+    """Why a command does not run: the config's first error (and how many more), where and what."""
+    errors = sorted(
+        (d for d in (config.diagnostics if config is not None else []) if d.severity is Severity.ERROR),
+        key=Diagnostic.sort_key,
+    )
+    first = f": {errors[0].format()}" if errors else ""
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"the config has errors; fix them to {purpose}{first}{more}"
 
 
 @SERVER.command(lenses.DRY_RUN_COMMAND)

@@ -127,9 +127,22 @@ async def test_the_dry_run_command_refuses_a_config_with_errors(editor: Editor) 
     await editor.open("rules.yaml")
     await editor.replace("rules.yaml", "version: 2", "version: [2")
     result = await run_command(editor.client, {"uri": editor.uri("rules.yaml")})
+    rules = editor.config / "rules.yaml"
+    line = editor.texts["rules.yaml"].splitlines().index("version: [2") + 1
     assert result == {
         "config": str(editor.config),
-        "error": "the config has errors; fix them to run the rules",
+        "error": f"the config has errors; fix them to run the rules: {rules}:{line}:10: error[yaml-syntax] "
+        "the flow sequence '[' is not closed (did not find expected ',' or ']' at line 4:8)",
+    }
+
+
+async def test_the_dry_run_command_on_a_folder_that_does_not_exist_says_so(editor: Editor) -> None:
+    await editor.open("rules.yaml")
+    result = await run_command(editor.client, "file:///nowhere/rules.yaml")
+    assert result == {
+        "config": "/nowhere",
+        "error": "the config has errors; fix them to run the rules: "
+        "/nowhere:1:1: error[no-config-dir] the config folder does not exist",
     }
 
 
