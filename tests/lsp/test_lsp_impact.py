@@ -136,7 +136,12 @@ async def test_a_broken_edit_hides_the_impact_until_the_config_is_valid(editor: 
     lenses = await editor.lenses()
     assert not any(title.startswith("vs saved") for _, title in lenses)
     report = await run_diff(editor.client, editor.uri("rules.yaml"))
-    assert report == {"config": str(editor.config), "error": "the config has errors; fix them to compare it"}
+    assert report["config"] == str(editor.config)
+    line = editor.texts["rules.yaml"].splitlines().index("      max_total_length: [") + 1
+    assert report["error"].startswith(
+        f"the config has errors; fix them to compare it: {editor.config / 'rules.yaml'}:{line}:25: "
+        "error[yaml-syntax] the flow sequence '[' is not closed"
+    )
 
 
 def commit_project(root: Path) -> None:
