@@ -66,11 +66,21 @@ def node_at(name: str, path: KeyPath) -> Schema | None:
     """The schema node for `path` in the config file `name`, or None when the schema has no such place."""
     top = root(name)
     node: Schema | None = top
-    for segment in path:
+    for depth, segment in enumerate(path, start=1):
         if node is None:
             return None
         node = child(top, node, segment)
+        if node is not None and name == "ruletest" and _holds_submission(path[:depth]):
+            node = {**node, "properties": root("submission")["properties"]}
     return node
+
+
+def _holds_submission(path: KeyPath) -> bool:
+    """Whether a rule test file's `path` holds a submission, inline or as changes (`with`): its keys are
+    the submission schema's (which has no `$ref` to resolve against the rule test schema)."""
+    return (len(path) == 2 and path[0] == "submissions") or (
+        len(path) == 3 and path[0] == "cases" and path[2] in ("submission", "with")
+    )
 
 
 def key_choices(top: Schema, node: Schema) -> list[tuple[str, Schema]]:

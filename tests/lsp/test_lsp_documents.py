@@ -72,3 +72,33 @@ async def test_a_new_empty_rules_file_alone_is_still_evalkits(
     await editor.open("rules.yaml", "")
     labels = [item.label for item in await editor.completion("rules.yaml", 0, 0)]
     assert "rating_rules" in labels
+
+
+INLINE = (
+    "submissions:\n"
+    "  inline:\n"
+    "    prompt: Name a sorting algorithm.\n"
+    "    ratings: {accuracy: 4}\n"
+    "    \n"
+    "cases:\n"
+    "  - name: an inline submission, changed\n"
+    "    submission: inline\n"
+    "    with:\n"
+    "      ratings: {accuracy: 2}\n"
+    "      \n"
+)
+
+
+async def test_an_inline_submission_in_a_rule_test_is_explained_and_completed_as_a_submission(
+    editor: Editor,
+) -> None:
+    await editor.open("tests/inline.yaml", INLINE)
+    hover = await editor.hover("tests/inline.yaml", 2, 6)
+    assert hover is not None
+    assert hover.contents.value.startswith("**`prompt`** · string\n\nThe prompt the responses answer.")  # type: ignore[union-attr]
+    inside = {item.label for item in await editor.completion("tests/inline.yaml", 4, 4)}
+    assert {"responses", "ranking", "rewrite_preferred"} <= inside and "prompt" not in inside
+    changes = {item.label for item in await editor.completion("tests/inline.yaml", 10, 6)}
+    assert {"prompt", "responses", "evidence"} <= changes and "ratings" not in changes
+    named = await editor.hover("tests/inline.yaml", 1, 4)  # the name: the rule test schema's own words
+    assert named is not None and "An inline submission (a mapping)" in named.contents.value  # type: ignore[union-attr]
