@@ -45,7 +45,7 @@ from evalkit.lsp.workspace import (
     foreign_keys,
     uri_for,
 )
-from evalkit.lsp.yamlcontext import StructureIndex
+from evalkit.lsp.yamlcontext import StructureIndex, top_level_keys
 from evalkit.services.inputs import LoadedSubmission
 from evalkit.services.samples import find_samples_dir, read_samples, samples_option_path
 
@@ -151,7 +151,7 @@ class Session:
     def _set_aside(self, uri: str, found: EvalkitFile, index: StructureIndex) -> bool:
         """Whether the file is someone else's that is only named like a config file (`foreign_keys`):
         the server leaves it alone, says so once in the log, and clears what it showed there."""
-        keys = foreign_keys(found, (key.element.name for key in index.keys if len(key.path) == 1))
+        keys = foreign_keys(found, top_level_keys(index.lines))
         if not keys:
             self._aside.discard(uri)
             return False

@@ -74,11 +74,15 @@ def foreign_keys(found: EvalkitFile, top_keys: Iterable[str]) -> list[str]:
     config file is beside it. Empty for an evalkit file (also a new one, with no keys yet)."""
     if found.schema == ruletests.SCHEMA:
         return []
-    keys = sorted(set(top_keys))
     known = schemanav.root(found.schema).get("properties", {})
-    if not keys or any(key in known for key in keys):
+    keys = []
+    for key in top_keys:  # read lazily: an evalkit file's first key is usually known
+        if key in known:
+            return []
+        keys.append(key)
+    if not keys or set(config_files(found.folder)) - {found.schema}:
         return []
-    return [] if set(config_files(found.folder)) - {found.schema} else keys
+    return sorted(set(keys))
 
 
 def uri_for(path: str, buffers: Mapping[str, Buffer]) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
@@ -134,6 +134,15 @@ def line_elements(text: str) -> list[Element]:
             Element("key", column, name, stripped.rstrip(), value_column + len(value) - len(stripped))
         )
     return elements
+
+
+def top_level_keys(lines: Iterable[str]) -> Iterator[str]:
+    """The keys written at the start of a line, in order, read only as far as asked."""
+    for line in lines:
+        if line[:1] not in ("", " ", "\t", "#", "-"):
+            elements = line_elements(line)
+            if elements and elements[0].kind == "key":
+                yield elements[0].name
 
 
 def _closes(top: Frame, element: Element) -> bool:
