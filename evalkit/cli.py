@@ -129,6 +129,7 @@ def _run(chosen: str | None, prog: str | None, argv: list[str]) -> int:
         if args.command is None:
             parser.print_help(sys.stderr)
             return 2
+    args.prog = prog or f"evalkit {args.command}"  # the name the user typed, for the command's messages
     return _command_module(args.command).run(args)
 
 

@@ -128,25 +128,26 @@ class EvalRun:
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
+        self.prog: str = args.prog  # `evalkit eval`, or `oai-eval` as the seed's users type it
 
     def execute(self) -> int:
         clash = _same_output(self.args)
         if clash:
-            print(f"evalkit eval: {clash}; give each output its own file", file=sys.stderr)
+            print(f"{self.prog}: {clash}; give each output its own file", file=sys.stderr)
             return 2
         folder = next((path for path in _outputs(self.args) if os.path.isdir(path)), None)
         if folder is not None:  # found now, not after a batch was evaluated for a report it cannot hold
-            print(f"evalkit eval: cannot write {shown(folder)}: it is a folder", file=sys.stderr)
+            print(f"{self.prog}: cannot write {shown(folder)}: it is a folder", file=sys.stderr)
             return 2
         try:
             self.log = RunLog(self.args.log_file)
         except OSError as exc:
-            print(f"evalkit eval: cannot write the log {self.args.log_file}: {exc.strerror}", file=sys.stderr)
+            print(f"{self.prog}: cannot write the log {self.args.log_file}: {exc.strerror}", file=sys.stderr)
             return 2
         try:
             return self._execute()
         except (OutputFailed, WorkerDied) as exc:
-            print(f"evalkit eval: {exc}", file=sys.stderr)
+            print(f"{self.prog}: {exc}", file=sys.stderr)
             return 2
         finally:
             self.log.close()
@@ -155,7 +156,7 @@ class EvalRun:
         missing = [p for p in self.args.inputs if not Path(p).exists()]
         if missing:
             for path in missing:
-                print(f"evalkit eval: {shown(path)}: no such file or folder", file=sys.stderr)
+                print(f"{self.prog}: {shown(path)}: no such file or folder", file=sys.stderr)
             return 2
         config = self._config()
         if config is None:
@@ -163,7 +164,7 @@ class EvalRun:
         items = raw_items(self.args.inputs)
         first = list(itertools.islice(items, 2))
         if not first:
-            print("evalkit eval: no submissions found in the inputs", file=sys.stderr)
+            print(f"{self.prog}: no submissions found in the inputs", file=sys.stderr)
             return 2
         batch = _is_batch(self.args.inputs, len(first))
         want = Want(
@@ -199,12 +200,12 @@ class EvalRun:
         if not config.files and not config.diagnostics:  # an empty --config-dir: `check` refuses it too
             from evalkit.services.check import no_config_files
 
-            print(f"evalkit eval: {shown(no_config_files(config.folder))}", file=sys.stderr)
+            print(f"{self.prog}: {shown(no_config_files(config.folder))}", file=sys.stderr)
             return None
         for diagnostic in config.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
         if config.plan is None:
-            print("evalkit eval: the config has errors; nothing was evaluated", file=sys.stderr)
+            print(f"{self.prog}: the config has errors; nothing was evaluated", file=sys.stderr)
             return None
         self.log.info(
             "config %s (hash %s, rule version %s)",
