@@ -27,7 +27,9 @@ from evalkit.services.batch import (
     raw_items,
 )
 from evalkit.services.config_cache import load_for_eval
+from evalkit.services.config_files import refuse_without_config_files
 from evalkit.services.progress import Progress, counted
+from evalkit.services.usage import UsageProblem
 from evalkit.services.workers import WorkerDied
 
 if TYPE_CHECKING:
@@ -146,7 +148,7 @@ class EvalRun:
             return 2
         try:
             return self._execute()
-        except (OutputFailed, WorkerDied) as exc:
+        except (OutputFailed, WorkerDied, UsageProblem) as exc:
             print(f"{self.prog}: {exc}", file=sys.stderr)
             return 2
         finally:
@@ -197,11 +199,7 @@ class EvalRun:
 
     def _config(self) -> Config | None:
         config = load_for_eval(self.args.config_dir)
-        if not config.files and not config.diagnostics:  # an empty --config-dir: `check` refuses it too
-            from evalkit.services.check import no_config_files
-
-            print(f"{self.prog}: {shown(no_config_files(config.folder))}", file=sys.stderr)
-            return None
+        refuse_without_config_files(config)
         for diagnostic in config.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
         if config.plan is None:

@@ -125,8 +125,10 @@ def _score(args: argparse.Namespace) -> int:
 
 def _checked_config(folder: str | None, prog: str) -> Any:
     from evalkit.engine.config import analyze
+    from evalkit.services.config_files import refuse_without_config_files
 
     config = analyze(folder)
+    refuse_without_config_files(config)
     for diagnostic in config.diagnostics:
         print(diagnostic.format(), file=sys.stderr)
     if config.plan is None:

@@ -85,14 +85,12 @@ def _input_files(inputs: list[str]) -> list[Path]:
 
 def _config(config_dir: str | None) -> Config:
     from evalkit.engine.config import analyze
+    from evalkit.services.config_files import refuse_without_config_files
 
     if config_dir is not None and not Path(config_dir).is_dir():
         raise UsageProblem(f"--config-dir {config_dir}: no such folder")
     config = analyze(config_dir)
-    if not config.files and not config.diagnostics:  # as `check` and `eval` refuse it
-        from evalkit.services.check import no_config_files
-
-        raise UsageProblem(no_config_files(config.folder))
+    refuse_without_config_files(config)
     return config
 
 

@@ -90,14 +90,12 @@ def _render(kind: str, stats: ReviewStats, about: dict[str, str]) -> str:
 
 def _config(config_dir: str | None) -> Config:
     from evalkit.engine.config import analyze
+    from evalkit.services.config_files import refuse_without_config_files
 
     if config_dir is not None and not Path(config_dir).is_dir():
         raise UsageProblem(f"--config-dir {config_dir}: no such folder")
     config = analyze(config_dir)
-    if not config.files and not config.diagnostics:  # as `check`, `eval` and `review` refuse it
-        from evalkit.services.check import no_config_files
-
-        raise UsageProblem(no_config_files(config.folder))
+    refuse_without_config_files(config)
     if config.plan is None:
         for diagnostic in config.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
