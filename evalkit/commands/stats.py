@@ -18,6 +18,7 @@ from evalkit.services.usage import UsageProblem
 
 if TYPE_CHECKING:
     from evalkit.engine.config import Config
+    from evalkit.services.reviews import SkippedLine
     from evalkit.services.stats import ReviewStats
 
 FORMATS = ("text", "json", "html")
@@ -70,11 +71,19 @@ def _report(args: argparse.Namespace) -> str:
     except ReviewsError as exc:
         raise UsageProblem(str(exc)) from None
     for journal in reviews.journals:  # skipped, not fatal: say each line, as check says a diagnostic
-        for line, why in journal.problems:
-            print(f"{journal.path}:{line}: warning: {why}; skipped", file=sys.stderr)
+        for skipped in journal.problems:
+            print(_warning(journal.path, skipped), file=sys.stderr)
     stats = review_stats(reviews, Evaluator(config).evaluate)
     about = {"folder": str(config.folder), "hash": config.config_hash}
     return _render(args.format, stats, about)
+
+
+def _warning(path: str, skipped: SkippedLine) -> str:
+    """`path:line:col: warning[code] why; skipped`, the diagnostics' format."""
+    from evalkit.engine.diagnostics import Diagnostic, Severity, Span
+
+    where = Span.point(skipped.line, skipped.column)
+    return Diagnostic(path, where, Severity.WARNING, skipped.code, f"{skipped.why}; skipped").format()
 
 
 def _render(kind: str, stats: ReviewStats, about: dict[str, str]) -> str:
