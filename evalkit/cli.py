@@ -46,6 +46,13 @@ def build_parser(
     chosen: str | None, prog: str | None = None, argv: Sequence[str] = ()
 ) -> argparse.ArgumentParser:
     """The parser with the chosen command's options; `prog` renames that command in usage and errors."""
+    return _parsers(chosen, prog, argv)[0]
+
+
+def _parsers(
+    chosen: str | None, prog: str | None, argv: Sequence[str]
+) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """build_parser's parser, and each command's own parser by name."""
     import argparse
 
     from evalkit import __version__
@@ -53,6 +60,7 @@ def build_parser(
     parser = argparse.ArgumentParser(prog="evalkit", description="Judge LLM output with declarative rules.")
     parser.add_argument("--version", action="version", version=f"evalkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands: dict[str, argparse.ArgumentParser] = {}
     # a command named first gets its parser alone: the others' would only be built and thrown away (a
     # tenth of eval's cold start); otherwise all of them, for `evalkit --help` and the error that lists them
     alone = chosen is not None and argv[:1] == [chosen]
@@ -60,9 +68,10 @@ def build_parser(
         command_parser = sub.add_parser(
             name, help=summary, description=summary, prog=prog if name == chosen else None
         )
+        commands[name] = command_parser
         if name == chosen:
             _command_module(name).configure(command_parser)
-    return parser
+    return parser, commands
 
 
 def _chosen_command(argv: Sequence[str]) -> str | None:
@@ -121,9 +130,12 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
 def _run(chosen: str | None, prog: str | None, argv: list[str]) -> int:
     args = _plain_args(chosen, argv)
     if args is None:
-        parser = build_parser(chosen, prog, argv)
+        parser, commands = _parsers(chosen, prog, argv)
         try:
-            args = parser.parse_args(argv)
+            args, extra = parser.parse_known_args(argv)
+            if extra:  # said by the command's parser, with its usage, not by evalkit's
+                refusing = commands.get(args.command, parser)
+                refusing.error(f"unrecognized arguments: {' '.join(extra)}")
         except SystemExit as exit_:
             return 0 if exit_.code == 0 else 2
         if args.command is None:
