@@ -28,6 +28,7 @@ from evalkit.services.batch import (
 )
 from evalkit.services.config_cache import load_for_eval
 from evalkit.services.config_files import refuse_without_config_files
+from evalkit.services.output_over_input import input_written_over
 from evalkit.services.progress import Progress, counted
 from evalkit.services.usage import UsageProblem
 from evalkit.services.workers import WorkerDied
@@ -133,7 +134,7 @@ class EvalRun:
         self.prog: str = args.prog  # `evalkit eval`, or `oai-eval` as the seed's users type it
 
     def execute(self) -> int:
-        clash = _same_output(self.args)
+        clash = _same_output(self.args) or _output_is_input(self.args)
         if clash:
             print(f"{self.prog}: {clash}; give each output its own file", file=sys.stderr)
             return 2
@@ -305,6 +306,18 @@ def _same_output(args: argparse.Namespace) -> str | None:
         if key in seen:
             return f"{seen[key]} and {option} both name {path}"
         seen[key] = option
+    return None
+
+
+def _output_is_input(args: argparse.Namespace) -> str | None:
+    """An output flag naming one of the inputs (written over once read, or appended to), or None."""
+    for flag in OUTPUT_FLAGS:
+        path = getattr(args, flag)
+        read = None if path is None else input_written_over(path, args.inputs)
+        if read is not None:
+            option = "--" + flag.replace("_", "-")
+            also = "" if read == path else f" ({shown(read)})"
+            return f"{option} {shown(path)} is also an input{also}"
     return None
 
 

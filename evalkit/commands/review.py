@@ -51,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
         journal_path = (
             Path(args.decisions) if args.decisions else default_path(args.inputs[0], JOURNAL_SUFFIX)
         )
+        _refuse_outputs_over_inputs(args.inputs, journal_path, args.export)
         session, journal, skipped = open_session(config, journal_path)
         if args.export:
             return _export(session, files, Path(args.export))
@@ -81,6 +82,18 @@ def _input_files(inputs: list[str]) -> list[Path]:
     if not files:
         raise UsageProblem(f"no submission files (.json, .yaml, .yml, .jsonl) in {', '.join(inputs)}")
     return files
+
+
+def _refuse_outputs_over_inputs(inputs: list[str], journal: Path, export: str | None) -> None:
+    """The journal (appended to) and the export (replaced) must be files of their own."""
+    from evalkit.engine.text import shown
+    from evalkit.services.output_over_input import input_written_over
+
+    if input_written_over(str(journal), inputs) is not None:
+        name = shown(str(journal))
+        raise UsageProblem(f"--decisions {name} is also an input; give the journal its own file")
+    if export is not None and input_written_over(export, [*inputs, str(journal)]) is not None:
+        raise UsageProblem(f"--export {shown(export)} is also an input or the journal; give it its own file")
 
 
 def _config(config_dir: str | None) -> Config:

@@ -49,12 +49,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        _refuse_output_over_input(args)
         output = _report(args)
         _write(output, args.out)
     except UsageProblem as problem:
         print(f"evalkit stats: {problem}", file=sys.stderr)
         return 2
     return 0
+
+
+def _refuse_output_over_input(args: argparse.Namespace) -> None:
+    from evalkit.engine.text import shown
+    from evalkit.services.output_over_input import input_written_over
+
+    if args.out is not None and input_written_over(args.out, [*args.journals, *(args.inputs or [])]):
+        raise UsageProblem(f"--out {shown(args.out)} is also a journal or an input; give it its own file")
 
 
 def _report(args: argparse.Namespace) -> str:

@@ -788,6 +788,7 @@ COLD_EVAL_MODULES = {
     "evalkit.services.config_cache",
     "evalkit.services.config_files",
     "evalkit.services.inputs",
+    "evalkit.services.output_over_input",
     "evalkit.services.progress",
     "evalkit.services.review_files",
     "evalkit.services.usage",
