@@ -100,6 +100,11 @@ def expand_inputs(paths: Iterable[Path | str]) -> tuple[list[Path], list[str]]:
     return files, missing
 
 
+def no_submissions(inputs: Iterable[str]) -> str:
+    """What to say when the inputs hold no submission at all (empty files and folders): naming them."""
+    return f"no submissions found in {', '.join(shown(name) for name in inputs)}"
+
+
 def _parsed(source: str, data: Any) -> LoadedSubmission:
     try:
         return LoadedSubmission(source, parse_submission(data), data)

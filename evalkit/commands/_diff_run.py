@@ -15,6 +15,7 @@ from evalkit.services.config_files import refuse_without_config_files
 from evalkit.services.diff import DiffRecipe, DiffReport, ItemDiff, Unchanged, diff_items
 from evalkit.services.diffrender import RENDERERS
 from evalkit.services.gitrev import ConfigSource, NoRevision, NotUtf8, RevisionError, config_at
+from evalkit.services.inputs import no_submissions
 from evalkit.services.usage import UsageProblem
 
 
@@ -57,7 +58,7 @@ class DiffRun:
         items = raw_items(self.args.inputs)
         first = list(itertools.islice(items, 1))
         if not first:
-            raise UsageProblem("no submissions found in the inputs")
+            raise UsageProblem(no_submissions(self.args.inputs))
         report = DiffReport.between(base, head, self.args.base, head_source.folder)
         report.add_all(
             _told(

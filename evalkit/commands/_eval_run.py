@@ -28,6 +28,7 @@ from evalkit.services.batch import (
 )
 from evalkit.services.config_cache import load_for_eval
 from evalkit.services.config_files import refuse_without_config_files
+from evalkit.services.inputs import no_submissions
 from evalkit.services.output_over_input import input_written_over
 from evalkit.services.progress import Progress, counted
 from evalkit.services.usage import UsageProblem
@@ -167,7 +168,7 @@ class EvalRun:
         items = raw_items(self.args.inputs)
         first = list(itertools.islice(items, 2))
         if not first:
-            print(f"{self.prog}: no submissions found in the inputs", file=sys.stderr)
+            print(f"{self.prog}: {no_submissions(self.args.inputs)}", file=sys.stderr)
             return 2
         batch = _is_batch(self.args.inputs, len(first))
         want = Want(

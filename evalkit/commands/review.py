@@ -4,8 +4,9 @@ Every decision goes to the journal (JSON Lines) at once; by default `<first INPU
 beside the first input (for a folder, beside the folder). Reopening with the same journal resumes. With
 `--export FILE` no screen opens: the journal is replayed and the reviewed results written to FILE.
 
-Exit codes: 0 on a normal quit or export; 2 when nothing can be done (no input found, an unreadable
-journal, a config folder that does not exist, an export with a broken config).
+Exit codes: 0 on a normal quit or export; 1 for an export with submissions that cannot be read or are
+invalid (each said on stderr, as `eval` says it); 2 when nothing can be done (no input found, an
+unreadable journal, a config folder that does not exist, an export with a broken config).
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evalkit.services.review_files import EXPORT_SUFFIX, JOURNAL_SUFFIX, default_path
 from evalkit.services.usage import UsageProblem
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from evalkit.engine.config import Config
     from evalkit.tui.journal import Journal
     from evalkit.tui.model import ReviewSession
@@ -133,10 +136,21 @@ def _export(session: ReviewSession, files: list[Path], destination: Path) -> int
         raise UsageProblem("the config has errors; nothing exported:\n" + "\n".join(errors))
     for path in files:
         session.add(read_file(path))
+    unread: list[str] = []
     try:
-        count = write_jsonl_atomic(destination, session.export_records())
+        count = write_jsonl_atomic(destination, _told(session.export_records(), unread))
     except OSError as exc:
         raise UsageProblem(f"{destination}: cannot write: {exc.strerror or exc}") from None
     done = session.progress().done
     print(f"{destination}: {count} results, {done} reviewed", file=sys.stderr)
-    return 0
+    return 1 if unread else 0
+
+
+def _told(records: Iterator[dict[str, Any]], unread: list[str]) -> Iterator[dict[str, Any]]:
+    """The records, with each error entry said on stderr as it passes (as eval does), its source kept in
+    `unread`."""
+    for record in records:
+        if "error" in record:
+            unread.append(record["source"])
+            print(f"{record['source']}: error: {record['error']['message']}", file=sys.stderr)
+        yield record

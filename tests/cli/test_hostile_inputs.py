@@ -171,7 +171,13 @@ def test_diff_names_each_pipe_in_a_folder(folder_with_pipes: Path) -> None:
 def test_review_export_names_each_pipe_in_a_folder(folder_with_pipes: Path, tmp_path: Path) -> None:
     out = tmp_path / "export.jsonl"
     done = evalkit("review", str(folder_with_pipes), "--export", str(out))
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr
+    pipe = NOT_REGULAR.format("a named pipe")
+    assert done.stderr.splitlines() == [
+        f"{folder_with_pipes / 'a.json'}: error: {pipe}",
+        f"{folder_with_pipes / 'c.jsonl'}: error: {pipe}",
+        f"{out}: 3 results, 0 reviewed",
+    ]
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     sources = {record["source"]: record for record in records}
     assert set(sources) == {str(folder_with_pipes / name) for name in ("a.json", "b.json", "c.jsonl")}

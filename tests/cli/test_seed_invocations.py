@@ -155,7 +155,10 @@ OAI_EVAL_REFUSALS = {
         "cannot write the log gone/run.log: No such file or directory",
     ),
     "missing input": (["gone.json"], "gone.json: no such file or folder"),
-    "no submissions": (["empty"], "no submissions found in the inputs"),
+    "no submissions": (
+        ["empty", "samples/empty.jsonl"],
+        "no submissions found in empty, samples/empty.jsonl",
+    ),
     "config without config files": (
         [SAMPLE, "--config-dir", "empty"],
         "empty: no config files found here (looked for dimensions.yaml, ranking.yaml, prompt.yaml, "
@@ -167,6 +170,7 @@ OAI_EVAL_REFUSALS = {
 @pytest.mark.parametrize("argv, message", OAI_EVAL_REFUSALS.values(), ids=OAI_EVAL_REFUSALS.keys())
 def test_oai_eval_names_itself_in_every_refusal(workdir: Path, argv: list[str], message: str) -> None:
     (workdir / "empty").mkdir()
+    (workdir / "samples" / "empty.jsonl").write_text("\n", encoding="utf-8")
     done = subprocess.run([OAI_EVAL, *argv], cwd=workdir, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert done.stderr == f"oai-eval: {message}\n"
