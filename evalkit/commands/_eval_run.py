@@ -13,7 +13,7 @@ from typing import IO, TYPE_CHECKING, Any, TextIO
 
 from evalkit.engine.config import Config
 from evalkit.engine.text import shown
-from evalkit.services.atomic import atomic_output, write_text_atomic
+from evalkit.services.atomic import atomic_output
 from evalkit.services.batch import (
     Outcome,
     Rendered,
@@ -225,6 +225,7 @@ class EvalRun:
         with contextlib.ExitStack() as outputs:
             results = self._open(outputs, args.out) or Sink("stdout", sys.stdout)
             explain = self._open(outputs, args.explain_json)
+            report = self._open(outputs, args.report_md)  # opened now: one it cannot write stops the run here
             for outcome in outcomes:
                 if isinstance(outcome, Rendered):
                     errors += self._write_rendered(outcome, results, explain, progress, reported)
@@ -242,9 +243,8 @@ class EvalRun:
                         )
                     )
             progress.finish()
-            if args.report_md:
-                with _writing(args.report_md):
-                    write_text_atomic(args.report_md, _report(config, reported))
+            if report is not None:
+                report.write(_report(config, reported))
         return errors
 
     def _write_rendered(

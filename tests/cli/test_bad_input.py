@@ -52,3 +52,12 @@ def test_review_export_says_each_submission_it_cannot_read_and_exits_1(tmp_path:
         "out.jsonl: 2 results, 0 reviewed",
     ]
     assert (tmp_path / "out.jsonl").read_text(encoding="utf-8").count("\n") == 2
+
+
+def test_a_report_that_cannot_be_written_stops_eval_before_any_result(tmp_path: Path) -> None:
+    """The report is opened with the other outputs: its folder missing, nothing is evaluated or written,
+    rather than results on stdout and then exit 2."""
+    for inputs in ([str(SAMPLE)], [str(SAMPLE), str(SAMPLE), "--jobs", "2"]):
+        done = evalkit("eval", *inputs, "--report-md", "gone/report.md", cwd=tmp_path)
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == "evalkit eval: cannot write gone/report.md: No such file or directory\n"
