@@ -105,6 +105,7 @@ def _unwind_on_sigterm() -> signal.Handlers | Callable[..., object] | int | None
 
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    _reopen_closed_streams()
     chosen = _chosen_command(argv)
     previous = _unwind_on_sigterm() if chosen in UNWOUND_ON_SIGTERM else None
     try:
@@ -125,6 +126,22 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _reopen_closed_streams() -> None:
+    """Started with stdout or stderr closed (`>&-`), Python has None for it: every use would end in a
+    traceback, `print` would write stderr's messages to stdout, and the next file opened would take the
+    descriptor. Stdout becomes a descriptor that refuses writes (a command that writes to it says it cannot,
+    exit 2; one that writes elsewhere runs); stderr becomes /dev/null (its messages were not wanted)."""
+    for descriptor, name, flags in ((1, "stdout", os.O_RDONLY), (2, "stderr", os.O_WRONLY)):
+        if getattr(sys, name) is not None:
+            continue
+        opened = os.open(os.devnull, flags)
+        if opened != descriptor:
+            os.dup2(opened, descriptor)
+            os.close(opened)
+        stream = open(descriptor, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+        setattr(sys, name, stream)
 
 
 def _run(chosen: str | None, prog: str | None, argv: list[str]) -> int:

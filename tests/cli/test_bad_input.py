@@ -3,10 +3,13 @@ starts with the command's name, and the exit code is DESIGN.md's."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).parents[2]
 BIN = Path(sys.executable).parent
@@ -61,3 +64,52 @@ def test_a_report_that_cannot_be_written_stops_eval_before_any_result(tmp_path: 
         done = evalkit("eval", *inputs, "--report-md", "gone/report.md", cwd=tmp_path)
         assert (done.returncode, done.stdout) == (2, "")
         assert done.stderr == "evalkit eval: cannot write gone/report.md: No such file or directory\n"
+
+
+CLOSED_STDOUT = {
+    "eval": ["eval", str(SAMPLE)],
+    "eval batch": ["eval", str(SAMPLE), str(SAMPLE), "--jobs", "2"],
+    "check": ["check", str(REPO / "config_samples")],
+    "test": ["test", str(REPO / "config_samples")],
+    "diff": ["diff", str(SAMPLE), "--base", str(REPO / "config_samples")],
+    "schema": ["schema", "rules"],
+    "help": ["--help"],
+}
+
+
+@pytest.mark.parametrize("argv", CLOSED_STDOUT.values(), ids=CLOSED_STDOUT.keys())
+def test_a_closed_stdout_is_an_output_that_cannot_be_written(tmp_path: Path, argv: list[str]) -> None:
+    """`>&-`: Python has no sys.stdout then, and every command ended in a traceback."""
+    done = closed("1", argv, tmp_path)
+    assert done.returncode == 2
+    command = "evalkit" if argv[0].startswith("-") else f"evalkit {argv[0]}"
+    assert done.stderr.startswith(f"{command}: cannot write")
+    assert done.stderr.endswith("stdout: Bad file descriptor\n")
+
+
+def test_a_closed_stdout_does_not_stop_a_run_that_writes_elsewhere(tmp_path: Path) -> None:
+    done = closed("1", ["eval", str(SAMPLE), "--out", "result.json"], tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))["label"]
+
+
+def test_a_closed_stderr_leaves_the_results_on_stdout_and_the_exit_code(tmp_path: Path) -> None:
+    """`2>&-`: the batch ended in a traceback nobody saw, with nothing written (exit 1)."""
+    (tmp_path / "bad.json").write_text("{", encoding="utf-8")
+    done = closed("2", ["eval", str(SAMPLE), "bad.json"], tmp_path)
+    assert done.returncode == 1
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [line["source"] for line in lines] == [str(SAMPLE), "bad.json"]
+    assert "error" in lines[1]
+
+
+def closed(descriptor: str, argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The command run with stdout (1) or stderr (2) closed, as a shell's `>&-` or `2>&-` leaves it."""
+    return subprocess.run(
+        ["sh", "-c", f'exec "$0" "$@" {descriptor}>&-', str(BIN / "evalkit"), *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
