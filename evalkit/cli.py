@@ -7,6 +7,7 @@ Only the chosen subcommand's module is imported, and each imports its heavy depe
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import importlib
 import os
@@ -106,6 +107,7 @@ def _unwind_on_sigterm() -> signal.Handlers | Callable[..., object] | int | None
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _reopen_closed_streams()
+    _show_undecodable_bytes()
     chosen = _chosen_command(argv)
     previous = _unwind_on_sigterm() if chosen in UNWOUND_ON_SIGTERM else None
     try:
@@ -142,6 +144,29 @@ def _reopen_closed_streams() -> None:
             os.close(opened)
         stream = open(descriptor, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
         setattr(sys, name, stream)
+
+
+def _show_undecodable_bytes() -> None:
+    """Stdout and stderr write a byte of a file name that is not UTF-8 as every output shows it, `\\xNN`
+    (engine/text.py's `shown`), where a message did not: Python's stderr would write `\\udcff`, its stdout
+    the raw byte or a traceback."""
+    codecs.register_error(SHOWN_ERRORS, _shown_error)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors=SHOWN_ERRORS)
+
+
+SHOWN_ERRORS = "evalkit.shown"
+
+
+def _shown_error(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    from evalkit.engine.text import shown
+
+    part = error.object[error.start : error.end]
+    return shown(part).encode("ascii", "backslashreplace").decode("ascii"), error.end
 
 
 def _run(chosen: str | None, prog: str | None, argv: list[str]) -> int:

@@ -4,6 +4,7 @@ starts with the command's name, and the exit code is DESIGN.md's."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -113,3 +114,42 @@ def closed(descriptor: str, argv: list[str], cwd: Path) -> subprocess.CompletedP
         timeout=120,
         stdin=subprocess.DEVNULL,
     )
+
+
+BAD_NAME = os.fsdecode(b"b\xffad.json")
+NAMED_IN_MESSAGES = {
+    "review": (["review", BAD_NAME], "evalkit review: b\\xffad.json: no such file or folder"),
+    "review --export": (
+        ["review", str(SAMPLE), "--export", BAD_NAME],
+        "b\\xffad.json: 1 results, 0 reviewed",
+    ),
+    "stats": (["stats", BAD_NAME], "evalkit stats: b\\xffad.json: no such journal"),
+    "stats --input": (
+        ["stats", "j.jsonl", "--input", BAD_NAME],
+        "evalkit stats: --input b\\xffad.json: no such file or folder",
+    ),
+    "diff": (
+        ["diff", BAD_NAME, "--base", str(REPO / "config_samples")],
+        "evalkit diff: b\\xffad.json: no such file or folder",
+    ),
+    "schema": (
+        ["schema", BAD_NAME],
+        "evalkit schema: unknown schema 'b\\xffad.json'; choose one of: dimensions, ranking, prompt, "
+        "rewrite, rules, submission, ruletest",
+    ),
+}
+
+
+@pytest.mark.parametrize("argv, message", NAMED_IN_MESSAGES.values(), ids=NAMED_IN_MESSAGES.keys())
+def test_a_name_whose_bytes_are_not_utf8_is_shown_as_every_output_shows_it(
+    tmp_path: Path, argv: list[str], message: str
+) -> None:
+    """`\\xNN`, as `ls -b` (README), where these messages wrote Python's `\\udcff`."""
+    done = subprocess.run(
+        [str(BIN / "evalkit"), *argv],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.stderr.decode("utf-8").splitlines()[-1] == message
