@@ -95,6 +95,8 @@ def _refuse_outputs_over_inputs(inputs: list[str], journal: Path, export: str | 
     if input_written_over(str(journal), inputs) is not None:
         name = shown(str(journal))
         raise UsageProblem(f"--decisions {name} is also an input; give the journal its own file")
+    if export is not None and Path(export).is_dir():  # found now, not after every submission was evaluated
+        raise UsageProblem(f"{shown(export)}: cannot write: it is a folder")
     if export is not None and input_written_over(export, [*inputs, str(journal)]) is not None:
         raise UsageProblem(f"--export {shown(export)} is also an input or the journal; give it its own file")
 

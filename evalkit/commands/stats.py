@@ -62,6 +62,8 @@ def _refuse_output_over_input(args: argparse.Namespace) -> None:
     from evalkit.engine.text import shown
     from evalkit.services.output_over_input import input_written_over
 
+    if args.out is not None and Path(args.out).is_dir():  # found now, not after the report was made
+        raise UsageProblem(f"{shown(args.out)}: cannot write: it is a folder")
     if args.out is not None and input_written_over(args.out, [*args.journals, *(args.inputs or [])]):
         raise UsageProblem(f"--out {shown(args.out)} is also a journal or an input; give it its own file")
 

@@ -153,3 +153,13 @@ def test_a_name_whose_bytes_are_not_utf8_is_shown_as_every_output_shows_it(
         stdin=subprocess.DEVNULL,
     )
     assert done.stderr.decode("utf-8").splitlines()[-1] == message
+
+
+def test_review_export_and_stats_out_refuse_a_folder_before_any_work(tmp_path: Path) -> None:
+    (tmp_path / "out").mkdir()
+    (tmp_path / "ana.decisions.jsonl").write_text("not json\n", encoding="utf-8")
+    exported = evalkit("review", str(SAMPLE), "--export", "out", cwd=tmp_path)
+    counted = evalkit("stats", "ana.decisions.jsonl", "--out", "out", cwd=tmp_path)
+    assert (exported.returncode, counted.returncode) == (2, 2)
+    assert exported.stderr == "evalkit review: out: cannot write: it is a folder\n"
+    assert counted.stderr == "evalkit stats: out: cannot write: it is a folder\n"
