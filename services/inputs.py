@@ -75,7 +75,7 @@ def _listed(path: Path) -> Path | None:
     return None if stat.S_ISDIR(mode) else NotRegular(path)
 
 
-def refuse_not_regular(path: Path) -> None:
+def _refuse_not_regular(path: Path) -> None:
     """Raise OSError for a folder's entry that is not a regular file (NotRegular), before it is opened."""
     kind = not_a_regular_file(path) if isinstance(path, NotRegular) else None
     if kind is not None:
@@ -114,7 +114,7 @@ def _parsed(source: str, data: Any) -> LoadedSubmission:
 
 def read_text(path: Path) -> str:
     """A submission file's text; raises OSError, or ValueError saying why evalkit does not read it."""
-    refuse_not_regular(path)
+    _refuse_not_regular(path)
     return decode_utf8(read_capped(path, limits.MAX_SUBMISSION_BYTES))
 
 
@@ -214,7 +214,7 @@ def jsonl_lines(path: Path) -> Iterator[tuple[str, str | None, str | None]]:
     `str.splitlines` would also cut at U+2028 or U+0085, which JSON allows raw in a string."""
     source = shown(str(path))
     try:
-        refuse_not_regular(path)
+        _refuse_not_regular(path)
         handle = open(path, "rb")  # noqa: SIM115 - closed below, also when the caller stops early
     except OSError as exc:
         yield source, None, read_problem(exc)
