@@ -140,6 +140,9 @@ CODES: dict[str, str] = {
     "invalid-sample": "A sample submission cannot be read or is invalid.",
     "rule-never-fires": "A rule fires on none of the sample submissions.",
     "rule-discarded": "Reviewers discarded a rule's proposals more often than --max-discard-rate allows.",
+    "journal-not-json": "A line of a review journal that is not JSON: skipped.",
+    "journal-not-decision": "A review journal entry that is not a decision (a field is missing or has the "
+    "wrong type): skipped.",
     "unknown-rule": "A rule test names a rule id the config does not have.",
     "uncovered-rule": "A rule that no rule test fires.",
 }

@@ -7,6 +7,7 @@ Only the chosen subcommand's module is imported, and each imports its heavy depe
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import importlib
 import os
@@ -46,6 +47,13 @@ def build_parser(
     chosen: str | None, prog: str | None = None, argv: Sequence[str] = ()
 ) -> argparse.ArgumentParser:
     """The parser with the chosen command's options; `prog` renames that command in usage and errors."""
+    return _parsers(chosen, prog, argv)[0]
+
+
+def _parsers(
+    chosen: str | None, prog: str | None, argv: Sequence[str]
+) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """build_parser's parser, and each command's own parser by name."""
     import argparse
 
     from evalkit import __version__
@@ -53,6 +61,7 @@ def build_parser(
     parser = argparse.ArgumentParser(prog="evalkit", description="Judge LLM output with declarative rules.")
     parser.add_argument("--version", action="version", version=f"evalkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands: dict[str, argparse.ArgumentParser] = {}
     # a command named first gets its parser alone: the others' would only be built and thrown away (a
     # tenth of eval's cold start); otherwise all of them, for `evalkit --help` and the error that lists them
     alone = chosen is not None and argv[:1] == [chosen]
@@ -60,9 +69,10 @@ def build_parser(
         command_parser = sub.add_parser(
             name, help=summary, description=summary, prog=prog if name == chosen else None
         )
+        commands[name] = command_parser
         if name == chosen:
             _command_module(name).configure(command_parser)
-    return parser
+    return parser, commands
 
 
 def _chosen_command(argv: Sequence[str]) -> str | None:
@@ -96,6 +106,8 @@ def _unwind_on_sigterm() -> signal.Handlers | Callable[..., object] | int | None
 
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    _reopen_closed_streams()
+    _show_undecodable_bytes()
     chosen = _chosen_command(argv)
     previous = _unwind_on_sigterm() if chosen in UNWOUND_ON_SIGTERM else None
     try:
@@ -118,17 +130,60 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
+def _reopen_closed_streams() -> None:
+    """Started with stdout or stderr closed (`>&-`), Python has None for it: every use would end in a
+    traceback, `print` would write stderr's messages to stdout, and the next file opened would take the
+    descriptor. Stdout becomes a descriptor that refuses writes (a command that writes to it says it cannot,
+    exit 2; one that writes elsewhere runs); stderr becomes /dev/null (its messages were not wanted)."""
+    for descriptor, name, flags in ((1, "stdout", os.O_RDONLY), (2, "stderr", os.O_WRONLY)):
+        if getattr(sys, name) is not None:
+            continue
+        opened = os.open(os.devnull, flags)
+        if opened != descriptor:
+            os.dup2(opened, descriptor)
+            os.close(opened)
+        stream = open(descriptor, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+        setattr(sys, name, stream)
+
+
+def _show_undecodable_bytes() -> None:
+    """Stdout and stderr write a byte of a file name that is not UTF-8 as every output shows it, `\\xNN`
+    (engine/text.py's `shown`), where a message did not: Python's stderr would write `\\udcff`, its stdout
+    the raw byte or a traceback."""
+    codecs.register_error(SHOWN_ERRORS, _shown_error)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors=SHOWN_ERRORS)
+
+
+SHOWN_ERRORS = "evalkit.shown"
+
+
+def _shown_error(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    from evalkit.engine.text import shown
+
+    part = error.object[error.start : error.end]
+    return shown(part).encode("ascii", "backslashreplace").decode("ascii"), error.end
+
+
 def _run(chosen: str | None, prog: str | None, argv: list[str]) -> int:
     args = _plain_args(chosen, argv)
     if args is None:
-        parser = build_parser(chosen, prog, argv)
+        parser, commands = _parsers(chosen, prog, argv)
         try:
-            args = parser.parse_args(argv)
+            args, extra = parser.parse_known_args(argv)
+            if extra:  # said by the command's parser, with its usage, not by evalkit's
+                refusing = commands.get(args.command, parser)
+                refusing.error(f"unrecognized arguments: {' '.join(extra)}")
         except SystemExit as exit_:
             return 0 if exit_.code == 0 else 2
         if args.command is None:
             parser.print_help(sys.stderr)
             return 2
+    args.prog = prog or f"evalkit {args.command}"  # the name the user typed, for the command's messages
     return _command_module(args.command).run(args)
 
 

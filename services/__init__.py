@@ -7,6 +7,7 @@ here sits on top of it and imports only downward (services → engine; never lsp
 - evaluating without raising: `evaluation` (a `Result` or an `EvaluationFailure`, for every face that
   evaluates many submissions), `samples` (the sample dry run of `check --samples` and the language server);
 - `usage`: `UsageProblem`, what a command raises when its arguments leave nothing to do (exit code 2);
+  `config_files`: the one refusal of a config folder without config files;
 - reading inputs and writing outputs: `inputs` (files, JSON Lines, folders, pipes), `atomic` (outputs that
   appear whole or not at all), `report_md` (the Markdown report);
 - `evalkit eval`: `batch` (streamed, ordered evaluation), `workers` (process pools that die with the

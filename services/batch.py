@@ -18,6 +18,7 @@ from evalkit.engine.config import Config
 from evalkit.engine.evaluator import Evaluator
 from evalkit.engine.text import NotText, check_not_other_encoding, shown
 from evalkit.services.inputs import (
+    NotRegular,
     expand_inputs,
     jsonl_lines,
     parse_text,
@@ -347,7 +348,8 @@ def _tasks(paths: Iterable[str]) -> Iterator[Task]:
     files, missing = expand_inputs(paths)
     pending: list[RawItem | Outcome] = [Outcome(name, error="no such file or folder") for name in missing]
     for path in files:
-        if path.suffix == ".jsonl":  # a regular file (can_render_in_workers)
+        # a regular file: can_render_in_workers says so of an INPUT, the listing marks a folder's others
+        if path.suffix == ".jsonl" and not isinstance(path, NotRegular):
             if pending:
                 yield pending
                 pending = []

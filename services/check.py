@@ -23,6 +23,7 @@ from evalkit.engine.diagnostics import (
     info,
     warning,
 )
+from evalkit.services.config_files import no_config_files
 from evalkit.services.usage import UsageProblem
 
 if TYPE_CHECKING:
@@ -135,13 +136,6 @@ def _folders_named(path: Path) -> list[CheckedFolder]:
             f"{', '.join(n + '.yaml' for n in CONFIG_NAMES)}, or .yml)"
         )
     return [CheckedFolder(path.parent, frozenset({path.resolve()}))]
-
-
-def no_config_files(folder: Path, where: str = "") -> str:
-    """What `check` and `eval --config-dir` say of a folder without config files: nothing to check, and no
-    rules to evaluate with (which would pass every submission silently)."""
-    looked_for = ", ".join(name + ".yaml" for name in CONFIG_NAMES)
-    return f"{folder}: no config files found here{where} (looked for {looked_for})"
 
 
 def _merge(first: CheckedFolder, second: CheckedFolder) -> CheckedFolder:

@@ -14,7 +14,7 @@ import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
 from evalkit.engine import limits
 from evalkit.engine.positions import LineMap, split_lines
@@ -25,6 +25,7 @@ from evalkit.engine.text import (
     check_not_other_encoding,
     decode_utf8,
     lone_surrogate,
+    not_a_regular_file,
     read_capped,
     shown,
 )
@@ -47,32 +48,61 @@ TOOL_OUTPUTS = REVIEW_OUTPUTS
 """What `evalkit review` writes beside its inputs; a folder's listing skips them."""
 
 
-def _is_submission_file(path: Path) -> bool:
-    """A folder's entry to read: a regular file named as a submission, or a link so named that leads nowhere
-    (dangling, or a loop), which the read then names as an error rather than the listing passing it over."""
+if TYPE_CHECKING:
+    _ConcretePath = Path
+else:
+    _ConcretePath = type(Path())
+
+
+class NotRegular(_ConcretePath):
+    """A folder's entry named as a submission that is not a regular file (a named pipe, a socket, a device):
+    listed so that reading it names it and says why it is not read, where opening it could block (a pipe
+    nothing writes to) or never end (a device). A pipe named as an INPUT is a stream, and is read."""
+
+
+def _listed(path: Path) -> Path | None:
+    """A folder's entry to read: a regular file named as a submission; a link so named that leads nowhere
+    (dangling, or a loop), which the read then names as an error rather than the listing passing it over;
+    or, marked NotRegular, anything else so named."""
     if path.suffix not in SUBMISSION_SUFFIXES or path.name.endswith(TOOL_OUTPUTS):
-        return False
+        return None
     try:
-        return stat.S_ISREG(os.stat(path).st_mode)
+        mode = os.stat(path).st_mode
     except OSError:
-        return path.is_symlink()
+        return path if path.is_symlink() else None
+    if stat.S_ISREG(mode):
+        return path
+    return None if stat.S_ISDIR(mode) else NotRegular(path)
+
+
+def _refuse_not_regular(path: Path) -> None:
+    """Raise OSError for a folder's entry that is not a regular file (NotRegular), before it is opened."""
+    kind = not_a_regular_file(path) if isinstance(path, NotRegular) else None
+    if kind is not None:
+        raise OSError(f"it is {kind}, not a regular file")
 
 
 def expand_inputs(paths: Iterable[Path | str]) -> tuple[list[Path], list[str]]:
     """Files to read, in order (a folder's submission files sorted by name, without the review journals
-    and exports kept beside them; a named pipe or device, such as a shell's `<(...)`, is read as given),
-    and the paths not found."""
+    and exports kept beside them; a named pipe or device named as an INPUT, such as a shell's `<(...)`, is
+    read as given, one in a folder is listed as NotRegular, for the read to say so), and the paths not
+    found."""
     files: list[Path] = []
     missing: list[str] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(sorted(p for p in path.iterdir() if _is_submission_file(p)))
+            files.extend(sorted(filter(None, map(_listed, path.iterdir()))))
         elif path.exists():
             files.append(path)
         else:
             missing.append(shown(str(raw)))
     return files, missing
+
+
+def no_submissions(inputs: Iterable[str]) -> str:
+    """What to say when the inputs hold no submission at all (empty files and folders): naming them."""
+    return f"no submissions found in {', '.join(shown(name) for name in inputs)}"
 
 
 def _parsed(source: str, data: Any) -> LoadedSubmission:
@@ -84,6 +114,7 @@ def _parsed(source: str, data: Any) -> LoadedSubmission:
 
 def read_text(path: Path) -> str:
     """A submission file's text; raises OSError, or ValueError saying why evalkit does not read it."""
+    _refuse_not_regular(path)
     return decode_utf8(read_capped(path, limits.MAX_SUBMISSION_BYTES))
 
 
@@ -183,6 +214,7 @@ def jsonl_lines(path: Path) -> Iterator[tuple[str, str | None, str | None]]:
     `str.splitlines` would also cut at U+2028 or U+0085, which JSON allows raw in a string."""
     source = shown(str(path))
     try:
+        _refuse_not_regular(path)
         handle = open(path, "rb")  # noqa: SIM115 - closed below, also when the caller stops early
     except OSError as exc:
         yield source, None, read_problem(exc)

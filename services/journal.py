@@ -25,6 +25,7 @@ class JournalContents:
     lines: list[int] = field(default_factory=list)  # the line of each entry (1-based), for messages
     problems: list[str] = field(default_factory=list)  # "line N: why", for lines that are not JSON
     problem_lines: list[int] = field(default_factory=list)  # N of each problem
+    problem_columns: list[int] = field(default_factory=list)  # where in its line JSON stopped (1-based)
     torn: bool = False  # the last line was cut short (the app was killed while writing it)
 
 
@@ -56,6 +57,18 @@ def parse_journal(raw: bytes) -> JournalContents:
             if number == last:  # no newline after it: the write was cut short
                 contents.torn = True
             else:
-                contents.problems.append(f"line {number}: not a JSON entry ({exc})")
+                column, why = _where_and_why(exc)
+                contents.problems.append(f"line {number}: not a JSON entry ({why})")
                 contents.problem_lines.append(number)
+                contents.problem_columns.append(column)
     return contents
+
+
+def _where_and_why(exc: ValueError | RecursionError) -> tuple[int, str]:
+    """The column where a line stopped being JSON (1 when the error has none) and why."""
+    if isinstance(exc, json.JSONDecodeError):
+        return exc.colno, exc.msg
+    if isinstance(exc, UnicodeDecodeError):
+        before = exc.object[: exc.start].decode("utf-8", "replace")
+        return len(before) + 1, f"byte 0x{exc.object[exc.start]:02x} is not UTF-8"
+    return 1, str(exc)

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from evalkit.engine.submission import Submission
 from evalkit.services.decisions import (
@@ -46,13 +46,22 @@ class Activity:
     times: tuple[datetime, ...]
 
 
+class SkippedLine(NamedTuple):
+    """A journal line the replay could not use: where (1-based), the diagnostic code, and why."""
+
+    line: int
+    column: int
+    code: str
+    why: str
+
+
 @dataclass(slots=True)
 class ReviewedJournal:
     path: str
     decisions: dict[str, dict[str, Decision]]  # source key -> proposal target -> final decision
     activity: Activity
     skipped: int = 0  # lines that are not JSON, or entries that are not decisions
-    problems: list[tuple[int, str]] = field(default_factory=list)  # (line, why), one per skipped line
+    problems: list[SkippedLine] = field(default_factory=list)  # one per skipped line, in line order
     shown: dict[str, str] = field(default_factory=dict)  # source key -> the source as the journal wrote it
 
 
@@ -123,7 +132,7 @@ def _bases(journal: str) -> list[Path]:
     return [Path(journal).parent, Path.cwd()]
 
 
-def _replayed(path: Path) -> tuple[DecisionBook, Activity, int, list[tuple[int, str]]]:
+def _replayed(path: Path) -> tuple[DecisionBook, Activity, int, list[SkippedLine]]:
     """The journal's final decisions, when they were made, how many of its lines could not be used, and
     why each could not (line, why)."""
     from evalkit.services.journal import JournalError
@@ -141,18 +150,23 @@ def _replayed(path: Path) -> tuple[DecisionBook, Activity, int, list[tuple[int, 
     return book, _activity(contents.entries), skipped, _problems(contents)
 
 
-def _problems(contents: JournalContents) -> list[tuple[int, str]]:
+def _problems(contents: JournalContents) -> list[SkippedLine]:
     """Each line the replay could not use, in line order: not JSON, or not a decision."""
     found = [
-        (line, problem.partition(": ")[2])
-        for line, problem in zip(contents.problem_lines, contents.problems, strict=True)
+        SkippedLine(line, column, "journal-not-json", problem.partition(": ")[2])
+        for line, column, problem in zip(
+            contents.problem_lines, contents.problem_columns, contents.problems, strict=True
+        )
     ]
     found += [
-        (line, "not a decision entry (a field is missing or has the wrong type)")
+        SkippedLine(line, 1, "journal-not-decision", NOT_A_DECISION)
         for entry, line in zip(contents.entries, contents.lines, strict=True)
         if not is_decision_entry(entry)
     ]
     return sorted(found)
+
+
+NOT_A_DECISION = "not a decision entry (a field is missing or has the wrong type)"
 
 
 def _journal(

@@ -11,9 +11,11 @@ from pathlib import Path
 from evalkit.commands.diff import PROG, gate_problems, head_folder, label_limit
 from evalkit.engine.config import Config
 from evalkit.services.batch import raw_items
+from evalkit.services.config_files import refuse_without_config_files
 from evalkit.services.diff import DiffRecipe, DiffReport, ItemDiff, Unchanged, diff_items
 from evalkit.services.diffrender import RENDERERS
 from evalkit.services.gitrev import ConfigSource, NoRevision, NotUtf8, RevisionError, config_at
+from evalkit.services.inputs import no_submissions
 from evalkit.services.usage import UsageProblem
 
 
@@ -56,7 +58,7 @@ class DiffRun:
         items = raw_items(self.args.inputs)
         first = list(itertools.islice(items, 1))
         if not first:
-            raise UsageProblem("no submissions found in the inputs")
+            raise UsageProblem(no_submissions(self.args.inputs))
         report = DiffReport.between(base, head, self.args.base, head_source.folder)
         report.add_all(
             _told(
@@ -103,10 +105,7 @@ class DiffRun:
         """The side's compiled config, or None after printing its diagnostics as `check` does; a folder
         without config files is refused as `check` and `eval` refuse it (every submission would 'change')."""
         config = source.analyze()
-        if not config.files and not config.diagnostics:
-            from evalkit.services.check import no_config_files
-
-            raise UsageProblem(no_config_files(Path(source.folder)))
+        refuse_without_config_files(config)
         if config.plan is not None:
             return config
         for diagnostic in config.diagnostics:

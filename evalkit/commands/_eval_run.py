@@ -13,7 +13,7 @@ from typing import IO, TYPE_CHECKING, Any, TextIO
 
 from evalkit.engine.config import Config
 from evalkit.engine.text import shown
-from evalkit.services.atomic import atomic_output, write_text_atomic
+from evalkit.services.atomic import atomic_output
 from evalkit.services.batch import (
     Outcome,
     Rendered,
@@ -27,7 +27,11 @@ from evalkit.services.batch import (
     raw_items,
 )
 from evalkit.services.config_cache import load_for_eval
+from evalkit.services.config_files import refuse_without_config_files
+from evalkit.services.inputs import no_submissions
+from evalkit.services.output_over_input import input_written_over
 from evalkit.services.progress import Progress, counted
+from evalkit.services.usage import UsageProblem
 from evalkit.services.workers import WorkerDied
 
 if TYPE_CHECKING:
@@ -128,25 +132,26 @@ class EvalRun:
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
+        self.prog: str = args.prog  # `evalkit eval`, or `oai-eval` as the seed's users type it
 
     def execute(self) -> int:
-        clash = _same_output(self.args)
+        clash = _same_output(self.args) or _output_is_input(self.args)
         if clash:
-            print(f"evalkit eval: {clash}; give each output its own file", file=sys.stderr)
+            print(f"{self.prog}: {clash}; give each output its own file", file=sys.stderr)
             return 2
         folder = next((path for path in _outputs(self.args) if os.path.isdir(path)), None)
         if folder is not None:  # found now, not after a batch was evaluated for a report it cannot hold
-            print(f"evalkit eval: cannot write {shown(folder)}: it is a folder", file=sys.stderr)
+            print(f"{self.prog}: cannot write {shown(folder)}: it is a folder", file=sys.stderr)
             return 2
         try:
             self.log = RunLog(self.args.log_file)
         except OSError as exc:
-            print(f"evalkit eval: cannot write the log {self.args.log_file}: {exc.strerror}", file=sys.stderr)
+            print(f"{self.prog}: cannot write the log {self.args.log_file}: {exc.strerror}", file=sys.stderr)
             return 2
         try:
             return self._execute()
-        except (OutputFailed, WorkerDied) as exc:
-            print(f"evalkit eval: {exc}", file=sys.stderr)
+        except (OutputFailed, WorkerDied, UsageProblem) as exc:
+            print(f"{self.prog}: {exc}", file=sys.stderr)
             return 2
         finally:
             self.log.close()
@@ -155,7 +160,7 @@ class EvalRun:
         missing = [p for p in self.args.inputs if not Path(p).exists()]
         if missing:
             for path in missing:
-                print(f"evalkit eval: {shown(path)}: no such file or folder", file=sys.stderr)
+                print(f"{self.prog}: {shown(path)}: no such file or folder", file=sys.stderr)
             return 2
         config = self._config()
         if config is None:
@@ -163,7 +168,7 @@ class EvalRun:
         items = raw_items(self.args.inputs)
         first = list(itertools.islice(items, 2))
         if not first:
-            print("evalkit eval: no submissions found in the inputs", file=sys.stderr)
+            print(f"{self.prog}: {no_submissions(self.args.inputs)}", file=sys.stderr)
             return 2
         batch = _is_batch(self.args.inputs, len(first))
         want = Want(
@@ -196,15 +201,11 @@ class EvalRun:
 
     def _config(self) -> Config | None:
         config = load_for_eval(self.args.config_dir)
-        if not config.files and not config.diagnostics:  # an empty --config-dir: `check` refuses it too
-            from evalkit.services.check import no_config_files
-
-            print(f"evalkit eval: {shown(no_config_files(config.folder))}", file=sys.stderr)
-            return None
+        refuse_without_config_files(config)
         for diagnostic in config.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
         if config.plan is None:
-            print("evalkit eval: the config has errors; nothing was evaluated", file=sys.stderr)
+            print(f"{self.prog}: the config has errors; nothing was evaluated", file=sys.stderr)
             return None
         self.log.info(
             "config %s (hash %s, rule version %s)",
@@ -224,6 +225,7 @@ class EvalRun:
         with contextlib.ExitStack() as outputs:
             results = self._open(outputs, args.out) or Sink("stdout", sys.stdout)
             explain = self._open(outputs, args.explain_json)
+            report = self._open(outputs, args.report_md)  # opened now: one it cannot write stops the run here
             for outcome in outcomes:
                 if isinstance(outcome, Rendered):
                     errors += self._write_rendered(outcome, results, explain, progress, reported)
@@ -241,9 +243,8 @@ class EvalRun:
                         )
                     )
             progress.finish()
-            if args.report_md:
-                with _writing(args.report_md):
-                    write_text_atomic(args.report_md, _report(config, reported))
+            if report is not None:
+                report.write(_report(config, reported))
         return errors
 
     def _write_rendered(
@@ -306,6 +307,18 @@ def _same_output(args: argparse.Namespace) -> str | None:
         if key in seen:
             return f"{seen[key]} and {option} both name {path}"
         seen[key] = option
+    return None
+
+
+def _output_is_input(args: argparse.Namespace) -> str | None:
+    """An output flag naming one of the inputs (written over once read, or appended to), or None."""
+    for flag in OUTPUT_FLAGS:
+        path = getattr(args, flag)
+        read = None if path is None else input_written_over(path, args.inputs)
+        if read is not None:
+            option = "--" + flag.replace("_", "-")
+            also = "" if read == path else f" ({shown(read)})"
+            return f"{option} {shown(path)} is also an input{also}"
     return None
 
 

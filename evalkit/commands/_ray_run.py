@@ -41,11 +41,11 @@ def add_option(parser: argparse.ArgumentParser) -> None:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    return _run("evalkit eval", lambda: _eval(args))
+    return _run(args.prog, lambda: _eval(args))
 
 
 def run_score(args: argparse.Namespace) -> int:
-    return _run("evalkit score", lambda: _score(args))
+    return _run(args.prog, lambda: _score(args))
 
 
 def _run(command: str, body: Callable[[], int]) -> int:
@@ -62,7 +62,7 @@ def _eval(args: argparse.Namespace) -> int:
             raise UsageProblem(f"--{flag.replace('_', '-')} is not available with --ray (only --out)")
     if args.jobs != 1:
         raise UsageProblem("--jobs does not go with --ray: Ray runs one evaluator per CPU of the cluster")
-    config = _checked_config(args.config_dir)
+    config = _checked_config(args.config_dir, args.prog)
     if config is None:
         return 2
     _require_ray()
@@ -123,14 +123,16 @@ def _score(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
-def _checked_config(folder: str | None) -> Any:
+def _checked_config(folder: str | None, prog: str) -> Any:
     from evalkit.engine.config import analyze
+    from evalkit.services.config_files import refuse_without_config_files
 
     config = analyze(folder)
+    refuse_without_config_files(config)
     for diagnostic in config.diagnostics:
         print(diagnostic.format(), file=sys.stderr)
     if config.plan is None:
-        print("evalkit eval: the config has errors; nothing was evaluated", file=sys.stderr)
+        print(f"{prog}: the config has errors; nothing was evaluated", file=sys.stderr)
         return None
     return config
 

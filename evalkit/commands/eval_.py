@@ -92,11 +92,11 @@ def run(args: argparse.Namespace) -> int:
     from evalkit.services.workers import capped_jobs
 
     if args.jobs < 1:
-        print("evalkit eval: --jobs must be at least 1", file=sys.stderr)
+        print(f"{args.prog}: --jobs must be at least 1", file=sys.stderr)
         return 2
     if args.ray is not None:
         from evalkit.commands._ray_run import run_eval
 
         return run_eval(args)
-    args.jobs = capped_jobs(args.jobs, "evalkit eval")
+    args.jobs = capped_jobs(args.jobs, args.prog)
     return EvalRun(args).execute()

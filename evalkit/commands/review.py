@@ -4,8 +4,9 @@ Every decision goes to the journal (JSON Lines) at once; by default `<first INPU
 beside the first input (for a folder, beside the folder). Reopening with the same journal resumes. With
 `--export FILE` no screen opens: the journal is replayed and the reviewed results written to FILE.
 
-Exit codes: 0 on a normal quit or export; 2 when nothing can be done (no input found, an unreadable
-journal, a config folder that does not exist, an export with a broken config).
+Exit codes: 0 on a normal quit or export; 1 for an export with submissions that cannot be read or are
+invalid (each said on stderr, as `eval` says it); 2 when nothing can be done (no input found, an
+unreadable journal, a config folder that does not exist, an export with a broken config).
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evalkit.services.review_files import EXPORT_SUFFIX, JOURNAL_SUFFIX, default_path
 from evalkit.services.usage import UsageProblem
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from evalkit.engine.config import Config
     from evalkit.tui.journal import Journal
     from evalkit.tui.model import ReviewSession
@@ -51,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
         journal_path = (
             Path(args.decisions) if args.decisions else default_path(args.inputs[0], JOURNAL_SUFFIX)
         )
+        _refuse_outputs_over_inputs(args.inputs, journal_path, args.export)
         session, journal, skipped = open_session(config, journal_path)
         if args.export:
             return _export(session, files, Path(args.export))
@@ -83,16 +87,28 @@ def _input_files(inputs: list[str]) -> list[Path]:
     return files
 
 
+def _refuse_outputs_over_inputs(inputs: list[str], journal: Path, export: str | None) -> None:
+    """The journal (appended to) and the export (replaced) must be files of their own."""
+    from evalkit.engine.text import shown
+    from evalkit.services.output_over_input import input_written_over
+
+    if input_written_over(str(journal), inputs) is not None:
+        name = shown(str(journal))
+        raise UsageProblem(f"--decisions {name} is also an input; give the journal its own file")
+    if export is not None and Path(export).is_dir():  # found now, not after every submission was evaluated
+        raise UsageProblem(f"{shown(export)}: cannot write: it is a folder")
+    if export is not None and input_written_over(export, [*inputs, str(journal)]) is not None:
+        raise UsageProblem(f"--export {shown(export)} is also an input or the journal; give it its own file")
+
+
 def _config(config_dir: str | None) -> Config:
     from evalkit.engine.config import analyze
+    from evalkit.services.config_files import refuse_without_config_files
 
     if config_dir is not None and not Path(config_dir).is_dir():
         raise UsageProblem(f"--config-dir {config_dir}: no such folder")
     config = analyze(config_dir)
-    if not config.files and not config.diagnostics:  # as `check` and `eval` refuse it
-        from evalkit.services.check import no_config_files
-
-        raise UsageProblem(no_config_files(config.folder))
+    refuse_without_config_files(config)
     return config
 
 
@@ -122,10 +138,21 @@ def _export(session: ReviewSession, files: list[Path], destination: Path) -> int
         raise UsageProblem("the config has errors; nothing exported:\n" + "\n".join(errors))
     for path in files:
         session.add(read_file(path))
+    unread: list[str] = []
     try:
-        count = write_jsonl_atomic(destination, session.export_records())
+        count = write_jsonl_atomic(destination, _told(session.export_records(), unread))
     except OSError as exc:
         raise UsageProblem(f"{destination}: cannot write: {exc.strerror or exc}") from None
     done = session.progress().done
     print(f"{destination}: {count} results, {done} reviewed", file=sys.stderr)
-    return 0
+    return 1 if unread else 0
+
+
+def _told(records: Iterator[dict[str, Any]], unread: list[str]) -> Iterator[dict[str, Any]]:
+    """The records, with each error entry said on stderr as it passes (as eval does), its source kept in
+    `unread`."""
+    for record in records:
+        if "error" in record:
+            unread.append(record["source"])
+            print(f"{record['source']}: error: {record['error']['message']}", file=sys.stderr)
+        yield record

@@ -89,12 +89,12 @@ def run(args: argparse.Namespace) -> int:
     from evalkit.qydomain.summary import ScoreSummary
     from evalkit.services.workers import capped_jobs
 
-    args.jobs = capped_jobs(args.jobs, "evalkit score")
+    args.jobs = capped_jobs(args.jobs, args.prog)
     summary = ScoreSummary()
     try:
         bad_lines = _score_file(args, summary)
     except UsageProblem as problem:
-        print(problem, file=sys.stderr)
+        print(f"{args.prog}: {problem}", file=sys.stderr)
         return 2
     report = _render_summary(args, summary, bad_lines)
     print(report, file=sys.stdout if args.out else sys.stderr)

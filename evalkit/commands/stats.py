@@ -18,6 +18,7 @@ from evalkit.services.usage import UsageProblem
 
 if TYPE_CHECKING:
     from evalkit.engine.config import Config
+    from evalkit.services.reviews import SkippedLine
     from evalkit.services.stats import ReviewStats
 
 FORMATS = ("text", "json", "html")
@@ -48,12 +49,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        _refuse_output_over_input(args)
         output = _report(args)
         _write(output, args.out)
     except UsageProblem as problem:
         print(f"evalkit stats: {problem}", file=sys.stderr)
         return 2
     return 0
+
+
+def _refuse_output_over_input(args: argparse.Namespace) -> None:
+    from evalkit.engine.text import shown
+    from evalkit.services.output_over_input import input_written_over
+
+    if args.out is not None and Path(args.out).is_dir():  # found now, not after the report was made
+        raise UsageProblem(f"{shown(args.out)}: cannot write: it is a folder")
+    if args.out is not None and input_written_over(args.out, [*args.journals, *(args.inputs or [])]):
+        raise UsageProblem(f"--out {shown(args.out)} is also a journal or an input; give it its own file")
 
 
 def _report(args: argparse.Namespace) -> str:
@@ -70,11 +82,19 @@ def _report(args: argparse.Namespace) -> str:
     except ReviewsError as exc:
         raise UsageProblem(str(exc)) from None
     for journal in reviews.journals:  # skipped, not fatal: say each line, as check says a diagnostic
-        for line, why in journal.problems:
-            print(f"{journal.path}:{line}: warning: {why}; skipped", file=sys.stderr)
+        for skipped in journal.problems:
+            print(_warning(journal.path, skipped), file=sys.stderr)
     stats = review_stats(reviews, Evaluator(config).evaluate)
     about = {"folder": str(config.folder), "hash": config.config_hash}
     return _render(args.format, stats, about)
+
+
+def _warning(path: str, skipped: SkippedLine) -> str:
+    """`path:line:col: warning[code] why; skipped`, the diagnostics' format."""
+    from evalkit.engine.diagnostics import Diagnostic, Severity, Span
+
+    where = Span.point(skipped.line, skipped.column)
+    return Diagnostic(path, where, Severity.WARNING, skipped.code, f"{skipped.why}; skipped").format()
 
 
 def _render(kind: str, stats: ReviewStats, about: dict[str, str]) -> str:
@@ -90,14 +110,12 @@ def _render(kind: str, stats: ReviewStats, about: dict[str, str]) -> str:
 
 def _config(config_dir: str | None) -> Config:
     from evalkit.engine.config import analyze
+    from evalkit.services.config_files import refuse_without_config_files
 
     if config_dir is not None and not Path(config_dir).is_dir():
         raise UsageProblem(f"--config-dir {config_dir}: no such folder")
     config = analyze(config_dir)
-    if not config.files and not config.diagnostics:  # as `check`, `eval` and `review` refuse it
-        from evalkit.services.check import no_config_files
-
-        raise UsageProblem(no_config_files(config.folder))
+    refuse_without_config_files(config)
     if config.plan is None:
         for diagnostic in config.diagnostics:
             print(diagnostic.format(), file=sys.stderr)

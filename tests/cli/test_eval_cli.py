@@ -786,9 +786,12 @@ COLD_EVAL_MODULES = {
     "evalkit.services.atomic",
     "evalkit.services.batch",
     "evalkit.services.config_cache",
+    "evalkit.services.config_files",
     "evalkit.services.inputs",
+    "evalkit.services.output_over_input",
     "evalkit.services.progress",
     "evalkit.services.review_files",
+    "evalkit.services.usage",
     "evalkit.services.workers",
 }
 """What `evalkit eval FILE` imports of evalkit with its config cache warm (and the compiled engine's shared

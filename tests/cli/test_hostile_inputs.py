@@ -104,12 +104,84 @@ def test_eval_of_a_device_that_never_ends_is_an_error_entry() -> None:
     }
 
 
-def test_a_link_to_a_device_in_a_folder_is_not_read(tmp_path: Path) -> None:
+NOT_REGULAR = "cannot read the file: it is {}, not a regular file"
+
+
+def test_a_link_to_a_device_in_a_folder_is_named_not_read(tmp_path: Path) -> None:
     (tmp_path / "a.json").symlink_to("/dev/zero")
     (tmp_path / "b.json").write_bytes(SAMPLE.read_bytes())
     done = evalkit("eval", str(tmp_path))
-    assert done.returncode == 0
-    assert [json.loads(line)["source"] for line in done.stdout.splitlines()] == [str(tmp_path / "b.json")]
+    assert done.returncode == 1
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert lines[0] == {
+        "source": str(tmp_path / "a.json"),
+        "error": {"message": NOT_REGULAR.format("a device")},
+    }
+    assert lines[1]["source"] == str(tmp_path / "b.json") and "error" not in lines[1]
+
+
+@pytest.fixture
+def folder_with_pipes(tmp_path: Path) -> Path:
+    """A folder with a submission between two named pipes (one .json, one .jsonl) that nothing writes to:
+    opening either would block for good."""
+    folder = tmp_path / "batch"
+    folder.mkdir()
+    os.mkfifo(folder / "a.json")
+    (folder / "b.json").write_bytes(SAMPLE.read_bytes())
+    os.mkfifo(folder / "c.jsonl")
+    return folder
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_eval_names_each_pipe_in_a_folder_without_opening_it_and_goes_on(
+    folder_with_pipes: Path, tmp_path: Path, jobs: str
+) -> None:
+    out = tmp_path / "r.jsonl"
+    done = evalkit("eval", str(folder_with_pipes), "--out", str(out), "--jobs", jobs)
+    assert done.returncode == 1
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    pipe = NOT_REGULAR.format("a named pipe")
+    assert [line.get("error") for line in lines] == [{"message": pipe}, None, {"message": pipe}]
+    assert done.stderr.splitlines() == [
+        f"{folder_with_pipes / 'a.json'}: error: {pipe}",
+        f"{folder_with_pipes / 'c.jsonl'}: error: {pipe}",
+    ]
+
+
+def test_eval_still_reads_a_pipe_named_as_an_input(tmp_path: Path) -> None:
+    pipe = tmp_path / "in.json"
+    os.mkfifo(pipe)
+    with subprocess.Popen([str(EVALKIT), "eval", str(pipe)], stdout=subprocess.PIPE, text=True) as running:
+        pipe.write_bytes(SAMPLE.read_bytes())
+        out, _ = running.communicate(timeout=120)
+    assert running.returncode == 0
+    assert "label" in json.loads(out)
+
+
+def test_diff_names_each_pipe_in_a_folder(folder_with_pipes: Path) -> None:
+    done = evalkit(
+        "diff", str(folder_with_pipes), "--base", "config_samples", "--config-dir", "config_samples"
+    )
+    assert done.returncode == 1
+    pipe = NOT_REGULAR.format("a named pipe")
+    assert f"{folder_with_pipes / 'a.json'}: error: {pipe}" in done.stderr.splitlines()
+    assert f"{folder_with_pipes / 'c.jsonl'}: error: {pipe}" in done.stderr.splitlines()
+
+
+def test_review_export_names_each_pipe_in_a_folder(folder_with_pipes: Path, tmp_path: Path) -> None:
+    out = tmp_path / "export.jsonl"
+    done = evalkit("review", str(folder_with_pipes), "--export", str(out))
+    assert done.returncode == 1, done.stderr
+    pipe = NOT_REGULAR.format("a named pipe")
+    assert done.stderr.splitlines() == [
+        f"{folder_with_pipes / 'a.json'}: error: {pipe}",
+        f"{folder_with_pipes / 'c.jsonl'}: error: {pipe}",
+        f"{out}: 3 results, 0 reviewed",
+    ]
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    sources = {record["source"]: record for record in records}
+    assert set(sources) == {str(folder_with_pipes / name) for name in ("a.json", "b.json", "c.jsonl")}
+    assert NOT_REGULAR.format("a named pipe") in json.dumps(sources[str(folder_with_pipes / "a.json")])
 
 
 @pytest.fixture
@@ -208,10 +280,15 @@ def test_check_of_a_rules_yaml_that_is_a_pipe_names_it_without_opening_it(tmp_pa
     )
 
 
-def test_a_samples_folder_with_a_pipe_and_a_device_reads_only_its_files(tmp_path: Path) -> None:
+def test_a_samples_folder_with_a_pipe_and_a_device_names_them_and_reads_its_files(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "a.json")
     (tmp_path / "b.json").symlink_to("/dev/zero")
     (tmp_path / "c.json").write_bytes(SAMPLE.read_bytes())
     done = evalkit("check", "config_samples", "--samples", str(tmp_path))
-    assert done.returncode == 0
-    assert done.stdout.splitlines()[-1].startswith("1 config folder, 5 files, 1 sample:")
+    assert done.returncode == 1
+    errors = [line for line in done.stdout.splitlines() if "error[" in line]
+    assert errors == [
+        f"{tmp_path / 'a.json'}:1:1: error[invalid-sample] {NOT_REGULAR.format('a named pipe')}",
+        f"{tmp_path / 'b.json'}:1:1: error[invalid-sample] {NOT_REGULAR.format('a device')}",
+    ]
+    assert done.stdout.splitlines()[-1].startswith("1 config folder, 5 files, 3 samples: 2 errors")

@@ -131,3 +131,65 @@ def test_evalkit_eval_matches_oai_eval(workdir: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert (workdir / "a.json").read_bytes() == (workdir / "b.json").read_bytes()
+
+
+OAI_EVAL_REFUSALS = {
+    # each: the arguments after `oai-eval`, and the message after its name
+    "jobs 0": (["--jobs", "0", SAMPLE], "--jobs must be at least 1"),
+    "jobs 0 with --ray": (["--jobs", "0", SAMPLE, "--ray"], "--jobs must be at least 1"),
+    "jobs with --ray": (
+        ["--jobs", "2", "--ray", "--", SAMPLE],
+        "--jobs does not go with --ray: Ray runs one evaluator per CPU of the cluster",
+    ),
+    "one output twice": (
+        [SAMPLE, "--out", "r.json", "--report-md", "r.json"],
+        "--out and --report-md both name r.json; give each output its own file",
+    ),
+    "output a folder": ([SAMPLE, "--out", "samples"], "cannot write samples: it is a folder"),
+    "output in a missing folder": (
+        [SAMPLE, "--out", "gone/r.json"],
+        "cannot write gone/r.json: No such file or directory",
+    ),
+    "log in a missing folder": (
+        [SAMPLE, "--log-file", "gone/run.log"],
+        "cannot write the log gone/run.log: No such file or directory",
+    ),
+    "missing input": (["gone.json"], "gone.json: no such file or folder"),
+    "no submissions": (
+        ["empty", "samples/empty.jsonl"],
+        "no submissions found in empty, samples/empty.jsonl",
+    ),
+    "config without config files": (
+        [SAMPLE, "--config-dir", "empty"],
+        "empty: no config files found here (looked for dimensions.yaml, ranking.yaml, prompt.yaml, "
+        "rewrite.yaml, rules.yaml)",
+    ),
+}
+
+
+@pytest.mark.parametrize("argv, message", OAI_EVAL_REFUSALS.values(), ids=OAI_EVAL_REFUSALS.keys())
+def test_oai_eval_names_itself_in_every_refusal(workdir: Path, argv: list[str], message: str) -> None:
+    (workdir / "empty").mkdir()
+    (workdir / "samples" / "empty.jsonl").write_text("\n", encoding="utf-8")
+    done = subprocess.run([OAI_EVAL, *argv], cwd=workdir, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr == f"oai-eval: {message}\n"
+
+
+def test_oai_eval_names_itself_when_it_caps_jobs(workdir: Path) -> None:
+    done = oai_eval(SAMPLE, "--jobs", "100000", "--out", "r.json", cwd=workdir)
+    assert done.stderr.startswith("oai-eval: --jobs 100000 is more than the ")
+
+
+def test_oai_eval_names_itself_for_an_invalid_config(workdir: Path) -> None:
+    (workdir / "config_samples" / "rules.yaml").write_text("rating_rules: 3\n", encoding="utf-8")
+    for ray in ([], ["--ray"]):
+        done = subprocess.run(
+            [OAI_EVAL, SAMPLE, "--config-dir", "config_samples", *ray],
+            cwd=workdir,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 2
+        assert done.stderr.splitlines()[-1] == "oai-eval: the config has errors; nothing was evaluated"

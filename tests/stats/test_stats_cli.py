@@ -309,19 +309,22 @@ def test_lines_that_are_not_decisions_are_skipped_and_counted(reviewer: Any, eva
     assert report["kinds"]["label"]["accepted"] == 8
 
 
-def test_each_skipped_line_is_said_with_the_journal_and_its_line(reviewer: Any, evalkit: Any) -> None:
+def test_each_skipped_line_is_a_warning_diagnostic_at_its_line(reviewer: Any, evalkit: Any) -> None:
+    """`path:line:col: warning[code] message`, as DESIGN.md's diagnostics; the column where the JSON
+    stopped, else 1."""
     journal = reviewer("ana", accept)
     lines = len(journal.read_text().splitlines())
-    with journal.open("a") as handle:
-        handle.write('not json\n{"source": 3}\n')
+    with journal.open("ab") as handle:
+        handle.write(b'{"source": nope}\n{"source": 3}\n{"\xc3\xa9": \xff}\n')
     done = evalkit("stats", str(journal))
     assert done.returncode == 0, done.stderr
-    warnings = [line for line in done.stderr.splitlines() if ": warning: " in line]
-    assert [w.split(": warning: ")[0] for w in warnings] == [
-        f"{journal}:{lines + 1}",
-        f"{journal}:{lines + 2}",
+    assert done.stderr.splitlines() == [
+        f"{journal}:{lines + 1}:12: warning[journal-not-json] not a JSON entry (Expecting value); skipped",
+        f"{journal}:{lines + 2}:1: warning[journal-not-decision] not a decision entry (a field is missing "
+        "or has the wrong type); skipped",
+        f"{journal}:{lines + 3}:7: warning[journal-not-json] not a JSON entry (byte 0xff is not UTF-8); "
+        "skipped",
     ]
-    assert "not a JSON entry" in warnings[0] and "not a decision entry" in warnings[1]
 
 
 @pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity", "1e400"])
