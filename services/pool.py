@@ -16,6 +16,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Generator, Iterable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
@@ -114,14 +115,18 @@ class Spooled(NamedTuple):
     size: int
 
 
+SPOOL_PREFIX = "evalkit-spool-"
+
+
 @contextlib.contextmanager
 def spool_folder(jobs: int) -> Iterator[str | None]:
     """A folder for the workers' chunks of output while the block runs (none for one process), removed with
-    what is left in it however the block ends."""
+    what is left in it however the block ends. Its name says which process made it (services/atomic.py's
+    stamped_name): the folders of runs killed outright (SIGKILL) are removed when the next one is made."""
     folder = None
     if jobs > 1:
         with contextlib.suppress(OSError):  # no temporary folder at all: the chunks cross the pipe
-            folder = tempfile.mkdtemp(prefix="evalkit-spool-")
+            folder = _new_spool_folder()
     if folder is None:
         yield None
         return
@@ -129,6 +134,21 @@ def spool_folder(jobs: int) -> Iterator[str | None]:
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _new_spool_folder() -> str:
+    from evalkit.services.atomic import orphans, stamped_name
+
+    temporary = Path(tempfile.gettempdir())
+    for orphan in orphans(temporary, SPOOL_PREFIX, ""):
+        shutil.rmtree(orphan, ignore_errors=True)
+    while True:
+        folder = temporary / stamped_name(SPOOL_PREFIX, "")
+        try:
+            folder.mkdir(0o700)
+        except FileExistsError:  # the same four random bytes twice
+            continue
+        return str(folder)
 
 
 def spooled(folder: str | None, data: bytes) -> bytes | Spooled:
