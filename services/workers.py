@@ -31,6 +31,9 @@ if TYPE_CHECKING:  # imported where a pool is made: a third of the cold start of
     from multiprocessing.process import BaseProcess
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # from glibc's <malloc.h>
+KEPT_HEAP_BYTES = 32 * 1024 * 1024
+"""Memory a worker keeps for its next chunk rather than return it to the kernel (and fault it in again)."""
 WATCHDOG_INTERVAL_S = 1.0
 STOP_GRACE_S = 5.0
 
@@ -202,6 +205,7 @@ def _serve(
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C reaches the whole process group: the parent acts
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with(parent)
+    _keep_freed_memory()
     for other in inherited:
         other.close()
     work = _made(make)
@@ -253,6 +257,19 @@ def _pickled(reply: Reply) -> bytes:
     except Exception as exc:
         failed = reply[1] if not reply[0] else exc
         return pickle.dumps((False, RuntimeError(f"{type(failed).__name__}: {failed}")))
+
+
+def _keep_freed_memory() -> None:
+    """glibc's malloc, left to itself, hands each chunk's memory back to the kernel and faults it in again
+    for the next: a worker then took four times the page faults of one process on the same lines, a tenth
+    of its time in the kernel. Large blocks come from the heap and the heap keeps KEPT_HEAP_BYTES free."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):  # not glibc: its own malloc, left as it is
+            import ctypes
+
+            libc = ctypes.CDLL(None)
+            libc.mallopt(M_MMAP_THRESHOLD, KEPT_HEAP_BYTES // 4)
+            libc.mallopt(M_TRIM_THRESHOLD, KEPT_HEAP_BYTES)
 
 
 def _die_with(parent: int) -> None:
