@@ -187,6 +187,15 @@ def copy_spooled(chunk: Spooled, out: int) -> None:
                 raise OSError(errno.EIO, f"{chunk.path} ended early")
             offset += sent
     os.unlink(chunk.path)
+    _write_back(out, chunk.size)
+
+
+def _write_back(out: int, size: int) -> None:
+    """Start writing the `size` bytes just written to `out` to disk, without waiting: the atomic output's
+    fsync at the end then waits for the last chunks only, not the whole file, while the workers run."""
+    with contextlib.suppress(OSError, AttributeError):  # a pipe, a device; no posix_fadvise here
+        end = os.lseek(out, 0, os.SEEK_CUR)
+        os.posix_fadvise(out, end - size, size, os.POSIX_FADV_DONTNEED)
 
 
 def _write_all(out: int, data: bytes) -> None:
