@@ -150,14 +150,15 @@ _CPU_SPLIT = (
     "    own = resource.getrusage(resource.RUSAGE_SELF)\n"
     "    workers = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
     "    with open(CPU_FILE, 'w') as out:\n"
-    "        out.write(f'{own.ru_utime + own.ru_stime} {workers.ru_utime + workers.ru_stime}')\n"
+    "        out.write(f'{own.ru_utime + own.ru_stime} {workers.ru_utime + workers.ru_stime} '\n"
+    "                  f'{own.ru_minflt + workers.ru_minflt}')\n"
     "sys.exit(code)\n"
 )
 
 
-def _eval_cpu_split(source: Path, out: Path, jobs: int) -> tuple[float, float, float]:
+def _eval_cpu_split(source: Path, out: Path, jobs: int) -> tuple[float, float, float, int]:
     """`evalkit eval SOURCE --out OUT --jobs JOBS` in a process that reports its own CPU time apart from its
-    workers': (wall, parent CPU, workers' CPU), in seconds."""
+    workers': (wall, parent CPU, workers' CPU), in seconds, and the page faults of all of them."""
     cpu_file = out.with_suffix(".cpu")
     script = _CPU_SPLIT.replace("CPU_FILE", repr(str(cpu_file)))
     start = time.perf_counter()
@@ -166,8 +167,8 @@ def _eval_cpu_split(source: Path, out: Path, jobs: int) -> tuple[float, float, f
         check=True,
     )
     wall = time.perf_counter() - start
-    parent, workers = map(float, cpu_file.read_text().split())
-    return wall, parent, workers
+    parent, workers, faults = cpu_file.read_text().split()
+    return wall, float(parent), float(workers), int(faults)
 
 
 def jsonl_against_floor(size: int, runs: int, jobs_lines: int) -> None:
@@ -194,7 +195,7 @@ def jsonl_against_floor(size: int, runs: int, jobs_lines: int) -> None:
         print(f"floor, json.loads + json.dumps of {size:,} lines in process: {_spread(floors)}", flush=True)
         walls, cpus = [], []
         for _ in range(runs):
-            wall, parent, _ = _eval_cpu_split(source, out, 1)
+            wall, parent, _, _ = _eval_cpu_split(source, out, 1)
             walls.append(wall)
             cpus.append(parent)
         print(
@@ -204,24 +205,30 @@ def jsonl_against_floor(size: int, runs: int, jobs_lines: int) -> None:
             flush=True,
         )
         big = _batch_file(Path(tmp), jobs_lines)
-        figures: dict[int, list[tuple[float, float, float]]] = {1: [], 2: []}
+        figures: dict[int, list[tuple[float, float, float, int]]] = {1: [], 2: []}
         for _ in range(max(1, runs // 3)):
             for jobs in (1, 2):  # alternated: the machine's load swings alike for both
                 figures[jobs].append(_eval_cpu_split(big, out, jobs))
         for jobs, rows in figures.items():
             wall = statistics.median(row[0] for row in rows)
-            parent = statistics.median(row[1] for row in rows)
-            workers = statistics.median(row[2] for row in rows)
+            parent, workers = (statistics.median(row[i] for row in rows) / jobs_lines * 1e6 for i in (1, 2))
+            best_parent, best_workers = (min(row[i] for row in rows) / jobs_lines * 1e6 for i in (1, 2))
             best = min(row[0] for row in rows)
             print(
                 f"evalkit eval {jobs_lines:,} lines --jobs {jobs}: wall {wall:.2f} s (best {best:.2f}), "
-                f"CPU a line: parent {parent / jobs_lines * 1e6:.1f} us, "
-                f"workers {workers / jobs_lines * 1e6:.1f} us",
+                f"CPU a line: parent {parent:.1f} us (best {best_parent:.1f}), "
+                f"workers {workers:.1f} us (best {best_workers:.1f}); "
+                f"{statistics.median(row[3] for row in rows) / jobs_lines:.2f} page faults a line",
                 flush=True,
             )
         one, two = (statistics.median(row[0] for row in figures[jobs]) for jobs in (1, 2))
         best = min(row[0] for row in figures[1]) / min(row[0] for row in figures[2])
-        print(f"--jobs 2 against one process: {one / two:.2f}x (wall medians), {best:.2f}x (bests)")
+        cpu_one = min(row[1] for row in figures[1])
+        cpu_two = min(row[1] + row[2] for row in figures[2])
+        print(
+            f"--jobs 2 against one process: {one / two:.2f}x (wall medians), {best:.2f}x (bests); "
+            f"{2 * cpu_one / cpu_two:.2f}x by CPU (the bests: two cores always busy, no part run alone)"
+        )
 
 
 _PEAK_MEMORY = (

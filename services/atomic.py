@@ -7,7 +7,8 @@ place: renaming over it would replace the device with a plain file.
 The temporary file's name says which process on which machine writes it (`.out.jsonl.HOST-PID-RANDOM.tmp`).
 A writer killed outright (SIGKILL, a power cut) cannot remove its own; the next write of the same target
 removes those whose process is gone from this machine, and leaves those of live processes and of other
-machines (a shared folder) alone.
+machines (a shared folder) alone. The spool folders of `--jobs` are named and found the same way
+(`stamped_name`, `orphans`).
 """
 
 from __future__ import annotations
@@ -38,8 +39,7 @@ def atomic_output(path: Path | str, binary: bool = False) -> Iterator[IO[Any]]:
             yield handle
         return
     _remove_orphans(target)
-    # os.urandom, not secrets: the name needs no more, and `secrets` imports `random`, a cold start's 2%
-    temp = target.with_name(f".{target.name}.{_host()}-{os.getpid()}-{os.urandom(4).hex()}.tmp")
+    temp = target.with_name(stamped_name(f".{target.name}.", ".tmp"))
     try:
         previous = stat.S_IMODE(os.stat(target).st_mode)
     except OSError:
@@ -68,21 +68,37 @@ def _host() -> str:
     return os.uname().nodename.replace("/", "_") or "localhost"
 
 
+def stamped_name(prefix: str, suffix: str) -> str:
+    """`PREFIX` `HOST-PID-RANDOM` `SUFFIX`: a name that says which process on which machine made it, so that
+    `orphans` finds it once that process is gone."""
+    # os.urandom, not secrets: the name needs no more, and `secrets` imports `random`, a cold start's 2%
+    return f"{prefix}{_host()}-{os.getpid()}-{os.urandom(4).hex()}{suffix}"
+
+
+def orphans(folder: Path, prefix: str, suffix: str) -> list[Path]:
+    """The entries of `folder` named by `stamped_name(prefix, suffix)` on this machine by a process that no
+    longer runs; not those of live processes, nor of other machines (a shared folder)."""
+    start = f"{prefix}{_host()}-"
+    try:
+        names = [entry.name for entry in os.scandir(folder) if entry.name.startswith(start)]
+    except OSError:
+        return []  # an unreadable folder: what is written there says what is wrong
+    found = []
+    for name in names:
+        if not name.endswith(suffix):
+            continue
+        # exactly PID-RANDOM: a machine named `<host>-<N>` writes `<N>-PID-RANDOM` after the prefix
+        pid, _, random = name[len(start) : len(name) - len(suffix)].partition("-")
+        if pid.isdigit() and _is_hex(random) and not _running(int(pid)):
+            found.append(folder / name)
+    return found
+
+
 def _remove_orphans(target: Path) -> None:
     """Remove the temporary files of `target` left by writers on this machine that no longer run."""
-    prefix = f".{target.name}.{_host()}-"
-    try:
-        names = [entry.name for entry in os.scandir(target.parent) if entry.name.startswith(prefix)]
-    except OSError:
-        return  # an unreadable folder: the write itself says what is wrong
-    for name in names:
-        # exactly PID-RANDOM.tmp: a machine named `<host>-<N>` writes `<N>-PID-RANDOM.tmp` after the prefix
-        pid, _, rest = name[len(prefix) :].partition("-")
-        random, _, suffix = rest.partition(".")
-        if not (pid.isdigit() and _is_hex(random) and suffix == "tmp") or _running(int(pid)):
-            continue
+    for orphan in orphans(target.parent, f".{target.name}.", ".tmp"):
         with contextlib.suppress(OSError):  # another writer may be removing it at the same moment
-            os.unlink(target.parent / name)
+            os.unlink(orphan)
 
 
 def _is_hex(text: str) -> bool:

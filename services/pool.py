@@ -15,18 +15,20 @@ import errno
 import os
 import shutil
 import tempfile
-from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, TypeVar
 
-if TYPE_CHECKING:  # imported where a pool is made: the cold start of a one-file run does without them
-    from concurrent.futures import Future
+if TYPE_CHECKING:
+    from evalkit.services.workers import Reply
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 WINDOW = 4
-"""Chunks in flight per worker: every worker busy, the input read no further ahead."""
+"""Chunks handed out and not yet yielded, per worker: every worker busy, the input read no further ahead."""
+HELD = 2
+"""Chunks a worker holds at most: the one it works on and the next, there as soon as it is done."""
 
 
 class LineRange(NamedTuple):
@@ -56,37 +58,49 @@ def ordered_map(
     local: Callable[[T], R] | None = None,
 ) -> Generator[R, None, None]:
     """`work(task)` for each task, in order. With jobs 1 the work runs here (`local`, else what `make`
-    makes); else in `jobs` worker processes, each running what `make` (picklable: a worker makes its own,
-    loading what it needs once) makes, WINDOW chunks in flight per worker. Raises WorkerDied when a worker
-    dies; the workers never outlive this generator, whether it ends, fails or is closed."""
+    makes); else in `jobs` worker processes (services/workers.py), each running what `make` makes (once per
+    worker, loading what it needs; picklable where workers are not forked). An exception the work raises in
+    a worker is raised here, at its task's turn. Raises WorkerDied when a worker dies; the workers never
+    outlive this generator, whether it ends, fails or is closed."""
     if jobs <= 1:
         work = local if local is not None else make()
         for task in tasks:
             yield work(task)
         return
-    from evalkit.services.workers import result_of, worker_pool
+    yield from _in_workers(tasks, make, jobs)
 
-    with worker_pool(jobs, _start, (make,)) as pool:
-        pending: deque[Future[R]] = deque()
+
+def _in_workers(tasks: Iterable[T], make: Callable[[], Callable[[T], R]], jobs: int) -> Iterator[R]:
+    """Each task goes to the worker holding the fewest (at most HELD: the rest wait here for whichever
+    worker is free first, so that the workers finish together); at most WINDOW * jobs tasks are handed out
+    and not yet yielded. The replies that come early wait here for their turn."""
+    from evalkit.services.workers import running
+
+    with running(jobs, make) as crew:
+        early: dict[int, Reply] = {}
+        handed = done = 0
         for task in tasks:
-            pending.append(pool.submit(_work, task))
-            if len(pending) >= WINDOW * jobs:
-                yield result_of(pending.popleft(), pool)
-        while pending:
-            yield result_of(pending.popleft(), pool)
+            while len((worker := crew.least_busy()).held) >= HELD or handed - done >= WINDOW * jobs:
+                if done in early:
+                    yield _value(early.pop(done))
+                    done += 1
+                else:
+                    early.update(crew.replies())
+            worker.hand(handed, task)
+            handed += 1
+        while done < handed:
+            if done in early:
+                yield _value(early.pop(done))
+                done += 1
+            else:
+                early.update(crew.replies())
 
 
-_worker: Callable[[Any], Any] | None = None
-
-
-def _start(make: Callable[[], Callable[[Any], Any]]) -> None:
-    global _worker
-    _worker = make()
-
-
-def _work(task: Any) -> Any:
-    assert _worker is not None
-    return _worker(task)
+def _value(reply: Reply) -> Any:
+    succeeded, value = reply
+    if not succeeded:
+        raise value
+    return value
 
 
 SPOOL_MIN_BYTES = 64 * 1024
@@ -101,14 +115,18 @@ class Spooled(NamedTuple):
     size: int
 
 
+SPOOL_PREFIX = "evalkit-spool-"
+
+
 @contextlib.contextmanager
 def spool_folder(jobs: int) -> Iterator[str | None]:
     """A folder for the workers' chunks of output while the block runs (none for one process), removed with
-    what is left in it however the block ends."""
+    what is left in it however the block ends. Its name says which process made it (services/atomic.py's
+    stamped_name): the folders of runs killed outright (SIGKILL) are removed when the next one is made."""
     folder = None
     if jobs > 1:
         with contextlib.suppress(OSError):  # no temporary folder at all: the chunks cross the pipe
-            folder = tempfile.mkdtemp(prefix="evalkit-spool-")
+            folder = _new_spool_folder()
     if folder is None:
         yield None
         return
@@ -116,6 +134,21 @@ def spool_folder(jobs: int) -> Iterator[str | None]:
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _new_spool_folder() -> str:
+    from evalkit.services.atomic import orphans, stamped_name
+
+    temporary = Path(tempfile.gettempdir())
+    for orphan in orphans(temporary, SPOOL_PREFIX, ""):
+        shutil.rmtree(orphan, ignore_errors=True)
+    while True:
+        folder = temporary / stamped_name(SPOOL_PREFIX, "")
+        try:
+            folder.mkdir(0o700)
+        except FileExistsError:  # the same four random bytes twice
+            continue
+        return str(folder)
 
 
 def spooled(folder: str | None, data: bytes) -> bytes | Spooled:
@@ -154,6 +187,15 @@ def copy_spooled(chunk: Spooled, out: int) -> None:
                 raise OSError(errno.EIO, f"{chunk.path} ended early")
             offset += sent
     os.unlink(chunk.path)
+    _write_back(out, chunk.size)
+
+
+def _write_back(out: int, size: int) -> None:
+    """Start writing the `size` bytes just written to `out` to disk, without waiting: the atomic output's
+    fsync at the end then waits for the last chunks only, not the whole file, while the workers run."""
+    with contextlib.suppress(OSError, AttributeError):  # a pipe, a device; no posix_fadvise here
+        end = os.lseek(out, 0, os.SEEK_CUR)
+        os.posix_fadvise(out, end - size, size, os.POSIX_FADV_DONTNEED)
 
 
 def _write_all(out: int, data: bytes) -> None:

@@ -1,9 +1,16 @@
 """Worker processes for `eval --jobs` and `score --jobs` that never outlive the run.
 
-A worker dies with its parent however the parent ends: on Linux the kernel kills it (PR_SET_PDEATHSIG), and
-everywhere a watchdog thread notices the parent is gone. Workers leave Ctrl+C and SIGTERM to the parent, which
-stops them when the pool's block ends early (an error, an interruption, a reader that went away). A worker
-that dies mid-run ends the run with WorkerDied, one message rather than a BrokenProcessPool traceback.
+Each worker is a process this module starts itself (forked on Linux: it inherits the parent's imports, and
+starts in milliseconds) with one pipe to the parent. The parent hands it chunks of work down the pipe and
+reads the replies, in the order it handed them; it waits on every pipe and every process's sentinel at
+once, so it knows which worker holds which chunk and sees a dead worker the moment it dies. No thread of
+the parent's takes part.
+
+A worker dies with its parent however the parent ends: on Linux the kernel kills it (PR_SET_PDEATHSIG);
+everywhere a watchdog thread notices the parent is gone, and the pipe's end tells the worker the parent
+closed it. Workers leave Ctrl+C and SIGTERM to the parent, which stops them when the pool's block ends
+(`running`): each finishes the chunk it holds, within STOP_GRACE_S, or is killed. A worker that dies
+mid-run ends the run with WorkerDied, one message rather than a traceback.
 """
 
 from __future__ import annotations
@@ -13,21 +20,35 @@ import os
 import signal
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # imported where a pool is made: a third of the cold start of a one-file `evalkit eval`
-    from concurrent.futures import Future, ProcessPoolExecutor
+    import queue
+    import threading
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # from glibc's <malloc.h>
+KEPT_HEAP_BYTES = 32 * 1024 * 1024
+"""Memory a worker keeps for its next chunk rather than return it to the kernel (and fault it in again)."""
 WATCHDOG_INTERVAL_S = 1.0
 STOP_GRACE_S = 5.0
-POLL_S = 0.5
-T = TypeVar("T")
+
+Reply = tuple[bool, Any]
+"""A worker's answer for a chunk: (True, what the work returned) or (False, the exception it raised)."""
+DIED = "a worker process died (killed, or out of memory?); try fewer --jobs"
 
 
 class WorkerDied(Exception):
     """A worker process ended before its work was done (killed, or out of memory)."""
+
+    def __init__(
+        self, message: str = "a worker process died (killed, or out of memory?); try fewer --jobs"
+    ) -> None:
+        super().__init__(message)
 
 
 def cores() -> int:
@@ -51,106 +72,214 @@ def capped_jobs(asked: int, command: str) -> int:
     return available
 
 
-@contextlib.contextmanager
-def worker_pool(
-    jobs: int, initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()
-) -> Iterator[ProcessPoolExecutor]:
-    """A process pool whose workers are stopped when the block ends by an exception (`_stop`); a worker
-    that died raises WorkerDied."""
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
+class Worker:
+    """One worker process, the parent's end of its pipe, and the numbers of the chunks it holds (handed and
+    not yet answered), oldest first: the worker answers in the order it was handed them."""
 
-    pool = ProcessPoolExecutor(jobs, initializer=_start_worker, initargs=(os.getpid(), initializer, initargs))
-    try:
-        yield pool
-    except BrokenProcessPool:
-        _quiet_teardown()
-        _unstick(pool)
-        raise WorkerDied("a worker process died (killed, or out of memory?); try fewer --jobs") from None
-    except BaseException:
-        _stop(pool)
-        raise
-    pool.shutdown()
+    __slots__ = ("connection", "held", "process")
 
+    def __init__(self, process: BaseProcess, connection: Connection) -> None:
+        self.process, self.connection = process, connection
+        self.held: deque[int] = deque()
 
-def result_of(future: Future[T], pool: ProcessPoolExecutor) -> T:
-    """`future.result()`, raising BrokenProcessPool also when a worker died handing a result back: the pool's
-    own thread then waits for the rest of that result forever, and would never say the pool is broken."""
-    from concurrent.futures.process import BrokenProcessPool
-    from multiprocessing.connection import wait
-
-    while True:
+    def hand(self, number: int, task: Any) -> None:
+        """Send chunk `number` to the worker. Raises WorkerDied when it is gone."""
         try:
-            return future.result(timeout=POLL_S)
-        except TimeoutError:
-            if wait(_sentinels(pool), timeout=0):  # a worker ended: during a run, only by being killed
-                raise BrokenProcessPool("a worker process died") from None
+            self.connection.send(task)
+        except OSError:  # the worker's end is closed: it died (not BrokenPipeError for the caller's stdout)
+            raise WorkerDied from None
+        self.held.append(number)
 
 
-def _sentinels(pool: ProcessPoolExecutor) -> list[Any]:
-    return [process.sentinel for process in list((getattr(pool, "_processes", None) or {}).values())]
+class Crew:
+    """The workers of one run."""
+
+    def __init__(self, workers: list[Worker]) -> None:
+        self.workers = workers
+        self._by_handle: dict[Any, Worker] = {}
+        for worker in workers:
+            self._by_handle[worker.connection] = worker
+            self._by_handle[worker.process.sentinel] = worker
+
+    def least_busy(self) -> Worker:
+        return min(self.workers, key=lambda worker: len(worker.held))
+
+    def replies(self) -> list[tuple[int, Reply]]:
+        """Waits for at least one reply; returns every one that has come, with its chunk's number. Raises
+        WorkerDied as soon as a worker has ended (during a run, only by being killed)."""
+        from multiprocessing.connection import wait
+
+        ready = wait(list(self._by_handle))
+        if any(isinstance(handle, int) for handle in ready):
+            raise WorkerDied
+        got = []
+        for connection in ready:
+            worker = self._by_handle[connection]
+            try:
+                reply = worker.connection.recv()
+            except (EOFError, OSError):  # it died answering: half a reply is no reply
+                raise WorkerDied from None
+            got.append((worker.held.popleft(), reply))
+        return got
 
 
-def _quiet_teardown() -> None:
-    """Once a worker has died the run ends with one message (WorkerDied). The pool's own thread and its
-    pipes' finalizers may then fail on the pipes `_unstick` closes ("Exception in thread ...", "Exception
-    ignored in ..."): that is the teardown of a pool already given up, not news for the user."""
-    import threading
-
-    threading.excepthook = lambda args: None
-    sys.unraisablehook = lambda unraisable: None
-
-
-def _unstick(pool: ProcessPoolExecutor) -> None:
-    """Kill every worker and close this process's end of the result pipe, so that the pool's thread, should
-    it wait for the rest of a result cut in half, reads its end and ends (the interpreter waits for it)."""
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
-        with contextlib.suppress(OSError):
-            process.kill()
-    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
-    if writer is not None:
-        with contextlib.suppress(OSError):
-            writer.close()
-    pool.shutdown(wait=False, cancel_futures=True)
+@contextlib.contextmanager
+def running(jobs: int, make: Callable[[], Callable[[Any], Any]], method: str | None = None) -> Iterator[Crew]:
+    """`jobs` workers, each running what `make` makes on every chunk it is handed (`make` is called once per
+    worker; picklable where workers are not forked), started by `method` (by default fork on Linux, else
+    the platform's default). When the block ends the workers end: each finishes the chunk it holds within
+    STOP_GRACE_S or is killed; at once when one of them died."""
+    workers = _start(jobs, make, method)
+    try:
+        yield Crew(workers)
+    except WorkerDied:
+        _stop(workers, grace=0.0)
+        raise
+    except BaseException:
+        _stop(workers, grace=STOP_GRACE_S)
+        raise
+    _stop(workers, grace=STOP_GRACE_S)
 
 
-def _stop(pool: ProcessPoolExecutor) -> None:
-    """Cancel what has not started and let each worker end the chunk it holds (a fraction of a second);
-    kill those still busy after STOP_GRACE_S. Killing at once could cut a result in half in the pool's
-    pipe, where the pool's own thread would wait for the rest forever (and the interpreter for it, at
-    exit)."""
+def _start(jobs: int, make: Callable[[], Callable[[Any], Any]], method: str | None) -> list[Worker]:
+    import multiprocessing
+
+    if method is None and sys.platform.startswith("linux"):
+        method = "fork"  # no new interpreter, no imports again: the parent's modules are the worker's
+    context = multiprocessing.get_context(method)
+    forked = context.get_start_method() == "fork"
+    workers: list[Worker] = []
+    try:
+        for _ in range(jobs):
+            ours, theirs = context.Pipe()
+            # a forked worker inherits the parent's ends of its own pipe and of earlier workers' pipes: it
+            # closes them, so that its pipe ends for the others when the parent closes it or dies
+            inherited = [ours, *(worker.connection for worker in workers)] if forked else []
+            process = context.Process(  # type: ignore[attr-defined]
+                target=_serve, args=(theirs, os.getpid(), make, inherited), daemon=True, name="evalkit-worker"
+            )
+            try:
+                process.start()
+            finally:
+                theirs.close()
+            workers.append(Worker(process, ours))
+    except BaseException:
+        _stop(workers, grace=0.0)
+        raise
+    return workers
+
+
+def _stop(workers: list[Worker], grace: float) -> None:
+    """Close every pipe (a worker ends once it has answered the chunk it holds), wait up to `grace` seconds
+    for the workers to end, kill those that have not, and reap them all."""
     from multiprocessing.connection import wait
 
-    processes = list((getattr(pool, "_processes", None) or {}).values())  # no public way before Python 3.14
-    pool.shutdown(wait=False, cancel_futures=True)
-    deadline = time.monotonic() + STOP_GRACE_S
-    running = {process.sentinel: process for process in processes}
-    while running and time.monotonic() < deadline:
-        for ended in wait(list(running), timeout=deadline - time.monotonic()):
-            running.pop(ended)
+    for worker in workers:
+        worker.connection.close()
+    running = {worker.process.sentinel: worker.process for worker in workers}
+    deadline = time.monotonic() + grace
+    while running and (left := deadline - time.monotonic()) > 0:
+        for ended in wait(list(running), timeout=left):
+            running.pop(ended)  # type: ignore[arg-type]
     for process in running.values():
         with contextlib.suppress(OSError):
             process.kill()
+    for worker in workers:
+        worker.process.join(STOP_GRACE_S)
 
 
-def _start_worker(parent: int, initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
+_STOP = object()
+"""What a worker's inbox gets when its pipe ends: no more chunks."""
+
+
+def _serve(
+    connection: Connection,
+    parent: int,
+    make: Callable[[], Callable[[Any], Any]],
+    inherited: list[Connection],
+) -> None:
+    """A worker's life: chunks in, replies out, in order, until the pipe ends."""
+    import queue
+    import threading
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C reaches the whole process group: the parent acts
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with(parent)
-    if initializer is not None:
-        initializer(*initargs)
+    _keep_freed_memory()
+    for other in inherited:
+        other.close()
+    work = _made(make)
+    inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    stopping = threading.Event()
+    # a thread of the worker's own reads its pipe all the time, so the parent never waits to hand a chunk
+    # to a worker that waits to hand back a reply
+    threading.Thread(target=_receive, args=(connection, inbox, stopping), daemon=True).start()
+    while (task := inbox.get()) is not _STOP and not stopping.is_set():
+        try:
+            reply: Reply = (True, work(task))
+        except Exception as exc:  # the parent raises it, at this chunk's turn
+            reply = (False, exc)
+        try:
+            connection.send_bytes(_pickled(reply))
+        except OSError:  # the parent closed its end: the run is over
+            return
+
+
+def _made(make: Callable[[], Callable[[Any], Any]]) -> Callable[[Any], Any]:
+    """What `make` makes; when it fails, work that raises what it raised, so the parent says it."""
+    try:
+        return make()
+    except Exception as exc:
+        failure = exc
+
+        def fail(task: Any) -> Any:
+            raise failure
+
+        return fail
+
+
+def _receive(connection: Connection, inbox: queue.SimpleQueue[Any], stopping: threading.Event) -> None:
+    try:
+        while True:
+            inbox.put(connection.recv())
+    except Exception:  # the end of the pipe: the parent closed it (the run is over, or stopping) or died
+        stopping.set()
+        inbox.put(_STOP)
+
+
+def _pickled(reply: Reply) -> bytes:
+    """`reply` pickled as Connection.recv reads it; an exception that cannot be pickled is sent as a
+    RuntimeError with its type and message."""
+    import pickle
+
+    try:
+        return pickle.dumps(reply, pickle.HIGHEST_PROTOCOL)
+    except Exception as exc:
+        failed = reply[1] if not reply[0] else exc
+        return pickle.dumps((False, RuntimeError(f"{type(failed).__name__}: {failed}")))
+
+
+def _keep_freed_memory() -> None:
+    """glibc's malloc, left to itself, hands each chunk's memory back to the kernel and faults it in again
+    for the next: a worker then took four times the page faults of one process on the same lines, a tenth
+    of its time in the kernel. Large blocks come from the heap and the heap keeps KEPT_HEAP_BYTES free."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):  # not glibc: its own malloc, left as it is
+            import ctypes
+
+            libc = ctypes.CDLL(None)
+            libc.mallopt(M_MMAP_THRESHOLD, KEPT_HEAP_BYTES // 4)
+            libc.mallopt(M_TRIM_THRESHOLD, KEPT_HEAP_BYTES)
 
 
 def _die_with(parent: int) -> None:
-    """End this worker when `parent` ends. PR_SET_PDEATHSIG follows the process that started the worker:
-    the parent itself (fork), or a fork server that ends with it (Python 3.14's default)."""
-    born_of_parent = os.getppid() == parent
+    """End this worker when `parent` ends: PR_SET_PDEATHSIG on Linux, a watchdog thread everywhere."""
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             import ctypes
 
             ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if born_of_parent and os.getppid() != parent:  # the parent died before the line above took effect
+    if os.getppid() != parent:  # the parent died before the line above took effect
         os._exit(1)
     import threading
 

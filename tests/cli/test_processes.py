@@ -238,3 +238,40 @@ def test_jobs_beyond_the_cores_are_capped_and_said_once(tmp_path: Path, command:
     said = f"evalkit {command[0]}: --jobs {cores + 50} is more than the {cores} cores here; using {cores}\n"
     assert done.stderr.count(said) == 1
     assert len(done.stdout.splitlines()) == 3
+
+
+def _gone_pid() -> int:
+    """The pid of a process that has ended (and been reaped)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+@pytest.mark.parametrize("command", [["eval"], ["score"]])
+def test_a_spool_folder_left_by_a_run_killed_outright_is_removed_by_the_next(
+    tmp_path: Path, command: list[str]
+) -> None:
+    host = os.uname().nodename
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    dead = temporary / f"evalkit-spool-{host}-{_gone_pid()}-0badcafe"  # what `kill -9` of a run leaves
+    dead.mkdir()
+    (dead / "tmpk2v9_chunk").write_bytes(b"x" * 70_000)
+    kept = [
+        temporary / f"evalkit-spool-{host}-{os.getpid()}-0badcafe",  # a run still going
+        temporary / f"evalkit-spool-{host}x-{_gone_pid()}-0badcafe",  # another machine sharing the folder
+    ]
+    for folder in kept:
+        folder.mkdir()
+    line = SEED_LINE if command == ["eval"] else SCORE_LINE
+    (tmp_path / "in.jsonl").write_text((line + "\n") * 3, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "evalkit", *command, "in.jsonl", "--jobs", "2", "--out", "out.jsonl"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "TMPDIR": str(temporary)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert sorted(temporary.iterdir()) == sorted(kept)

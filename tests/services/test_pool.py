@@ -1,0 +1,174 @@
+"""The ordered map of `eval --jobs` and `score --jobs` over worker processes (services/pool.py,
+services/workers.py): results in input order; a worker's exception raised in the parent at its task's
+turn; a worker killed mid-chunk, an exception, a generator closed early or a worker that will not finish
+all end with no worker process left, as the process table shows right after.
+
+The work runs in real worker processes; each worker writes its pid to a folder when it starts, so that the
+test knows every worker there was, also one that died.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evalkit.services import workers
+from evalkit.services.pool import ordered_map
+from evalkit.services.workers import WorkerDied, running
+
+
+def in_process_table(pid: int) -> bool:
+    """Whether `pid` is a process at all, a zombie (ended, not reaped) included."""
+    return Path(f"/proc/{pid}").exists()
+
+
+class Work:
+    """What each worker runs on a task (an int): `task * task`, with the failures a test asks for."""
+
+    def __init__(self, folder: Path, kill_at: int = -1, raise_at: int = -1, sleep_at: int = -1) -> None:
+        self.folder, self.kill_at, self.raise_at, self.sleep_at = folder, kill_at, raise_at, sleep_at
+
+    def __call__(self) -> Callable[[int], int]:
+        (self.folder / str(os.getpid())).touch()
+        return self.run
+
+    def run(self, task: int) -> int:
+        if task == self.kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)  # as the out-of-memory killer would, mid-chunk
+        if task == self.raise_at:
+            raise ValueError(f"task {task} is bad")
+        if task == self.sleep_at:
+            time.sleep(120)
+        return task * task
+
+
+def worker_pids(folder: Path) -> list[int]:
+    return [int(path.name) for path in folder.iterdir()]
+
+
+@pytest.fixture
+def pids(tmp_path: Path) -> Iterator[Path]:
+    folder = tmp_path / "pids"
+    folder.mkdir()
+    yield folder
+    for pid in worker_pids(folder):  # a test that failed must not leave one behind
+        if in_process_table(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+@settings(max_examples=15, deadline=None)
+@given(tasks=st.lists(st.integers(0, 1000), max_size=60), jobs=st.integers(2, 3))
+def test_results_come_in_input_order(
+    tmp_path_factory: pytest.TempPathFactory, tasks: list[int], jobs: int
+) -> None:
+    folder = tmp_path_factory.mktemp("pids")
+    threads = set(threading.enumerate())
+    results = []
+    for result in ordered_map(iter(tasks), Work(folder), jobs):
+        assert set(threading.enumerate()) == threads  # no thread of the pool's in this process
+        results.append(result)
+    assert results == [task * task for task in tasks]
+    assert not any(in_process_table(pid) for pid in worker_pids(folder))
+
+
+def test_a_worker_killed_mid_chunk_ends_the_run_with_worker_died(pids: Path) -> None:
+    got = []
+    with pytest.raises(WorkerDied, match="a worker process died"):
+        for result in ordered_map(iter(range(40)), Work(pids, kill_at=9), 2):
+            got.append(result)
+    assert got == [task * task for task in range(len(got))] and len(got) <= 9
+    assert len(worker_pids(pids)) == 2
+    assert not any(in_process_table(pid) for pid in worker_pids(pids))
+
+
+def test_an_exception_in_a_worker_is_raised_here_at_its_tasks_turn(pids: Path) -> None:
+    got = []
+    with pytest.raises(ValueError, match=r"^task 7 is bad$"):
+        for result in ordered_map(iter(range(40)), Work(pids, raise_at=7), 2):
+            got.append(result)
+    assert got == [task * task for task in range(7)]
+    assert not any(in_process_table(pid) for pid in worker_pids(pids))
+
+
+class Unpicklable(Exception):
+    def __reduce__(self) -> object:
+        raise TypeError("not to be pickled")
+
+
+class RaisesUnpicklable:
+    def __call__(self) -> Callable[[int], int]:
+        return self.run
+
+    def run(self, task: int) -> int:
+        raise Unpicklable("a lock inside")
+
+
+def test_an_exception_that_cannot_be_pickled_is_named_by_its_type_and_message() -> None:
+    with pytest.raises(RuntimeError, match=r"^Unpicklable: a lock inside$"):
+        list(ordered_map(iter(range(3)), RaisesUnpicklable(), 2))
+
+
+class FailsToStart:
+    def __call__(self) -> Callable[[int], int]:
+        raise FileNotFoundError("the config is gone")
+
+
+def test_a_worker_that_cannot_make_its_work_raises_why_here() -> None:
+    with pytest.raises(FileNotFoundError, match="the config is gone"):
+        list(ordered_map(iter(range(3)), FailsToStart(), 2))
+
+
+def test_closing_the_generator_early_stops_the_workers(pids: Path) -> None:
+    results = ordered_map(iter(range(1000)), Work(pids), 2)
+    assert [next(results) for _ in range(3)] == [0, 1, 4]
+    results.close()
+    assert len(worker_pids(pids)) == 2
+    assert not any(in_process_table(pid) for pid in worker_pids(pids))
+
+
+def test_a_worker_that_does_not_finish_its_chunk_is_killed_after_the_grace(
+    pids: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(workers, "STOP_GRACE_S", 0.5)
+    results = ordered_map(iter(range(100)), Work(pids, sleep_at=1), 2)
+    assert next(results) == 0
+    results.close()  # chunk 1 is held by a worker asleep for two minutes
+    assert not any(in_process_table(pid) for pid in worker_pids(pids))
+
+
+class Echo:
+    """Returns what it is handed: large tasks and large replies at once."""
+
+    def __call__(self) -> Callable[[bytes], bytes]:
+        return lambda task: task
+
+
+def test_large_chunks_both_ways_do_not_wedge_parent_and_worker() -> None:
+    # the parent hands a worker a chunk larger than a pipe holds while the worker hands back one as large
+    tasks = [bytes([n]) * (3 * 1024 * 1024) for n in range(12)]
+    assert list(ordered_map(iter(tasks), Echo(), 2)) == tasks
+
+
+class Square:
+    def __call__(self) -> Callable[[int], int]:
+        return lambda task: task * task
+
+
+def test_workers_started_afresh_where_fork_is_not_available() -> None:
+    with running(2, Square(), method="spawn") as crew:
+        for number in range(6):
+            crew.least_busy().hand(number, number)
+        replies: dict[int, tuple[bool, object]] = {}
+        while len(replies) < 6:
+            replies.update(crew.replies())
+        pids = [worker.process.pid for worker in crew.workers]
+    assert replies == {number: (True, number * number) for number in range(6)}
+    assert not any(pid is not None and in_process_table(pid) for pid in pids)
