@@ -74,7 +74,7 @@ def pytest_configure(config: pytest.Config) -> None:
         )
 
 
-FIRST = ("ray/test_ray_local.py", "tui/")
+FIRST = ("ray/test_ray_local_cli.py", "tui/")
 """Tests run before the rest, in this order: `evalkit eval --ray` starting a local Ray (a long test that
 mostly waits for Ray's processes: started early, its waits overlap the rest of the suite), then the review
 app's (the longest tests of the suite that keep a core busy). The suite's last tests are then short ones,

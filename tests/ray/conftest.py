@@ -1,11 +1,12 @@
 """Inputs and local reference runs shared by the Ray tests.
 
-Ray is started twice: a two-node cluster on this machine (test_ray_cluster.py: the Python API and the
-CLI with an address, as drivers on it) and the local 2-CPU Ray that `evalkit eval --ray` without an address
-starts for its run (test_ray_local.py). Each module is an xdist group of its own ("ray-cluster",
-"ray-local"), so one pytest worker runs its tests one after another; as the largest group, the cluster's
-is handed out first. Ray and pyarrow are imported inside the tests, not when the module is collected: every
-xdist worker collects the whole suite, and only one runs the cluster's tests.
+Ray starts three times: a local 2-CPU Ray for the Python API's tests (test_ray_local.py, xdist group
+"ray-local"), a two-node cluster on this machine for the CLI with an address and a killed evaluator
+(test_ray_cluster.py, "ray-cluster"), and the Ray `evalkit eval --ray` without an address starts for its
+run (test_ray_local_cli.py). One pytest worker runs a group's tests one after another on its Ray; the groups,
+the largest units of work, are handed out first, and the CLI's test is the first of the rest, so the three
+wait for Ray side by side. Ray and pyarrow are imported inside the tests, not when the modules are
+collected: every xdist worker collects the whole suite.
 
 The Ray these tests start runs without what no test looks at (RAY_SETTINGS): Ray's usage statistics and its
 metrics collection, and, on the cluster, the autoscaler's monitor and the log monitor (cluster_utils leaves

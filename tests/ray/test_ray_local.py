@@ -1,33 +1,91 @@
-"""evalkit on a real local Ray: `evalkit eval --ray` without an address starts one on this machine for its
-run (2 CPUs here, one per core) and writes the local run's lines in input order, with its progress bar.
-The Python API's tests run on the cluster of test_ray_cluster.py."""
+"""evalkit on a real local Ray (2 CPUs, no dashboard, a small object store): the Python API gives the local
+run's records. Ray is imported in the fixture and the tests (see conftest.py)."""
 
 from __future__ import annotations
 
-import os
-import pty
+import json
 import subprocess
-from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.ray.conftest import EVALKIT, RAY_SETTINGS, lines_of
+from tests.ray.conftest import (
+    EVALKIT,
+    OBJECT_STORE,
+    RAY_SETTINGS,
+    SAMPLES,
+    by_source,
+    lines_of,
+    sample_submissions,
+)
+
+if TYPE_CHECKING:
+    import ray.data
 
 pytestmark = pytest.mark.xdist_group("ray-local")
 
 
-def test_eval_ray_without_an_address_runs_locally_in_input_order_with_progress(
-    workdir: Path, read_terminal: Callable[[int], str]
-) -> None:
-    controller, terminal = pty.openpty()
-    command = [EVALKIT, "eval", str(workdir / "submissions.jsonl"), "--out", "ray.jsonl", "--ray"]
-    env = {**os.environ, **RAY_SETTINGS}
-    process = subprocess.Popen(command, cwd=workdir, env=env, stdout=subprocess.DEVNULL, stderr=terminal)
-    os.close(terminal)
-    assert process.wait(timeout=300) == 1
-    shown = read_terminal(controller)
-    assert "] 402/402" in shown
-    assert "submissions.jsonl:5: error: invalid JSON" in shown
-    local = [line for line in lines_of(workdir / "local-eval.jsonl") if "submissions.jsonl:" in line]
-    assert lines_of(workdir / "ray.jsonl") == local
+@pytest.fixture(scope="module", autouse=True)
+def local_ray() -> Iterator[None]:
+    import ray
+
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in RAY_SETTINGS.items():
+            patch.setenv(name, value)
+        ray.init(
+            address="local",
+            num_cpus=2,
+            include_dashboard=False,
+            object_store_memory=OBJECT_STORE,
+            logging_level="ERROR",
+        )
+        yield
+        ray.shutdown()
+
+
+def records(dataset: ray.data.Dataset) -> list[str]:
+    return [row["record"] for row in dataset.iter_rows()]
+
+
+def test_evaluate_gives_the_records_of_the_local_eval(workdir: Path) -> None:
+    import evalkit.ray
+
+    results = evalkit.ray.evaluate(
+        evalkit.ray.read_submissions([workdir / "submissions.jsonl", SAMPLES]), None
+    )
+    local = lines_of(workdir / "local-eval.jsonl")
+    assert by_source(records(results)) == by_source(local)
+    assert len(local) == 400 + 2 + len(list(SAMPLES.glob("*.*")))
+
+
+def test_evaluate_takes_submissions_as_columns_with_their_sources(workdir: Path) -> None:
+    import ray
+
+    import evalkit.ray
+
+    submissions = sample_submissions()
+    rows = [{"source": f"row {number}", **submission} for number, submission in enumerate(submissions)]
+    unfit = {"source": "bytes", **submissions[0], "attachment": b"\xff"}  # a value JSON cannot hold
+    results = evalkit.ray.evaluate(ray.data.from_items([*rows, unfit]), None).to_pandas()
+    unfit_record = results["record"][results["source"] == "bytes"].item()
+    assert json.loads(unfit_record)["error"]["message"].startswith("the row has a value JSON cannot hold")
+    results = results[results["source"] != "bytes"]
+    folder = workdir / "columns"
+    folder.mkdir()
+    (folder / "rows.jsonl").write_text("".join(json.dumps(s) + "\n" for s in submissions), encoding="utf-8")
+    subprocess.run([EVALKIT, "eval", "rows.jsonl", "--out", "local.jsonl"], cwd=folder, check=False)
+    expected = {json.loads(line)["source"]: line for line in lines_of(folder / "local.jsonl")}
+    for source, record in zip(results["source"], results["record"], strict=False):
+        number = int(source.split()[1])
+        assert record == expected[f"rows.jsonl:{number + 1}"].replace(
+            f'"source": "rows.jsonl:{number + 1}"', f'"source": "{source}"'
+        )
+
+
+def test_score_gives_the_rows_of_the_local_score(workdir: Path) -> None:
+    import evalkit.ray
+
+    scored = evalkit.ray.score(evalkit.ray.read_rows([workdir / "rows.jsonl"]))
+    assert by_source(records(scored)) == by_source(lines_of(workdir / "local-score.jsonl"))
