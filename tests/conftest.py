@@ -74,6 +74,26 @@ def pytest_configure(config: pytest.Config) -> None:
         )
 
 
+FIRST = ("ray/test_ray_local_cli.py", "tui/")
+"""Tests run before the rest, in this order: `evalkit eval --ray` starting a local Ray (a long test that
+mostly waits for Ray's processes: started early, its waits overlap the rest of the suite), then the review
+app's (the longest tests of the suite that keep a core busy). The suite's last tests are then short ones,
+and pytest-xdist's workers end close together. (The cluster's xdist group, the largest, goes first anyway.)"""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    tests = Path(__file__).resolve().parent
+
+    def rank(item: pytest.Item) -> int:
+        where = Path(str(item.fspath)).resolve()
+        if not where.is_relative_to(tests):
+            return len(FIRST)
+        path = where.relative_to(tests).as_posix()
+        return next((number for number, start in enumerate(FIRST) if path.startswith(start)), len(FIRST))
+
+    items.sort(key=rank)  # stable: each part keeps its order
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _config_cache_of_the_suite(tmp_path_factory: pytest.TempPathFactory) -> None:
     """`evalkit eval` caches checked configs in the user's cache folder (services/config_cache.py): the suite

@@ -1,9 +1,17 @@
 """Inputs and local reference runs shared by the Ray tests.
 
-Every Ray test module starts one Ray (a local instance or a two-node cluster) for all its tests and is an
-xdist group of its own ("ray-local", "ray-cluster"), so one pytest worker runs its tests one after another
-on its Ray. The two groups, the largest in the suite, are handed out first, to two workers: each spends most
-of its time waiting for Ray's processes, and one after the other they were the suite's longest chain.
+Ray starts three times: a local 2-CPU Ray for the Python API's tests (test_ray_local.py, xdist group
+"ray-local"), a two-node cluster on this machine for the CLI with an address and a killed evaluator
+(test_ray_cluster.py, "ray-cluster"), and the Ray `evalkit eval --ray` without an address starts for its
+run (test_ray_local_cli.py). One pytest worker runs a group's tests one after another on its Ray; the groups,
+the largest units of work, are handed out first, and the CLI's test is the first of the rest, so the three
+wait for Ray side by side. Ray and pyarrow are imported inside the tests, not when the modules are
+collected: every xdist worker collects the whole suite.
+
+The Ray these tests start runs without what no test looks at (RAY_SETTINGS): Ray's usage statistics and its
+metrics collection, and, on the cluster, the autoscaler's monitor and the log monitor (cluster_utils leaves
+the latter off on worker nodes already). Each is a process or a thread on every node competing for the
+machine's two cores.
 """
 
 from __future__ import annotations
@@ -20,6 +28,10 @@ EVALKIT = str(Path(sys.executable).with_name("evalkit"))
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 MB = 1024 * 1024
 OBJECT_STORE = 80 * MB
+RAY_SETTINGS = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_enable_metrics_collection": "0"}
+"""Environment variables for the Ray the tests start: no usage statistics, no metrics collection."""
+CLUSTER_HEAD = {"no_monitor": True, "include_log_monitor": False}
+"""The cluster head's node arguments beyond its resources: no autoscaler monitor, no log monitor."""
 
 
 def run_evalkit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

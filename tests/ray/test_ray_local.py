@@ -1,35 +1,48 @@
-"""evalkit on a real local Ray (2 CPUs, no dashboard, a small object store): the Python API and the CLI
-give the local run's records."""
+"""evalkit on a real local Ray (2 CPUs, no dashboard, a small object store): the Python API gives the local
+run's records. Ray is imported in the fixture and the tests (see conftest.py)."""
 
 from __future__ import annotations
 
 import json
-import os
-import pty
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-import ray
 
-import evalkit.ray
-from tests.ray.conftest import EVALKIT, OBJECT_STORE, SAMPLES, by_source, lines_of, sample_submissions
+from tests.ray.conftest import (
+    EVALKIT,
+    OBJECT_STORE,
+    RAY_SETTINGS,
+    SAMPLES,
+    by_source,
+    lines_of,
+    sample_submissions,
+)
+
+if TYPE_CHECKING:
+    import ray.data
 
 pytestmark = pytest.mark.xdist_group("ray-local")
 
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray() -> Iterator[None]:
-    ray.init(
-        address="local",
-        num_cpus=2,
-        include_dashboard=False,
-        object_store_memory=OBJECT_STORE,
-        logging_level="ERROR",
-    )
-    yield
-    ray.shutdown()
+    import ray
+
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in RAY_SETTINGS.items():
+            patch.setenv(name, value)
+        ray.init(
+            address="local",
+            num_cpus=2,
+            include_dashboard=False,
+            object_store_memory=OBJECT_STORE,
+            logging_level="ERROR",
+        )
+        yield
+        ray.shutdown()
 
 
 def records(dataset: ray.data.Dataset) -> list[str]:
@@ -37,6 +50,8 @@ def records(dataset: ray.data.Dataset) -> list[str]:
 
 
 def test_evaluate_gives_the_records_of_the_local_eval(workdir: Path) -> None:
+    import evalkit.ray
+
     results = evalkit.ray.evaluate(
         evalkit.ray.read_submissions([workdir / "submissions.jsonl", SAMPLES]), None
     )
@@ -46,6 +61,10 @@ def test_evaluate_gives_the_records_of_the_local_eval(workdir: Path) -> None:
 
 
 def test_evaluate_takes_submissions_as_columns_with_their_sources(workdir: Path) -> None:
+    import ray
+
+    import evalkit.ray
+
     submissions = sample_submissions()
     rows = [{"source": f"row {number}", **submission} for number, submission in enumerate(submissions)]
     unfit = {"source": "bytes", **submissions[0], "attachment": b"\xff"}  # a value JSON cannot hold
@@ -66,20 +85,7 @@ def test_evaluate_takes_submissions_as_columns_with_their_sources(workdir: Path)
 
 
 def test_score_gives_the_rows_of_the_local_score(workdir: Path) -> None:
+    import evalkit.ray
+
     scored = evalkit.ray.score(evalkit.ray.read_rows([workdir / "rows.jsonl"]))
     assert by_source(records(scored)) == by_source(lines_of(workdir / "local-score.jsonl"))
-
-
-def test_eval_ray_without_an_address_runs_locally_in_input_order_with_progress(
-    workdir: Path, read_terminal: Callable[[int], str]
-) -> None:
-    controller, terminal = pty.openpty()
-    command = [EVALKIT, "eval", str(workdir / "submissions.jsonl"), "--out", "ray.jsonl", "--ray"]
-    process = subprocess.Popen(command, cwd=workdir, stdout=subprocess.DEVNULL, stderr=terminal)
-    os.close(terminal)
-    assert process.wait(timeout=300) == 1
-    shown = read_terminal(controller)
-    assert "] 402/402" in shown
-    assert "submissions.jsonl:5: error: invalid JSON" in shown
-    local = [line for line in lines_of(workdir / "local-eval.jsonl") if "submissions.jsonl:" in line]
-    assert lines_of(workdir / "ray.jsonl") == local
