@@ -8,6 +8,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
@@ -117,7 +118,10 @@ def problem_position(sample: LoadedSubmission) -> tuple[str, Span]:
 
 
 def _sample_text(path: Path, jsonl_line: int | None) -> str:
-    """A sample's text: the file's, or that line's of a .jsonl; raises OSError or ValueError."""
+    """A sample's text: the file's, or that line's of a .jsonl; raises OSError or ValueError, also for a named
+    pipe or a device (the read refused it unopened: opening it again here could block)."""
+    if not stat.S_ISREG(path.stat().st_mode):
+        raise ValueError(f"{path}: not a regular file")
     if jsonl_line is None:
         return read_text(path)
     with open(path, "rb") as handle:
