@@ -173,8 +173,6 @@ class Result:
         }
 
 
-
-
 PLAIN_DEPTH: Final = 64
 """Nesting beyond which `plain_json` says no (a result nests five deep): the careful encoder decides."""
 

@@ -158,7 +158,19 @@ def test_a_lone_surrogate_in_a_pattern_finds_itself_in_the_text() -> None:
 @settings(max_examples=400)
 @given(
     st.sampled_from(
-        [r"é+\w", r"O\([^)]*\)", r"(a)|(b)", "a*", "", "(?m)^", r"\b", "b$", r"(?s).", r"[^\x00-\x7f]+", "x+y"]
+        [
+            r"é+\w",
+            r"O\([^)]*\)",
+            r"(a)|(b)",
+            "a*",
+            "",
+            "(?m)^",
+            r"\b",
+            "b$",
+            r"(?s).",
+            r"[^\x00-\x7f]+",
+            "x+y",
+        ]
     ),
     st.binary(max_size=16) | st.text(alphabet="abéxy \n()O", max_size=16).map(str.encode),
 )

@@ -25,9 +25,11 @@ FLOATS = st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from(
 SCALARS = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | FLOATS | st.text()
 VALUES = st.recursive(
     SCALARS,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.lists(inner, max_size=3).map(tuple)
-    | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 
