@@ -171,7 +171,8 @@ _KNOWN: Final = frozenset({"prompt", "responses", "ranking", "ratings", "evidenc
 
 
 _FLOAT_MAX: Final = sys.float_info.max
-_FLOAT_MAX_INT: Final = int(_FLOAT_MAX)  # compiled, an int compared with a float is converted to one: compare ints
+_FLOAT_MAX_INT: Final = int(_FLOAT_MAX)
+"""Compiled, an int compared with a float is converted to one: ints are compared with this."""
 
 
 def _well_typed(data: Any) -> Submission | None:
