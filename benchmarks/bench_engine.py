@@ -4,6 +4,8 @@ end to end (`evalkit eval --jobs 2`), a 60,000-line batch streamed (time and pea
 start of `evalkit eval` on one file.
 
     .venv/bin/python benchmarks/bench_engine.py [--batch 10000] [--runs 15] [--evals-only] [--long-texts]
+    .venv/bin/python benchmarks/bench_engine.py --jsonl        # issue 15: one process against the JSON floor
+    .venv/bin/python benchmarks/bench_engine.py --instructions 2000   # the same work counted by valgrind
 
 The engine is measured as installed: compiled by mypyc (setup.py) where the install found a C compiler,
 else pure Python; the first line says which. `EVALKIT_COMPILE=0 .venv/bin/pip install -e .` installs the
@@ -231,6 +233,36 @@ def jsonl_against_floor(size: int, runs: int, jobs_lines: int) -> None:
         )
 
 
+def instructions_a_line(lines: int) -> None:
+    """`evalkit eval` on a JSONL file of `lines` lines and on one of 2, each under valgrind's callgrind
+    (PYTHONHASHSEED=0): the difference over the lines between is the instructions a line costs, the same
+    from run to run however loaded the machine is (wall and CPU times swing by a factor of three here). The
+    2-line run's count is the start's. Needs valgrind (Debian's `valgrind`); about 30 s for 2,000 lines."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        print("instructions a line: valgrind is not installed (apt-get install valgrind)")
+        return
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    with tempfile.TemporaryDirectory() as tmp:
+        counts = []
+        for size in (lines, 2):
+            source = _batch_file(Path(tmp), size)
+            command = [*EVALKIT, "eval", str(source), "--out", str(Path(tmp) / "out.jsonl")]
+            subprocess.run(command, check=True, env=env)  # bytecode and config caches written first
+            done = subprocess.run(
+                [valgrind, "--tool=callgrind", f"--callgrind-out-file={tmp}/callgrind.out", *command],
+                check=True,
+                env=env,
+                capture_output=True,
+                text=True,
+            )
+            counts.append(int(done.stderr.split("refs:")[-1].split()[0].replace(",", "")))
+    print(
+        f"evalkit eval, instructions (callgrind): {(counts[0] - counts[1]) / (lines - 2):,.0f} a JSONL line, "
+        f"{counts[1]:,} for the start and 2 lines"
+    )
+
+
 _PEAK_MEMORY = (
     "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True); "
     "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
@@ -309,8 +341,17 @@ def main() -> None:
     parser.add_argument(
         "--jobs-lines", type=int, default=120_000, help="lines of the --jsonl batch run with --jobs 1 and 2"
     )
+    parser.add_argument(
+        "--instructions",
+        type=int,
+        metavar="LINES",
+        help="only the instructions a JSONL line costs, under valgrind (try 2000)",
+    )
     args = parser.parse_args()
     print(f"engine: {engine_build()}")
+    if args.instructions:
+        instructions_a_line(args.instructions)
+        return
     if args.jsonl:
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
         jsonl_against_floor(args.batch, args.runs, args.jobs_lines)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from evalkit.engine.needles import SHORT_TEXT, SearchedText, TextPart, lower
 from evalkit.engine.submission import Submission
@@ -93,7 +93,7 @@ class RuleState:
         return rounded(min(max(value, low), high), self.round_digits if self.round_digits is not None else 10)
 
 
-_BINARY_PLACES = tuple(float(2**digits) for digits in range(11))
+_BINARY_PLACES: Final = tuple(float(2**digits) for digits in range(11))
 
 
 def rounded(value: float, digits: int) -> float:

@@ -3,7 +3,7 @@ compiled plan and one submission (no I/O, no globals)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from evalkit import __version__
 from evalkit.engine.config import Config, ConfigError
@@ -21,6 +21,9 @@ from evalkit.engine.plan import ConfigPlan, RulePlan
 from evalkit.engine.result import FiredRule, Result, SkippedRule
 from evalkit.engine.submission import Submission, parse_submission
 
+HEADS_KEPT: Final = 10_000
+"""Summary lines an evaluator keeps formatted; past that they are dropped and formatted again."""
+
 
 class Evaluator:
     def __init__(self, config: Config) -> None:
@@ -29,6 +32,8 @@ class Evaluator:
         self.config = config
         self.plan: ConfigPlan = config.plan
         self._pulls: PullCache = {}
+        self._heads: dict[float, str] = {}
+        """The global summary's first line for each mean adjustment met (`_summary`)."""
         self._meta_base = {
             "rule_version": self.plan.rule_version,
             "config_hash": config.config_hash,
@@ -131,11 +136,15 @@ class Evaluator:
             }
         return out
 
-    @staticmethod
-    def _summary(submission: Submission, state: RuleState) -> str:
+    def _summary(self, submission: Submission, state: RuleState) -> str:
         ratings, corrected = submission.ratings, state.corrected
         mean = sum([abs(corrected[n] - v) for n, v in ratings.items()]) / len(ratings)
-        head = f"Mean absolute adjustment: {mean:.2f}."
+        heads = self._heads  # a mean takes few values (ratings move by halves): each is formatted once
+        head = heads.get(mean)
+        if head is None:
+            if len(heads) >= HEADS_KEPT:
+                heads.clear()
+            head = heads[mean] = f"Mean absolute adjustment: {mean:.2f}."
         return head + "\n- " + "\n- ".join(state.comments) if state.comments else head
 
     def _warnings(self, submission: Submission) -> list[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Container
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 
 def lower(text: Any) -> str:
@@ -24,11 +24,11 @@ def lower(text: Any) -> str:
     return text.lower()
 
 
-FOLDS_TO_ASCII = ("\u0130", "\u212a")
+FOLDS_TO_ASCII: Final = ("\u0130", "\u212a")
 """The only characters outside ASCII whose lower case holds an ASCII letter: 'İ' -> 'i̇' and the Kelvin
 sign 'K' -> 'k' (the test suite checks every code point)."""
 
-WINDOW = 4096
+WINDOW: Final = 4096
 """Bytes searched at a time. A search reports every match, and a report costs more than scanning a window
 without one: a needle found in one window is left out of the search of the next, so a needle on every line
 is reported a window's worth of times, not the whole text's."""
@@ -97,7 +97,7 @@ class Needles:
         return cls([lower(needle) for needle in needles])
 
 
-_NOTHING: set[str] = set()
+_NOTHING: Final[set[str]] = set()
 """Where nothing was searched yet: one empty set shared, never added to, so that a short text (most of
 them) makes none of its own."""
 
@@ -138,7 +138,7 @@ class TextPart:
         return self._lowered
 
 
-SHORT_TEXT = 2048
+SHORT_TEXT: Final = 2048
 """Below this many characters, lower-casing the text and testing each needle with `in` costs less than
 folding the text and starting a search."""
 

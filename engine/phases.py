@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Final
 
 from evalkit.engine.context import RuleState, rounded
 from evalkit.engine.plan import ConfigPlan, RankingPlan, RewriteRulePlan
 from evalkit.engine.result import FiredRule, SkippedRule
 from evalkit.engine.submission import Submission
 
-RANKING_DEFAULT = "Ranking processed."
-_SPACE_RUNS = re.compile(" {2,}")
+RANKING_DEFAULT: Final = "Ranking processed."
+_SPACE_RUNS: Final = re.compile(" {2,}")
 
 
-PullCache = dict[tuple[str, float], tuple[float, str]]
-"""(dimension, rating) -> (the corrected rating, its rationale), for one plan."""
+PullCache = dict[str, dict[float, tuple[float, str]]]
+"""dimension -> rating -> (the corrected rating, its rationale), for one plan."""
+
+PULLS_KEPT: Final = 20_000
+"""Ratings a dimension keeps worked out; past that its entries are dropped and worked out again."""
 
 
 def pull_dimensions(
@@ -24,15 +27,18 @@ def pull_dimensions(
     """Phase 2: a rating outside tolerance moves `pull_fraction` of the way to the ideal.
 
     Ratings take few distinct values (4.0, 4.5, ...), so each (dimension, value) is worked out once per
-    plan and looked up in `cache` (the evaluator's, for its plan) after that."""
+    plan and looked up in `cache` (the evaluator's, for its plan) after that: by dimension, then by value
+    (no key tuple to build and hash for each rating)."""
     corrected, rationale = {}, {}
     for name, value in ratings.items():
-        key = (name, value)
-        entry = cache.get(key)
+        known = cache.get(name)
+        if known is None:
+            known = cache[name] = {}
+        entry = known.get(value)
         if entry is None:
-            if len(cache) > 100_000:
-                cache.clear()
-            entry = cache[key] = _pull_one(plan, name, value)
+            if len(known) >= PULLS_KEPT:
+                known.clear()
+            entry = known[value] = _pull_one(plan, name, value)
         corrected[name], rationale[name] = entry
     return corrected, rationale
 

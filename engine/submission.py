@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import Any
+from typing import Any, Final
 
 from evalkit.engine.type_words import found_words
 
-DIMENSIONS = ("instructions", "accuracy", "optimality", "presentation", "freshness")
-OPTIONAL_TEXT = ("category", "subcategory", "difficulty", "ranking_rationale", "rewrite_preferred")
-SUBMISSION_FIELDS = (
+DIMENSIONS: Final = ("instructions", "accuracy", "optimality", "presentation", "freshness")
+OPTIONAL_TEXT: Final = ("category", "subcategory", "difficulty", "ranking_rationale", "rewrite_preferred")
+SUBMISSION_FIELDS: Final = (
     "prompt",
     "responses",
     "ranking",
@@ -167,11 +167,12 @@ def _ranking(raw: Any) -> tuple[ResponseId, ...]:
     return tuple(_response_id(item, f"ranking[{index}]") for index, item in enumerate(raw))
 
 
-_KNOWN = frozenset({"prompt", "responses", "ranking", "ratings", "evidence", *OPTIONAL_TEXT})
+_KNOWN: Final = frozenset({"prompt", "responses", "ranking", "ratings", "evidence", *OPTIONAL_TEXT})
 
 
-_FLOAT_MAX = sys.float_info.max
-_FLOAT_MAX_INT = int(_FLOAT_MAX)  # compiled, an int compared with a float is converted to one: compare ints
+_FLOAT_MAX: Final = sys.float_info.max
+_FLOAT_MAX_INT: Final = int(_FLOAT_MAX)
+"""Compiled, an int compared with a float is converted to one: ints are compared with this."""
 
 
 def _well_typed(data: Any) -> Submission | None:

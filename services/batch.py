@@ -7,7 +7,6 @@ so little crosses the process boundary; each worker loads and compiles the confi
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -109,24 +108,18 @@ def count_items(paths: Iterable[str]) -> int:
     return total
 
 
-_NOT_AS_PYTHON = rb"(?:^|[:,\[])-?(?:[0-9]+(?:\.[0-9]+)?e|0\.0000)"
-"""Where msgspec's compact output may write a float otherwise than Python's repr (json.dumps): in exponent
-form (msgspec `1e16`, `1e-7`; Python `1e+16`, `1e-07`) and below 1e-4 (msgspec `0.00003`; Python `3e-05`).
-A string holding the like (`:1e5`) sends its line to json.dumps too: the same bytes, slower. RE2 is three
-times as fast as `re` at this."""
-
-
 class _FastEncoder:
     """msgspec's encoder (C, about four times as fast as json.dumps) and its formatter, which respaces its
-    output as json.dumps spaces it (in C); imported at the second value, so that one file's run does
+    output as json.dumps spaces it (in C), for the values that come out the same (`plain_json`: no float
+    that Python's repr writes in exponent form); imported at the second value, so that one file's run does
     without them (10 ms of its cold start)."""
 
     def __init__(self) -> None:
-        import re2
         from msgspec.json import encode, format
 
-        self.encode, self.format = encode, format
-        self.search = re2.compile(_NOT_AS_PYTHON).search
+        from evalkit.engine.result import plain_json
+
+        self.encode, self.format, self.plain = encode, format, plain_json
 
     def __call__(self, value: Any) -> str | None:
         written = self.encoded(value)
@@ -134,11 +127,11 @@ class _FastEncoder:
 
     def encoded(self, value: Any) -> bytes | None:
         """`value` as json.dumps writes it, in UTF-8; None where msgspec would write it otherwise."""
+        if not self.plain(value):
+            return None
         try:
             encoded = self.encode(value)
-        except Exception:
-            return None
-        if self.search(encoded) is not None:
+        except Exception:  # a lone surrogate, which UTF-8 cannot hold
             return None
         return self.format(encoded, indent=0)
 
@@ -440,10 +433,12 @@ class ChunkRenderer:
 
     def _render_lines(self, lines: Iterable[tuple[str, str | None, str | None]]) -> _Chunk:
         """The hot loop of `evalkit eval` on JSONL: per line, one msgspec decode, the submission, the
-        evaluation, one dict with "source" first and one encode; nothing else unless asked for."""
+        evaluation, one dict with "source" first and one encode; nothing else unless asked for. (No call
+        here that the loop can do itself: a Python call costs about a fortieth of a line's work.)"""
         want = self.evaluator.want
         evaluate = self.evaluator.evaluator.evaluate
         decode, parse_submission, line = self._decode, self._parse_submission, self.encoder.line
+        plain, encode, respace = self.encoder.plain, self.encoder.encode, self.encoder.format
         results: list[bytes] = []
         explains: list[bytes] | None = [] if want.explain else None
         notes: list[Outcome] = []
@@ -451,8 +446,10 @@ class ChunkRenderer:
         for where, text, problem in lines:
             submission = None
             if text is not None:
-                with contextlib.suppress(Exception):  # the slow path below says what is wrong
+                try:  # noqa: SIM105 - contextlib.suppress costs a context manager a line
                     submission = parse_submission(decode(text))
+                except Exception:  # the slow path below says what is wrong
+                    pass
             if submission is None:
                 outcome = (
                     Outcome(where, error=problem)
@@ -467,7 +464,14 @@ class ChunkRenderer:
                 continue
             result = evaluate(submission)
             data = result.to_dict()
-            results.append(line({"source": where, **data}))
+            value = {"source": where, **data}
+            written = None
+            if plain(value):  # encoder.line(value), inline
+                try:  # noqa: SIM105
+                    written = respace(encode(value), indent=0)
+                except Exception:  # a lone surrogate: json.dumps escapes it
+                    pass
+            results.append(line(value) if written is None else written)
             if explains is not None:
                 explains.append(line({"source": where, **result.explain()}))
             if keep_notes:
@@ -525,7 +529,9 @@ def _range_texts(task: LineRange) -> Iterator[tuple[str, str | None, str | None]
     last = len(pieces) - 1
     source = task.source
     for number, piece in enumerate(pieces, task.first):
-        if piece.strip(_ASCII_SPACE):  # bytes.strip()'s whitespace: other spaces are the parser's to refuse
+        # blank: bytes.strip()'s whitespace alone (other spaces are the parser's to refuse); a line of JSON
+        # mostly starts with "{", which settles it without copying the line as strip() does
+        if piece[:1] not in _ASCII_SPACE or piece.strip(_ASCII_SPACE):
             yield f"{source}:{number}", piece if number - task.first == last else piece + "\n", None
 
 

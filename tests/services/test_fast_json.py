@@ -10,11 +10,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evalkit.engine import Evaluator, load_config
+from evalkit.engine.result import plain_json
 from evalkit.services.batch import dumps_line
-from evalkit.services.inputs import parse_json
+from evalkit.services.inputs import parse_json, read_inputs
 
 FLOATS = st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from(
     [1e16, -1e16, 1e-5, 3e-05, -9.99e-05, 1e-4, 0.0001234, 1.5e300, 5e-324, -0.0, 123456789012345.6]
@@ -22,7 +25,11 @@ FLOATS = st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from(
 SCALARS = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | FLOATS | st.text()
 VALUES = st.recursive(
     SCALARS,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 
@@ -31,6 +38,43 @@ VALUES = st.recursive(
 @given(value=VALUES)
 def test_dumps_line_writes_the_bytes_json_dumps_writes(value: object) -> None:
     assert dumps_line(value) == json.dumps(value, ensure_ascii=False)
+
+
+@settings(max_examples=600, deadline=None)
+@given(value=VALUES)
+def test_what_plain_json_vouches_for_msgspec_writes_as_json_dumps_does(value: object) -> None:
+    """The fast encoder's gate (a walk of the value, in place of a search of its encoded bytes): where it
+    says yes, msgspec's bytes respaced are json.dumps's, and where a float would differ it says no."""
+    expected = json.dumps(value, ensure_ascii=False)
+    try:
+        written = msgspec.json.format(msgspec.json.encode(value), indent=0).decode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: the encoder hands the value to json.dumps
+        return
+    if plain_json(value):
+        assert written == expected
+    elif written != expected:
+        assert any(pattern in expected for pattern in ("e-", "e+", "NaN", "Infinity")), expected
+
+
+def test_plain_json_refuses_what_msgspec_writes_otherwise() -> None:
+    for value in (1e-5, -3e-05, 1e16, -1.5e300, float("nan"), float("inf"), {1.5: 1}, {True: 1}, {None: 1}):
+        assert not plain_json(value)
+        assert not plain_json({"a": [value]})
+    for value in (0.0, -0.0, 1e-4, 9999999999999998.0, 2**70, True, None, "1e-05", (1, "a"), {"a": 1}):
+        assert plain_json([value, {"k": value}])
+    deep: object = 1.0
+    for _ in range(100):
+        deep = [deep]
+    assert not plain_json(deep)  # left to json.dumps, which says how deep is too deep
+
+
+def test_the_shipped_samples_results_take_the_fast_path() -> None:
+    evaluator = Evaluator(load_config())
+    results = [evaluator.evaluate(s.submission) for s in read_inputs([Path("samples")]) if s.submission]
+    assert len(results) > 20
+    for result in results:
+        assert plain_json({"source": "x", **result.to_dict()})
+        assert plain_json(result.explain())
 
 
 @settings(max_examples=600, deadline=None)
