@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalkit.engine import ConfigError, Evaluator, analyze, load_config
-from evalkit.engine.regex import Pattern, PatternError, compile_pattern
+from evalkit.engine.regex import PatternError, compile_pattern
 
 Writer = Callable[..., Path]
 Factory = Callable[..., dict[str, Any]]
@@ -153,33 +153,3 @@ def test_a_lone_surrogate_in_a_pattern_finds_itself_in_the_text() -> None:
     regex = compile_pattern("a\ud800")
     assert regex.found("xa\ud800y".encode("utf-8", "surrogatepass"))
     assert not regex.found(b"xa")
-
-
-@settings(max_examples=400)
-@given(
-    st.sampled_from(
-        [
-            r"é+\w",
-            r"O\([^)]*\)",
-            r"(a)|(b)",
-            "a*",
-            "",
-            "(?m)^",
-            r"\b",
-            "b$",
-            r"(?s).",
-            r"[^\x00-\x7f]+",
-            "x+y",
-        ]
-    ),
-    st.binary(max_size=16) | st.text(alphabet="abéxy \n()O", max_size=16).map(str.encode),
-)
-def test_the_direct_search_finds_what_google_re2s_search_finds(pattern: str, data: bytes) -> None:
-    """Pattern calls the RE2 object under google-re2's `search` directly; through `search` alone
-    (`direct=False`) it must find the same, empty matches, groups and bytes that are not UTF-8 included."""
-    import re2
-
-    compiled = re2.compile(pattern.encode())
-    direct, careful = Pattern(compiled), Pattern(compiled, direct=False)
-    assert direct.found(data) == careful.found(data)
-    assert direct.first(data) == careful.first(data)
