@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from evalkit.qydomain.records import RowError
     from evalkit.qydomain.summary import ScoreSummary
-    from evalkit.services.pool import LineRange, Spooled
+    from evalkit.services.pool import Spooled
     from evalkit.services.progress import Progress
 
 CHUNK_LINES = 1000  # lines per unit of work: large enough to amortise pickling, small enough to stream
@@ -40,7 +40,6 @@ _COLUMNS = ("mean", "std", "min", "p25", "median", "p75", "max")
 
 
 class Chunk(NamedTuple):
-    first: int  # the number of its first line
     lines: list[bytes | None]  # every line, blank ones too, without its b"\n"; None: longer than the limit
     terminated: bool  # the last line ended with b"\n"
     end_offset: int  # bytes of input consumed once this chunk is read, for the progress bar
@@ -117,6 +116,7 @@ class _Tally:
         from evalkit.services.progress import Progress
 
         self.summary, self.bad_lines = summary, 0
+        self.lines = 0  # lines taken so far: the number of the next one, less one
         self.progress = Progress(
             total_bytes, self._caption, label=name, enabled=total_bytes >= PROGRESS_MIN_BYTES
         )
@@ -134,23 +134,40 @@ RANGE_BYTES = 1 << 20
 
 
 class Scored(NamedTuple):
-    """Lines scored by a worker (or in this process): their output lines as they are written, what the
-    summary and stderr need."""
+    """Lines scored by a worker (or in this process): their output as it is written, what the summary and
+    stderr need. Workers do not know where in the file their lines are: they count them, and the parent
+    numbers bad lines and writes their error entries."""
 
-    output: bytes | Spooled
+    output: bytes | Spooled  # the output lines before the first bad line (all of them when none is bad)
     scores: dict[str, array[float]]  # the scores of each data source, in input order
-    errors: list[str]  # messages of bad lines, each "PATH:LINE: message"
+    lines: int  # lines read, blank ones too
+    bad: list[BadLine]
     problem: str | None  # the file could not be read
     end: int  # where the lines end: bytes of input done, for the progress bar
+
+
+class BadLine(NamedTuple):
+    position: int  # of the line among those scored together, from 0
+    code: str
+    message: str
+    after: bytes  # the output lines after it, up to the next bad line
+
+
+class ByteRange(NamedTuple):
+    """Bytes `start` to `end` of a regular file, whole lines: a worker reads them itself."""
+
+    path: str
+    start: int
+    end: int
 
 
 def _score_ranges(
     source: BinaryIO, path: str, name: str, jobs: int, write: Callable[[bytes | Spooled], None], tally: _Tally
 ) -> None:
-    """A regular file: the parent finds where ranges of whole lines start and end (services/pool), then only
-    writes what workers send back. Each worker reads its range itself, scores it and renders its output
-    lines (the parent read, pickled and spliced every line before, and, at two workers, was the
-    bottleneck). With one job the ranges are scored here, the same way."""
+    """A regular file: the parent finds where ranges of whole lines end (a newline after every RANGE_BYTES,
+    found by seeking there: it reads next to nothing of the file), then only writes what workers send
+    back. Each worker reads its range itself, scores it and renders its output lines. With one job the
+    ranges are scored here, the same way."""
     from evalkit.services.pool import ordered_map, spool_folder
     from evalkit.services.workers import WorkerDied
 
@@ -163,24 +180,47 @@ def _score_ranges(
 
 
 def _take(scored: Scored, name: str, write: Callable[[bytes | Spooled], None], tally: _Tally) -> None:
-    """A worker's range: its lines written, its scores summed, its bad lines shown."""
+    """Lines scored: their output written, with an error entry for each bad line, their scores summed,
+    their bad lines shown."""
     if scored.problem is not None:
         raise UsageProblem(f"{name}: cannot read: {scored.problem}")
     write(scored.output)
+    for bad in scored.bad:
+        number = tally.lines + bad.position + 1
+        write(_error_entry(name, number, bad.code, bad.message) + b"\n" + bad.after)
+        tally.bad_line(f"{name}:{number}: {bad.message}")
+    tally.lines += scored.lines
     for data_source, values in scored.scores.items():
         tally.summary.extend(data_source, values)
-    for message in scored.errors:
-        tally.bad_line(message)
     tally.progress.update(scored.end)
 
 
-def _ranges(source: BinaryIO, path: str, name: str) -> Iterator[LineRange]:
-    from evalkit.services.pool import file_ranges
-
+def _ranges(source: BinaryIO, path: str, name: str) -> Iterator[ByteRange]:
+    """Ranges of about RANGE_BYTES of whole lines of the open regular file `source`, from where it is,
+    found as they are needed (the first is at work while the rest of a large file is unlooked at)."""
     try:
-        yield from file_ranges(source, path, name, RANGE_BYTES)
+        start = source.tell()
+        while True:
+            source.seek(start + RANGE_BYTES - 1)
+            end = _after_newline(source)
+            if end <= start:
+                return
+            yield ByteRange(path, start, end)
+            start = end
     except OSError as error:
         raise UsageProblem(f"{name}: cannot read: {error.strerror}") from None
+
+
+def _after_newline(source: BinaryIO) -> int:
+    """Where the line at the position of `source` ends: after its newline, or at the end of the file."""
+    while block := source.read(_SEEK_BLOCK):
+        newline = block.find(b"\n")
+        if newline != -1:
+            return source.tell() - len(block) + newline + 1
+    return source.seek(0, os.SEEK_END)  # (the position sought may lie beyond it)
+
+
+_SEEK_BLOCK = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,23 +230,23 @@ class ScoreRanges:
 
     spool: str | None
 
-    def __call__(self) -> Callable[[LineRange], Scored]:
+    def __call__(self) -> Callable[[ByteRange], Scored]:
         return functools.partial(score_range, spool=self.spool)
 
 
-def score_range(part: LineRange, spool: str | None = None) -> Scored:
+def score_range(part: ByteRange, spool: str | None = None) -> Scored:
     """Score the lines of part.path between part.start and part.end (a worker's unit with --jobs)."""
     try:
         lines, terminated = _range_lines(part)
     except OSError as error:
-        return Scored(b"", {}, [], error.strerror or str(error), part.end)
+        return Scored(b"", {}, 0, [], error.strerror or str(error), part.end)
     from evalkit.services.pool import spooled
 
-    output, scores, errors = score_lines(part.source, part.first, lines, terminated)
-    return Scored(spooled(spool, output), scores, errors, None, part.end)
+    output, scores, bad = score_lines(lines, terminated)
+    return Scored(spooled(spool, output), scores, len(lines), bad, None, part.end)
 
 
-def _range_lines(part: LineRange) -> tuple[list[bytes | None], bool]:
+def _range_lines(part: ByteRange) -> tuple[list[bytes | None], bool]:
     """The lines of a range, without their b"\n" (None for one longer than the limit), and whether the last
     one ended with b"\n". Raises OSError."""
     from evalkit.engine.limits import MAX_SUBMISSION_BYTES
@@ -233,21 +273,22 @@ def _range_lines(part: LineRange) -> tuple[list[bytes | None], bool]:
 
 
 def score_lines(
-    source: str, first: int, lines: list[bytes | None], terminated: bool
-) -> tuple[bytes, dict[str, array[float]], list[str]]:
-    """Score consecutive lines without their b"\n", the first numbered `first` (blank ones are skipped; None:
-    a line longer than the limit): their output lines, each ending with b"\n", the scores of each data
-    source in order, and the messages of bad lines. Every line but the last ended with b"\n" in the input,
-    the last one if `terminated`: a message about JSON that ends early counts it, as it always has."""
+    lines: list[bytes | None], terminated: bool
+) -> tuple[bytes, dict[str, array[float]], list[BadLine]]:
+    """Score consecutive lines without their b"\n" (blank ones are skipped; None: a line longer than the
+    limit): the output lines before the first bad line, each ending with b"\n", the scores of each data
+    source in order, and the bad lines. Every line but the last ended with b"\n" in the input, the last one
+    if `terminated`: a message about JSON that ends early counts it, as it always has."""
     from array import array
 
     from evalkit.qydomain.records import RowError, score_json_line
 
     output: list[bytes] = []
+    segments = [output]  # the output lines before the first bad line, then after each bad line
     scores: dict[str, array[float]] = {}
-    errors: list[str] = []
-    last = first + len(lines) - 1
-    for number, raw in enumerate(lines, start=first):
+    bad: list[tuple[int, str, str]] = []
+    last = len(lines) - 1
+    for index, raw in enumerate(lines):
         if raw is None:
             code, message = "line-too-long", _too_long()
         elif not raw or raw.isspace():  # blank: skipped (raw.strip() would copy every line to say so)
@@ -256,7 +297,7 @@ def score_lines(
             try:
                 row = score_json_line(raw)
             except RowError as error:
-                problem = _row_error(raw + b"\n") if number < last or terminated else error
+                problem = _row_error(raw + b"\n") if index < last or terminated else error
                 code, message = problem.code, str(problem)
             else:
                 output.append(row.line)
@@ -265,11 +306,11 @@ def score_lines(
                 except KeyError:
                     scores[row.data_source] = array("d", (row.score,))
                 continue
-        output.append(_error_entry(source, number, code, message))
-        errors.append(f"{source}:{number}: {message}")
-    if output:
-        output.append(b"")  # the last line's b"\n"
-    return b"\n".join(output), scores, errors
+        bad.append((index, code, message))
+        output = []
+        segments.append(output)
+    joined = [b"\n".join([*segment, b""]) if segment else b"" for segment in segments]
+    return joined[0], scores, [BadLine(*line, after) for line, after in zip(bad, joined[1:], strict=True)]
 
 
 def _row_error(raw: bytes) -> RowError:
@@ -296,7 +337,6 @@ def _chunks(source: BinaryIO, path: str) -> Iterator[Chunk]:
     from evalkit.engine.text import capped_lines
 
     lines: list[bytes | None] = []
-    first = 1
     offset = 0
     terminated = True
     try:
@@ -307,19 +347,18 @@ def _chunks(source: BinaryIO, path: str) -> Iterator[Chunk]:
                 raw = raw[:-1] if terminated else raw
             lines.append(raw)
             if len(lines) == CHUNK_LINES:
-                yield Chunk(first, lines, terminated, offset)
-                first += len(lines)
+                yield Chunk(lines, terminated, offset)
                 lines = []
     except OSError as error:
         raise UsageProblem(f"{path}: cannot read: {error.strerror}") from None
     if lines:
-        yield Chunk(first, lines, terminated, offset)
+        yield Chunk(lines, terminated, offset)
 
 
-def score_chunk(path: str, chunk: Chunk) -> Scored:
+def score_chunk(chunk: Chunk) -> Scored:
     """Score a chunk of lines read from a pipe; runs in a worker process when --jobs is above 1."""
-    output, scores, errors = score_lines(path, chunk.first, chunk.lines, chunk.terminated)
-    return Scored(output, scores, errors, None, chunk.end_offset)
+    output, scores, bad = score_lines(chunk.lines, chunk.terminated)
+    return Scored(output, scores, len(chunk.lines), bad, None, chunk.end_offset)
 
 
 def _too_long() -> str:
@@ -340,7 +379,7 @@ def _score_chunks(chunks: Iterable[Chunk], path: str, jobs: int) -> Iterator[Sco
     from evalkit.services.workers import WorkerDied
 
     try:
-        yield from ordered_map(chunks, ScoreChunks(path), jobs)
+        yield from ordered_map(chunks, ScoreChunks(), jobs)
     except WorkerDied as died:
         raise UsageProblem(f"{path}: {died}") from None
 
@@ -349,10 +388,8 @@ def _score_chunks(chunks: Iterable[Chunk], path: str, jobs: int) -> Iterator[Sco
 class ScoreChunks:
     """What runs on each chunk of lines (services/pool.py's `make`): score_chunk."""
 
-    path: str
-
     def __call__(self) -> Callable[[Chunk], Scored]:
-        return functools.partial(score_chunk, self.path)
+        return score_chunk
 
 
 def _show_error(progress: Progress, count: int, message: str) -> None:
