@@ -56,6 +56,13 @@ class ScoredRow(NamedTuple):
 
 def score_json_line(raw: bytes) -> ScoredRow:
     """Parse, validate and score one line; raises RowError for a row that cannot be scored."""
+    scored = _well_formed(raw)
+    return scored if scored is not None else _read_carefully(raw)
+
+
+def _read_carefully(raw: bytes) -> ScoredRow:
+    """score_json_line field by field: what it gives any line, and the only way for a row that is not
+    well-formed (RowError says what is wrong with it)."""
     read = _members(raw)
     if read is None:  # what msgspec does not read as json.loads does: json.loads reads it, or says why not
         row = _parse(raw)
@@ -64,6 +71,50 @@ def score_json_line(raw: bytes) -> ScoredRow:
     members, needed = read
     value, data_source = _score(needed)
     return ScoredRow(data_source, value, _encoded(members, value))
+
+
+def _well_formed(raw: bytes) -> ScoredRow | None:
+    """What _read_carefully gives a well-formed row (most are) that msgspec reads as json.loads does, in a few
+    calls instead of a few dozen (they were a third of a row's time without its scorer); None for any other
+    row, which _read_carefully then reads field by field."""
+    raw = raw.removeprefix(_BOM)
+    try:
+        members = _MEMBERS.decode(raw)
+        data_source = _VALUE.decode(members["data_source"])
+        extra_info = _VALUE.decode(members["extra_info"])
+        output_member, response_member = members.get("model_output"), members.get("response")
+        if output_member is None:
+            output = _VALUE.decode(response_member)  # type: ignore[arg-type]  # TypeError: neither is there
+        else:
+            output = _VALUE.decode(output_member)
+            if response_member is not None:  # read as the rest reads it: a value msgspec refuses goes there
+                _VALUE.decode(response_member)
+    except (KeyError, TypeError, DecodeError, ValidationError, UnicodeDecodeError, RecursionError):
+        return None
+    pair_scorer = PAIR_SCORERS.get(data_source) if type(data_source) is str else None
+    if (
+        pair_scorer is None
+        or type(extra_info) is not dict
+        or type(label := extra_info.get("label")) is not str
+        or type(output) is not str
+        or not _read_alike(raw, members)
+    ):
+        return None
+    value = float(pair_scorer(label, strip_think(output)))
+    if value == 0.0 and too_large(data_source, output, extra_info):
+        return None  # the rest says why
+    return ScoredRow(data_source, value, _encoded(members, value))
+
+
+def _read_alike(raw: bytes, members: dict[str, Raw]) -> bool:
+    """Whether json.loads reads the line msgspec has read into `members` alike: valid UTF-8 in the members
+    kept as written too, and no integer of more digits than json.loads converts."""
+    if not raw.isascii():
+        try:
+            raw.decode("utf-8")  # msgspec checks the strings it decodes, not those it keeps as written
+        except UnicodeDecodeError:
+            return False
+    return len(raw) <= _MAX_DIGITS or not any(map(_long_digits, members.values()))
 
 
 def _members(raw: bytes) -> tuple[dict[str, Raw], dict[str, Any]] | None:
@@ -76,14 +127,7 @@ def _members(raw: bytes) -> tuple[dict[str, Raw], dict[str, Any]] | None:
         needed = {name: _VALUE.decode(members[name]) for name in _NEEDED if name in members}
     except (DecodeError, ValidationError, UnicodeDecodeError, RecursionError):
         return None
-    if not raw.isascii():
-        try:
-            raw.decode("utf-8")  # msgspec checks the strings it decodes, not those it keeps as written
-        except UnicodeDecodeError:
-            return None
-    if len(raw) > _MAX_DIGITS and any(map(_long_digits, members.values())):
-        return None
-    return members, needed
+    return (members, needed) if _read_alike(raw, members) else None
 
 
 def _long_digits(member: Raw) -> bool:

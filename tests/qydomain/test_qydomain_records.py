@@ -237,3 +237,44 @@ def test_rows_are_read_as_each_field_is_checked_in_turn(row: dict[str, object]) 
     else:
         output = row.get("model_output", row.get("response"))
         assert scored.score == score(row["data_source"], output, row["extra_info"])  # type: ignore[arg-type]
+
+
+odd_values = st.one_of(st.none(), st.integers(), st.lists(st.text(max_size=2), max_size=2), st.just({}))
+sources = st.sampled_from(["typos", "connections", "unscrambling"])
+extra_info = st.fixed_dictionaries({"label": st.sampled_from(["a", "A. B.", "a,b", " ", "é"])})
+answers = st.sampled_from(["a", "<solution>a</solution>", "<think>b</think>a", "A. B.", "\\boxed{a,b}", ""])
+
+
+@st.composite
+def row_fields(draw: st.DrawFn) -> dict[str, object]:
+    """Rows mostly well formed, each field sometimes missing or of another type, "response" beside or
+    instead of "model_output", members the scorer does not read."""
+    row: dict[str, object] = {}
+    for field, good in (("data_source", sources), ("extra_info", extra_info), ("model_output", answers)):
+        kind = draw(st.sampled_from(["good", "good", "good", "good", "odd", "missing"]))
+        if kind != "missing":
+            row[field] = draw(good if kind == "good" else odd_values)
+    for field, value in (("response", st.one_of(answers, odd_values)), ("other", st.integers())):
+        if draw(st.booleans()):
+            row[field] = draw(value)
+    return row
+
+
+@settings(deadline=None, max_examples=500)
+@given(row_fields(), st.booleans(), st.booleans())
+def test_the_quick_read_of_a_well_formed_row_gives_what_the_careful_read_gives(
+    row: dict[str, object], ascii_only: bool, compact: bool
+) -> None:
+    """score_json_line reads a row in a few calls when it is well formed, and field by field otherwise: on
+    any row the quick read either passes it on or gives the careful read's score and line."""
+    from evalkit.qydomain.records import _read_carefully, _well_formed
+
+    separators = (",", ":") if compact else (", ", ": ")
+    raw = json.dumps(row, ensure_ascii=ascii_only, separators=separators).encode("utf-8", "surrogatepass")
+    quick = _well_formed(raw)
+    try:
+        careful = _read_carefully(raw)
+    except RowError:
+        assert quick is None
+    else:
+        assert quick is None or quick == careful
