@@ -8,10 +8,12 @@ other work on the machine and CPU time much less, so both are shown, and each fi
 --rounds runs: `CPU us/row` is the parent's and the workers' CPU time per row, and `rows/CPU-s` what one
 core would score at that cost.
 
-    .venv/bin/python benchmarks/bench_score_cli.py [ROWS] [--rounds N] [--kinds] [--keep FOLDER]
+    .venv/bin/python benchmarks/bench_score_cli.py [ROWS] [--rounds N] [--kinds] [--floor] [--keep FOLDER]
 
---kinds also scores each data source's rows on their own (ROWS / 3 rows each); --keep writes the files
-into FOLDER and leaves them there (the mix as rows.jsonl), to profile or compare against.
+--kinds also scores each data source's rows on their own (ROWS / 3 rows each); --floor the mix with each
+scorer replaced by a constant (reading, decoding, checking, encoding and writing rows: what no scorer can
+make faster); --keep writes the files into FOLDER and leaves them there (the mix as rows.jsonl), to
+profile or compare against.
 """
 
 from __future__ import annotations
@@ -33,8 +35,11 @@ DEFAULT_ROWS = 100_000
 KINDS = ("typos", "connections", "unscrambling")
 # The `evalkit` script's own call, then this process's and its children's (the workers') CPU seconds.
 RUN = """
-import resource, sys
+import os, resource, sys
 from evalkit.cli import main
+if os.environ.get("BENCH_NO_SCORERS"):  # every row scores 1.0 without its scorer: all but the scoring
+    from evalkit.qydomain.dispatch import PAIR_SCORERS
+    PAIR_SCORERS.update(dict.fromkeys(PAIR_SCORERS, lambda ground_truth, answer: 1.0))
 code = main(sys.argv[1:])
 me, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 print("CPU", me.ru_utime + me.ru_stime, workers.ru_utime + workers.ru_stime, file=sys.stderr)
@@ -74,14 +79,15 @@ class Timing(NamedTuple):
     workers: float  # CPU seconds of its worker processes
 
 
-def time_run(data: Path, jobs: int) -> Timing:
+def time_run(data: Path, jobs: int, scorers: bool = True) -> Timing:
     """One `evalkit score` run: wall seconds and CPU seconds."""
-    out = data.with_suffix(f".jobs{jobs}.out")
+    out = data.with_suffix(f".jobs{jobs}.out" if scorers else f".jobs{jobs}.floor")
     command = [sys.executable, "-c", RUN, "score", str(data), "--out", str(out), "--jobs", str(jobs)]
+    environment = dict(os.environ, BENCH_NO_SCORERS="" if scorers else "1")
     started = time.perf_counter()
     # From the data's folder: `-c` puts the current folder first on sys.path, and a checkout's evalkit/ there
     # would be imported instead of the installed package.
-    result = subprocess.run(command, capture_output=True, text=True, cwd=data.parent)
+    result = subprocess.run(command, capture_output=True, text=True, cwd=data.parent, env=environment)
     wall = time.perf_counter() - started
     if result.returncode != 0:
         raise SystemExit(f"evalkit score failed ({result.returncode}):\n{result.stderr}")
@@ -89,22 +95,23 @@ def time_run(data: Path, jobs: int) -> Timing:
     return Timing(wall, float(parent), float(workers))
 
 
-def best_run(data: Path, jobs: int, rounds: int) -> Timing:
+def best_run(data: Path, jobs: int, rounds: int, scorers: bool = True) -> Timing:
     """The best wall time and the best CPU times of `rounds` runs: interference only ever adds time."""
-    runs = [time_run(data, jobs) for _ in range(rounds)]
+    runs = [time_run(data, jobs, scorers) for _ in range(rounds)]
     least = min(runs, key=lambda run: run.parent + run.workers)
     return Timing(min(run.wall for run in runs), least.parent, least.workers)
 
 
-def report(name: str, data: Path, count: int, rounds: int) -> None:
+def report(name: str, data: Path, count: int, rounds: int, scorers: bool = True) -> None:
     for jobs in (1, 2):
-        run = best_run(data, jobs, rounds)
+        run = best_run(data, jobs, rounds, scorers)
         cpu = run.parent + run.workers
         share = f"{run.parent / count * 1e6:5.1f} parent + {run.workers / count * 1e6:5.1f} workers"
         print(f"{name:<13} --jobs {jobs}: {count / run.wall:8,.0f} rows/s ({run.wall:5.1f} s wall)   "
               f"CPU {cpu / count * 1e6:5.1f} us/row ({share}), {count / cpu:8,.0f} rows/CPU-s")  # fmt: skip
-    outputs = [data.with_suffix(f".jobs{jobs}.out").read_bytes() for jobs in (1, 2)]
-    assert outputs[0] == outputs[1], "--jobs 2 must write what --jobs 1 writes"
+    if scorers:
+        outputs = [data.with_suffix(f".jobs{jobs}.out").read_bytes() for jobs in (1, 2)]
+        assert outputs[0] == outputs[1], "--jobs 2 must write what --jobs 1 writes"
 
 
 def main() -> int:
@@ -113,6 +120,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="runs of each, the best counts (default 3)")
     parser.add_argument("--kinds", action="store_true", help="also each data source's rows on their own")
     parser.add_argument("--keep", metavar="FOLDER", help="write the files here and keep them")
+    parser.add_argument(
+        "--floor", action="store_true", help="also the mix with every scorer a constant: all but the scoring"
+    )
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (other work stretches wall time)")
     with tempfile.TemporaryDirectory() as scratch:
@@ -128,6 +138,9 @@ def main() -> int:
             print(f"{name}: {len(chosen):,} rows, {path.stat().st_size / 1e6:,.0f} MB")
         for name, (path, chosen) in files.items():
             report(name, path, len(chosen), args.rounds)
+        if args.floor:
+            path, chosen = files["mix"]
+            report("no scorers", path, len(chosen), args.rounds, scorers=False)
     return 0
 
 
