@@ -130,8 +130,11 @@ def _verbatim_ordering(truth: list[str], answer: list[str]) -> list[int | None]:
     """The index of each ground-truth sentence's first verbatim copy in the answer, None where there is none.
 
     A sentence the answer repeats verbatim is at distance 0, which nothing beats: its first copy is the
-    match, found by lookup (the dict is built from the last index to the first, so the first copy wins)."""
-    first_copy = dict(zip(reversed(answer), range(len(answer) - 1, -1, -1), strict=True))
+    match, found by lookup (where a sentence repeats, the dict is built from the last index to the first, so
+    the first copy wins)."""
+    first_copy = dict(zip(answer, range(len(answer)), strict=True))  # each one's last copy: its only one?
+    if len(first_copy) < len(answer):
+        first_copy = dict(zip(reversed(answer), range(len(answer) - 1, -1, -1), strict=True))
     return list(map(first_copy.get, truth))
 
 
