@@ -37,12 +37,16 @@ _BOXED_NOISE = ("\\text{", "{", "}", "\\", "$", "\n")
 @malformed_scores_zero(0.0)
 def connections_process_results(ground_truth: str, llm_answer: str) -> float:
     """The share of ground-truth groups the answer got right (0.0 for a malformed pair)."""
-    truth_words = ground_truth.split(",")
-    answer_words = connections_answer_words(llm_answer, len(truth_words))
-    if answer_words is None:
+    blocks = _solution_blocks(llm_answer)
+    if not blocks:
         return 0.0
-    truth = set(group_words(truth_words))
-    return len(truth.intersection(group_words(answer_words))) / len(truth)
+    truth_words = _normalised(ground_truth)
+    if len(blocks) == 1:
+        answer_words = _normalised(blocks[0])
+    else:  # normalising is word by word: the last N words normalised are the last N normalised
+        answer_words = _normalised(",".join(blocks))[-len(truth_words) :]
+    truth = set(_grouped(truth_words))
+    return len(truth.intersection(_grouped(answer_words))) / len(truth)
 
 
 def connections_answer_words(llm_answer: str, expected: int) -> list[str] | None:
@@ -75,9 +79,23 @@ def _without_boxed_noise(text: str) -> str:
 
 def group_words(words: Iterable[str]) -> list[frozenset[str]]:
     """Normalised words in order, in groups that close at GROUP_SIZE distinct words."""
+    return _grouped([word.strip().lower() for word in words])
+
+
+def _normalised(text: str) -> list[str]:
+    """The comma-separated words of `text`, each stripped and lower-cased."""
+    if text.isascii():  # ASCII lower-cases letter by letter: the whole text at once, then each word stripped
+        return list(map(str.strip, text.lower().split(",")))
+    return [word.strip().lower() for word in text.split(",")]  # (Unicode's final sigma looks at neighbours)
+
+
+def _grouped(words: list[str]) -> list[frozenset[str]]:
+    """Normalised words in order, in groups that close at GROUP_SIZE distinct words."""
+    if len(set(words)) == len(words):  # the common case, no word repeated: every GROUP_SIZE words a group
+        return [frozenset(words[start : start + GROUP_SIZE]) for start in range(0, len(words), GROUP_SIZE)]
     groups: list[set[str]] = [set()]
     for word in words:
         if len(groups[-1]) == GROUP_SIZE:
             groups.append(set())
-        groups[-1].add(word.strip().lower())
+        groups[-1].add(word)
     return [frozenset(group) for group in groups]

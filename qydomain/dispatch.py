@@ -77,6 +77,13 @@ SCORERS: dict[str, ScoreFn] = {
     "unscrambling": unscrambling_score_fn,
 }
 DATA_SOURCES: tuple[str, ...] = tuple(sorted(SCORERS))
+PAIR_SCORERS: dict[str, Callable[[object, object], float]] = {
+    "typos": typos_process_results,
+    "connections": connections_process_results,
+    "unscrambling": plot_unscrambling_process_results,
+}
+"""What each wrapper calls: `SCORERS[source](output, extra_info)` is
+`float(PAIR_SCORERS[source](extra_info["label"], strip_think(output)))`."""
 
 
 def scorer_for(data_source: str) -> ScoreFn:

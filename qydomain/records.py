@@ -19,13 +19,12 @@ from __future__ import annotations
 import json
 import re
 import sys
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from msgspec import DecodeError, Raw, ValidationError
 from msgspec.json import Decoder, encode, format
 
-from .dispatch import ScoreFn, UnknownDataSource, scorer_for, too_large
+from .dispatch import PAIR_SCORERS, ScoreFn, UnknownDataSource, scorer_for, strip_think, too_large
 
 _OUTPUT_FIELDS = ("model_output", "response")
 _NEEDED = ("data_source", "extra_info", *_OUTPUT_FIELDS)
@@ -36,6 +35,7 @@ _SMALLEST_AS_PYTHON = 1e-4
 """msgspec writes a float as Python's repr does from here up (below it, `0.00005` for `5e-05`)."""
 _MAX_DIGITS = sys.get_int_max_str_digits()  # json.loads refuses an integer of more (4,300 by default)
 _LONG_DIGITS = re.compile(b"[0-9]{%d}" % (_MAX_DIGITS + 1))
+_DIGIT = re.compile(b"[0-9]")
 
 
 class RowError(ValueError):
@@ -46,8 +46,7 @@ class RowError(ValueError):
         self.code = code
 
 
-@dataclass(frozen=True, slots=True)
-class ScoredRow:
+class ScoredRow(NamedTuple):
     """A scored row: its data source, its score, and the row with "score" added as one UTF-8 JSON line."""
 
     data_source: str
@@ -57,6 +56,13 @@ class ScoredRow:
 
 def score_json_line(raw: bytes) -> ScoredRow:
     """Parse, validate and score one line; raises RowError for a row that cannot be scored."""
+    scored = _well_formed(raw)
+    return scored if scored is not None else _read_carefully(raw)
+
+
+def _read_carefully(raw: bytes) -> ScoredRow:
+    """score_json_line field by field: what it gives any line, and the only way for a row that is not
+    well-formed (RowError says what is wrong with it)."""
     read = _members(raw)
     if read is None:  # what msgspec does not read as json.loads does: json.loads reads it, or says why not
         row = _parse(raw)
@@ -65,6 +71,50 @@ def score_json_line(raw: bytes) -> ScoredRow:
     members, needed = read
     value, data_source = _score(needed)
     return ScoredRow(data_source, value, _encoded(members, value))
+
+
+def _well_formed(raw: bytes) -> ScoredRow | None:
+    """What _read_carefully gives a well-formed row (most are) that msgspec reads as json.loads does, in a few
+    calls instead of a few dozen (they were a third of a row's time without its scorer); None for any other
+    row, which _read_carefully then reads field by field."""
+    raw = raw.removeprefix(_BOM)
+    try:
+        members = _MEMBERS.decode(raw)
+        data_source = _VALUE.decode(members["data_source"])
+        extra_info = _VALUE.decode(members["extra_info"])
+        output_member, response_member = members.get("model_output"), members.get("response")
+        if output_member is None:
+            output = _VALUE.decode(response_member)  # type: ignore[arg-type]  # TypeError: neither is there
+        else:
+            output = _VALUE.decode(output_member)
+            if response_member is not None:  # read as the rest reads it: a value msgspec refuses goes there
+                _VALUE.decode(response_member)
+    except (KeyError, TypeError, DecodeError, ValidationError, UnicodeDecodeError, RecursionError):
+        return None
+    pair_scorer = PAIR_SCORERS.get(data_source) if type(data_source) is str else None
+    if (
+        pair_scorer is None
+        or type(extra_info) is not dict
+        or type(label := extra_info.get("label")) is not str
+        or type(output) is not str
+        or not _read_alike(raw, members)
+    ):
+        return None
+    value = float(pair_scorer(label, strip_think(output)))
+    if value == 0.0 and too_large(data_source, output, extra_info):
+        return None  # the rest says why
+    return ScoredRow(data_source, value, _encoded(members, value))
+
+
+def _read_alike(raw: bytes, members: dict[str, Raw]) -> bool:
+    """Whether json.loads reads the line msgspec has read into `members` alike: valid UTF-8 in the members
+    kept as written too, and no integer of more digits than json.loads converts."""
+    if not raw.isascii():
+        try:
+            raw.decode("utf-8")  # msgspec checks the strings it decodes, not those it keeps as written
+        except UnicodeDecodeError:
+            return False
+    return len(raw) <= _MAX_DIGITS or not any(map(_long_digits, members.values()))
 
 
 def _members(raw: bytes) -> tuple[dict[str, Raw], dict[str, Any]] | None:
@@ -77,28 +127,44 @@ def _members(raw: bytes) -> tuple[dict[str, Raw], dict[str, Any]] | None:
         needed = {name: _VALUE.decode(members[name]) for name in _NEEDED if name in members}
     except (DecodeError, ValidationError, UnicodeDecodeError, RecursionError):
         return None
-    if not raw.isascii():
-        try:
-            raw.decode("utf-8")  # msgspec checks the strings it decodes, not those it keeps as written
-        except UnicodeDecodeError:
-            return None
-    if len(raw) > _MAX_DIGITS and any(
-        len(member) > _MAX_DIGITS and _LONG_DIGITS.search(member) for member in members.values()
-    ):
-        return None
-    return members, needed
+    return (members, needed) if _read_alike(raw, members) else None
+
+
+def _long_digits(member: Raw) -> bool:
+    """Whether `member` holds a run of more than _MAX_DIGITS digits. Such a run holds a byte at every
+    (_MAX_DIGITS + 1)th position: only a member with a digit there is searched (one in a thousand, say)."""
+    return len(member) > _MAX_DIGITS and bool(
+        _DIGIT.search(bytes(memoryview(member)[:: _MAX_DIGITS + 1])) and _LONG_DIGITS.search(member)
+    )
 
 
 def _score(row: dict[str, Any]) -> tuple[float, str]:
+    data_source: Any = row.get("data_source")
+    extra_info: Any = row.get("extra_info")
+    output: Any = row.get("model_output", row.get("response"))
+    if (
+        type(data_source) is str
+        and (pair_scorer := PAIR_SCORERS.get(data_source)) is not None
+        and type(extra_info) is dict
+        and type(label := extra_info.get("label")) is str
+        and type(output) is str
+    ):  # a well-formed row (most are): what _checked_score checks and calls, with fewer calls
+        value = float(pair_scorer(label, strip_think(output)))
+    else:
+        value = _checked_score(row)
+    if value == 0.0 and (why := too_large(data_source, output, extra_info)):  # bounded: refused, not 0
+        raise RowError("too-large", why)
+    return value, data_source
+
+
+def _checked_score(row: dict[str, Any]) -> float:
+    """The score of a row read field by field, raising RowError for the first field that is not right."""
     scorer = _scorer(row)
     extra_info = _required(row, "extra_info", dict, 'an object with a "label"')
     _required(extra_info, "label", str, "a string", where="extra_info.")
     output_field = next((name for name in _OUTPUT_FIELDS if name in row), _OUTPUT_FIELDS[0])
     output = _required(row, output_field, str, "a string")
-    value = scorer(output, extra_info)
-    if value == 0.0 and (why := too_large(row["data_source"], output, extra_info)):  # bounded: refused, not 0
-        raise RowError("too-large", why)
-    return value, row["data_source"]
+    return scorer(output, extra_info)
 
 
 def _encoded(members: dict[str, Raw], value: float) -> bytes:

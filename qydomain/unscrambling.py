@@ -48,19 +48,20 @@ _PER_ORDERING_BLOCK = 4  # the ordering distance compares integers: cheaper per 
 def plot_unscrambling_process_results(ground_truth: str, llm_answer: str) -> float:
     """The ordering score in [0, 1] (0.0 for a malformed pair, an answer without sentences, or a pair whose
     matching would exceed MAX_MATCHING_WORK)."""
-    truth, answer = sentences(ground_truth, llm_answer)
+    truth = split_sentences(ground_truth)
+    answer = split_sentences(plot_summary(llm_answer), drop=_NOT_SENTENCES)
     if not truth or not answer:
         return 0.0
     ordering = _verbatim_ordering(truth, answer)
     n = len(truth)
-    unmatched = (
-        [sentence for sentence, index in zip(truth, ordering, strict=True) if index is None]
-        if None in ordering
-        else []
-    )
-    if _work(n, unmatched, answer) > MAX_MATCHING_WORK:
-        return 0.0
-    if unmatched:
+    matched = None not in ordering
+    # The sentences are disjoint pieces of the texts: a bound on matching_work from their lengths spares
+    # summing it sentence by sentence, but for pairs near the limit.
+    if _work_bound(n, matched, ground_truth, llm_answer, len(answer)) > MAX_MATCHING_WORK:
+        unmatched = [sentence for sentence, index in zip(truth, ordering, strict=True) if index is None]
+        if _work(n, unmatched, answer) > MAX_MATCHING_WORK:
+            return 0.0
+    if not matched:
         _match_the_rest(truth, answer, ordering)
     expected = list(range(n))
     if ordering == expected:  # the common right answer: distance 0
@@ -89,6 +90,16 @@ def _work(n: int, unmatched: list[str], answer: list[str]) -> int:
     return queries * (sum(map(len, answer)) + _PER_PAIR * len(answer)) + ordering
 
 
+def _work_bound(n: int, matched: bool, ground_truth: str, llm_answer: str, answer_sentences: int) -> int:
+    """At least `_work` of the pair's sentences: each unmatched one's blocks are at most its length over
+    _BLOCK plus one, and all of them lie in the ground truth; the answer's sentences lie in the answer."""
+    ordering = n * -(-n // _BLOCK) * _PER_ORDERING_BLOCK
+    if matched:
+        return ordering
+    queries = len(ground_truth) // _BLOCK + n
+    return queries * (len(llm_answer) + _PER_PAIR * answer_sentences) + ordering
+
+
 def plot_summary(llm_answer: str) -> str:
     """The summary part of the answer: the same as LiveBench's greedy, DOTALL tag regexes."""
     start = llm_answer.find(_OPEN)
@@ -101,7 +112,7 @@ def plot_summary(llm_answer: str) -> str:
 
 def split_sentences(text: str, drop: frozenset[str] = frozenset()) -> list[str]:
     """The stripped, non-empty pieces of `text` between full stops, less those in `drop`."""
-    pieces = [sentence for piece in text.split(".") if (sentence := piece.strip())]
+    pieces = list(filter(None, map(str.strip, text.split("."))))
     if not drop or drop.isdisjoint(pieces):  # the common case: no leftover marker to drop
         return pieces
     return [piece for piece in pieces if piece not in drop]
@@ -119,8 +130,11 @@ def _verbatim_ordering(truth: list[str], answer: list[str]) -> list[int | None]:
     """The index of each ground-truth sentence's first verbatim copy in the answer, None where there is none.
 
     A sentence the answer repeats verbatim is at distance 0, which nothing beats: its first copy is the
-    match, found by lookup (the dict is built from the last index to the first, so the first copy wins)."""
-    first_copy = dict(zip(reversed(answer), range(len(answer) - 1, -1, -1), strict=True))
+    match, found by lookup (where a sentence repeats, the dict is built from the last index to the first, so
+    the first copy wins)."""
+    first_copy = dict(zip(answer, range(len(answer)), strict=True))  # each one's last copy: its only one?
+    if len(first_copy) < len(answer):
+        first_copy = dict(zip(reversed(answer), range(len(answer) - 1, -1, -1), strict=True))
     return list(map(first_copy.get, truth))
 
 

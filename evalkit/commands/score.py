@@ -19,7 +19,6 @@ import json
 import os
 import stat
 import sys
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, BinaryIO, NamedTuple
@@ -27,8 +26,11 @@ from typing import IO, TYPE_CHECKING, BinaryIO, NamedTuple
 from evalkit.services.usage import UsageProblem
 
 if TYPE_CHECKING:
+    from array import array
+
+    from evalkit.qydomain.records import RowError
     from evalkit.qydomain.summary import ScoreSummary
-    from evalkit.services.pool import LineRange, Spooled
+    from evalkit.services.pool import Spooled
     from evalkit.services.progress import Progress
 
 CHUNK_LINES = 1000  # lines per unit of work: large enough to amortise pickling, small enough to stream
@@ -37,23 +39,10 @@ ERRORS_SHOWN = 20  # beyond this, bad lines are counted, not each printed
 _COLUMNS = ("mean", "std", "min", "p25", "median", "p75", "max")
 
 
-class Line(NamedTuple):
-    number: int
-    raw: bytes | None  # None: longer than the limit, never held
-
-
 class Chunk(NamedTuple):
-    lines: list[Line]
+    lines: list[bytes | None]  # every line, blank ones too, without its b"\n"; None: longer than the limit
+    terminated: bool  # the last line ended with b"\n"
     end_offset: int  # bytes of input consumed once this chunk is read, for the progress bar
-
-
-class ScoredLine(NamedTuple):
-    """One input line's result: its output line, and either (data_source, score) or an error message."""
-
-    number: int
-    output: bytes
-    scored: tuple[str, float] | None
-    error: str | None
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -109,17 +98,11 @@ def _score_file(args: argparse.Namespace, summary: ScoreSummary) -> int:
     source = _open_input(args.input, name)
     with source, _output(args.out) as write:
         tally = _Tally(name, summary, os.fstat(source.fileno()).st_size)
-        if args.jobs > 1 and stat.S_ISREG(os.fstat(source.fileno()).st_mode):
+        if stat.S_ISREG(os.fstat(source.fileno()).st_mode):
             _score_ranges(source, args.input, name, args.jobs, write, tally)
         else:
-            for chunk_end, outcomes in _score_chunks(_chunks(source, name), name, args.jobs):
-                write(b"".join(outcome.output for outcome in outcomes))
-                for outcome in outcomes:
-                    if outcome.scored is not None:
-                        summary.add(*outcome.scored)
-                    else:
-                        tally.bad_line(f"{name}:{outcome.number}: {outcome.error}")
-                tally.progress.update(chunk_end)
+            for scored in _score_chunks(_chunks(source, name), name, args.jobs):
+                _take(scored, name, write, tally)
         tally.progress.clear()
     return tally.bad_lines
 
@@ -133,6 +116,7 @@ class _Tally:
         from evalkit.services.progress import Progress
 
         self.summary, self.bad_lines = summary, 0
+        self.lines = 0  # lines taken so far: the number of the next one, less one
         self.progress = Progress(
             total_bytes, self._caption, label=name, enabled=total_bytes >= PROGRESS_MIN_BYTES
         )
@@ -150,22 +134,40 @@ RANGE_BYTES = 1 << 20
 
 
 class Scored(NamedTuple):
-    """A range scored by a worker: its output lines as they are written, what the summary and stderr need."""
+    """Lines scored by a worker (or in this process): their output as it is written, what the summary and
+    stderr need. Workers do not know where in the file their lines are: they count them, and the parent
+    numbers bad lines and writes their error entries."""
 
-    output: bytes | Spooled
-    scored: list[tuple[str, float]]
-    errors: list[str]  # messages of bad lines, each "PATH:LINE: message"
+    output: bytes | Spooled  # the output lines before the first bad line (all of them when none is bad)
+    scores: dict[str, array[float]]  # the scores of each data source, in input order
+    lines: int  # lines read, blank ones too
+    bad: list[BadLine]
     problem: str | None  # the file could not be read
-    end: int  # where the range ends: bytes of input done, for the progress bar
+    end: int  # where the lines end: bytes of input done, for the progress bar
+
+
+class BadLine(NamedTuple):
+    position: int  # of the line among those scored together, from 0
+    code: str
+    message: str
+    after: bytes  # the output lines after it, up to the next bad line
+
+
+class ByteRange(NamedTuple):
+    """Bytes `start` to `end` of a regular file, whole lines: a worker reads them itself."""
+
+    path: str
+    start: int
+    end: int
 
 
 def _score_ranges(
     source: BinaryIO, path: str, name: str, jobs: int, write: Callable[[bytes | Spooled], None], tally: _Tally
 ) -> None:
-    """--jobs on a regular file: the parent finds where ranges of whole lines start and end (services/pool),
-    then only writes what workers send back. Each worker reads its range itself, scores it and renders its
-    output lines (the parent read, pickled and spliced every line before, and, at two workers, was the
-    bottleneck)."""
+    """A regular file: the parent finds where ranges of whole lines end (a newline after every RANGE_BYTES,
+    found by seeking there: it reads next to nothing of the file), then only writes what workers send
+    back. Each worker reads its range itself, scores it and renders its output lines. With one job the
+    ranges are scored here, the same way."""
     from evalkit.services.pool import ordered_map, spool_folder
     from evalkit.services.workers import WorkerDied
 
@@ -178,24 +180,47 @@ def _score_ranges(
 
 
 def _take(scored: Scored, name: str, write: Callable[[bytes | Spooled], None], tally: _Tally) -> None:
-    """A worker's range: its lines written, its scores summed, its bad lines shown."""
+    """Lines scored: their output written, with an error entry for each bad line, their scores summed,
+    their bad lines shown."""
     if scored.problem is not None:
         raise UsageProblem(f"{name}: cannot read: {scored.problem}")
     write(scored.output)
-    for data_source, value in scored.scored:
-        tally.summary.add(data_source, value)
-    for message in scored.errors:
-        tally.bad_line(message)
+    for bad in scored.bad:
+        number = tally.lines + bad.position + 1
+        write(_error_entry(name, number, bad.code, bad.message) + b"\n" + bad.after)
+        tally.bad_line(f"{name}:{number}: {bad.message}")
+    tally.lines += scored.lines
+    for data_source, values in scored.scores.items():
+        tally.summary.extend(data_source, values)
     tally.progress.update(scored.end)
 
 
-def _ranges(source: BinaryIO, path: str, name: str) -> Iterator[LineRange]:
-    from evalkit.services.pool import file_ranges
-
+def _ranges(source: BinaryIO, path: str, name: str) -> Iterator[ByteRange]:
+    """Ranges of about RANGE_BYTES of whole lines of the open regular file `source`, from where it is,
+    found as they are needed (the first is at work while the rest of a large file is unlooked at)."""
     try:
-        yield from file_ranges(source, path, name, RANGE_BYTES)
+        start = source.tell()
+        while True:
+            source.seek(start + RANGE_BYTES - 1)
+            end = _after_newline(source)
+            if end <= start:
+                return
+            yield ByteRange(path, start, end)
+            start = end
     except OSError as error:
         raise UsageProblem(f"{name}: cannot read: {error.strerror}") from None
+
+
+def _after_newline(source: BinaryIO) -> int:
+    """Where the line at the position of `source` ends: after its newline, or at the end of the file."""
+    while block := source.read(_SEEK_BLOCK):
+        newline = block.find(b"\n")
+        if newline != -1:
+            return source.tell() - len(block) + newline + 1
+    return source.seek(0, os.SEEK_END)  # (the position sought may lie beyond it)
+
+
+_SEEK_BLOCK = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,43 +230,97 @@ class ScoreRanges:
 
     spool: str | None
 
-    def __call__(self) -> Callable[[LineRange], Scored]:
+    def __call__(self) -> Callable[[ByteRange], Scored]:
         return functools.partial(score_range, spool=self.spool)
 
 
-def score_range(part: LineRange, spool: str | None = None) -> Scored:
+def score_range(part: ByteRange, spool: str | None = None) -> Scored:
     """Score the lines of part.path between part.start and part.end (a worker's unit with --jobs)."""
+    try:
+        lines, terminated = _range_lines(part)
+    except OSError as error:
+        return Scored(b"", {}, 0, [], error.strerror or str(error), part.end)
+    from evalkit.services.pool import spooled
+
+    output, scores, bad = score_lines(lines, terminated)
+    return Scored(spooled(spool, output), scores, len(lines), bad, None, part.end)
+
+
+def _range_lines(part: ByteRange) -> tuple[list[bytes | None], bool]:
+    """The lines of a range, without their b"\n" (None for one longer than the limit), and whether the last
+    one ended with b"\n". Raises OSError."""
     from evalkit.engine.limits import MAX_SUBMISSION_BYTES
     from evalkit.engine.text import capped_lines
 
-    lines: list[Line] = []
-    try:
-        with open(part.path, "rb") as handle:
-            handle.seek(part.start)
-            offset = part.start
-            read = capped_lines(handle, MAX_SUBMISSION_BYTES)
-            for number, (consumed, raw) in enumerate(read, start=part.first):
-                if raw is None or raw.strip():
-                    lines.append(Line(number, raw))
-                offset += consumed
-                if offset >= part.end:
-                    break
-    except OSError as error:
-        return Scored(b"", [], [], error.strerror or str(error), part.end)
-    from evalkit.services.pool import spooled
+    with open(part.path, "rb") as handle:
+        handle.seek(part.start)
+        if part.end - part.start <= MAX_SUBMISSION_BYTES:  # no line can be too long: read it all at once
+            data = handle.read(part.end - part.start)
+            lines: list[bytes | None] = data.split(b"\n")  # type: ignore[assignment]
+            terminated = data.endswith(b"\n")
+            if terminated or not data:
+                lines.pop()  # the empty piece after the last b"\n"
+            return lines, terminated
+        lines = []
+        offset = part.start
+        raw: bytes | None = None
+        for consumed, raw in capped_lines(handle, MAX_SUBMISSION_BYTES):
+            lines.append(raw if raw is None else raw.removesuffix(b"\n"))  # as data.split gives them
+            offset += consumed
+            if offset >= part.end:
+                break
+        return lines, raw is None or raw.endswith(b"\n")
 
-    outcomes = score_chunk(part.source, lines)
-    return Scored(
-        spooled(spool, b"".join([outcome.output for outcome in outcomes])),
-        [outcome.scored for outcome in outcomes if outcome.scored is not None],
-        [
-            f"{part.source}:{outcome.number}: {outcome.error}"
-            for outcome in outcomes
-            if outcome.scored is None
-        ],
-        None,
-        part.end,
-    )
+
+def score_lines(
+    lines: list[bytes | None], terminated: bool
+) -> tuple[bytes, dict[str, array[float]], list[BadLine]]:
+    """Score consecutive lines without their b"\n" (blank ones are skipped; None: a line longer than the
+    limit): the output lines before the first bad line, each ending with b"\n", the scores of each data
+    source in order, and the bad lines. Every line but the last ended with b"\n" in the input, the last one
+    if `terminated`: a message about JSON that ends early counts it, as it always has."""
+    from array import array
+
+    from evalkit.qydomain.records import RowError, score_json_line
+
+    output: list[bytes] = []
+    segments = [output]  # the output lines before the first bad line, then after each bad line
+    scores: dict[str, array[float]] = {}
+    bad: list[tuple[int, str, str]] = []
+    last = len(lines) - 1
+    for index, raw in enumerate(lines):
+        if raw is None:
+            code, message = "line-too-long", _too_long()
+        elif not raw or raw.isspace():  # blank: skipped (raw.strip() would copy every line to say so)
+            continue
+        else:
+            try:
+                row = score_json_line(raw)
+            except RowError as error:
+                problem = _row_error(raw + b"\n") if index < last or terminated else error
+                code, message = problem.code, str(problem)
+            else:
+                output.append(row.line)
+                try:
+                    scores[row.data_source].append(row.score)
+                except KeyError:
+                    scores[row.data_source] = array("d", (row.score,))
+                continue
+        bad.append((index, code, message))
+        output = []
+        segments.append(output)
+    joined = [b"\n".join([*segment, b""]) if segment else b"" for segment in segments]
+    return joined[0], scores, [BadLine(*line, after) for line, after in zip(bad, joined[1:], strict=True)]
+
+
+def _row_error(raw: bytes) -> RowError:
+    from evalkit.qydomain.records import RowError, score_json_line
+
+    try:
+        score_json_line(raw)
+    except RowError as error:
+        return error
+    raise AssertionError("a line scored with its b'\\n' but not without it")  # pragma: no cover
 
 
 def _open_input(path: str, name: str) -> BinaryIO:
@@ -257,38 +336,29 @@ def _chunks(source: BinaryIO, path: str) -> Iterator[Chunk]:
     from evalkit.engine.limits import MAX_SUBMISSION_BYTES
     from evalkit.engine.text import capped_lines
 
-    lines: list[Line] = []
+    lines: list[bytes | None] = []
     offset = 0
+    terminated = True
     try:
-        for number, (consumed, raw) in enumerate(capped_lines(source, MAX_SUBMISSION_BYTES), start=1):
+        for consumed, raw in capped_lines(source, MAX_SUBMISSION_BYTES):
             offset += consumed
-            if raw is None or raw.strip():
-                lines.append(Line(number, raw))
+            if raw is not None:
+                terminated = raw.endswith(b"\n")
+                raw = raw[:-1] if terminated else raw
+            lines.append(raw)
             if len(lines) == CHUNK_LINES:
-                yield Chunk(lines, offset)
+                yield Chunk(lines, terminated, offset)
                 lines = []
     except OSError as error:
         raise UsageProblem(f"{path}: cannot read: {error.strerror}") from None
     if lines:
-        yield Chunk(lines, offset)
+        yield Chunk(lines, terminated, offset)
 
 
-def score_chunk(path: str, lines: list[Line]) -> list[ScoredLine]:
-    """Score a chunk of lines; runs in a worker process when --jobs is above 1."""
-    from evalkit.qydomain.records import RowError, score_json_line
-
-    outcomes = []
-    for number, raw in lines:
-        if raw is None:
-            outcomes.append(_error_outcome(path, number, "line-too-long", _too_long()))
-            continue
-        try:
-            row = score_json_line(raw)
-        except RowError as error:
-            outcomes.append(_error_outcome(path, number, error.code, str(error)))
-        else:
-            outcomes.append(ScoredLine(number, row.line + b"\n", (row.data_source, row.score), None))
-    return outcomes
+def score_chunk(chunk: Chunk) -> Scored:
+    """Score a chunk of lines read from a pipe; runs in a worker process when --jobs is above 1."""
+    output, scores, bad = score_lines(chunk.lines, chunk.terminated)
+    return Scored(output, scores, len(chunk.lines), bad, None, chunk.end_offset)
 
 
 def _too_long() -> str:
@@ -297,28 +367,19 @@ def _too_long() -> str:
     return f"the line is longer than {MAX_SUBMISSION_BYTES:,} bytes"
 
 
-def _error_outcome(path: str, number: int, code: str, message: str) -> ScoredLine:
+def _error_entry(path: str, number: int, code: str, message: str) -> bytes:
     entry = {"source": f"{path}:{number}", "error": {"code": code, "message": message}}
-    return ScoredLine(number, json.dumps(entry).encode("ascii") + b"\n", None, message)
+    return json.dumps(entry).encode("ascii")
 
 
-def _score_chunks(chunks: Iterable[Chunk], path: str, jobs: int) -> Iterator[tuple[int, list[ScoredLine]]]:
-    """(end offset, outcomes) per chunk, in input order (a pipe with --jobs: the parent reads the lines,
-    workers score them and send back their output lines)."""
+def _score_chunks(chunks: Iterable[Chunk], path: str, jobs: int) -> Iterator[Scored]:
+    """Each chunk scored, in input order (a pipe with --jobs: the parent reads the lines, workers score them
+    and send back their output lines)."""
     from evalkit.services.pool import ordered_map
     from evalkit.services.workers import WorkerDied
 
-    sent: deque[Chunk] = deque()
-
-    def handed_out() -> Iterator[Chunk]:
-        for chunk in chunks:
-            sent.append(chunk)
-            yield chunk
-
     try:
-        for outcomes in ordered_map(handed_out(), ScoreChunks(path), jobs):
-            done = sent.popleft()
-            yield done.end_offset, outcomes
+        yield from ordered_map(chunks, ScoreChunks(), jobs)
     except WorkerDied as died:
         raise UsageProblem(f"{path}: {died}") from None
 
@@ -327,11 +388,8 @@ def _score_chunks(chunks: Iterable[Chunk], path: str, jobs: int) -> Iterator[tup
 class ScoreChunks:
     """What runs on each chunk of lines (services/pool.py's `make`): score_chunk."""
 
-    path: str
-
-    def __call__(self) -> Callable[[Chunk], list[ScoredLine]]:
-        path = self.path
-        return lambda chunk: score_chunk(path, chunk.lines)
+    def __call__(self) -> Callable[[Chunk], Scored]:
+        return score_chunk
 
 
 def _show_error(progress: Progress, count: int, message: str) -> None:

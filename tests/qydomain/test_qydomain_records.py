@@ -8,8 +8,10 @@ import json
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from msgspec import Raw
+from msgspec.json import Decoder
 
-from evalkit.qydomain.records import RowError, score_json_line
+from evalkit.qydomain.records import RowError, _checked_score, score_json_line
 
 # Compact in places, an escape where the label has the character itself: all of it must survive.
 ROW = (
@@ -189,3 +191,90 @@ def test_what_only_json_loads_reads_is_scored_too(line: bytes) -> None:
     scored = score_json_line(line)
     assert scored.score == 1.0
     assert json.loads(scored.line) == dict(json.loads(line), score=1.0) or b"NaN" in scored.line
+
+
+@settings(deadline=None, max_examples=300)
+@given(
+    st.lists(
+        st.sampled_from([b"9", b"9" * 100, b"9" * 4200, b"a", b"a" * 3000, b" ", b"7" * 4301]), max_size=8
+    ).map(b"".join)
+)
+def test_a_member_is_searched_for_a_long_number_only_where_one_can_be(digits: bytes) -> None:
+    """Only members with a digit at every 4,301st byte are searched for more than 4,300 digits in a row:
+    the same answer as searching every member."""
+    from evalkit.qydomain.records import _LONG_DIGITS, _MAX_DIGITS, _long_digits
+
+    member = Decoder(dict[str, Raw]).decode(b'{"x": ["' + digits + b'"]}')["x"]
+    assert _long_digits(member) == (len(member) > _MAX_DIGITS and bool(_LONG_DIGITS.search(member)))
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        {"extra_info": {"label": "a"}, "model_output": "a"},
+        {"data_source": ["typos"], "extra_info": {"label": "a"}, "model_output": "a"},
+        {"data_source": "typos", "extra_info": {"label": 1}, "model_output": "a"},
+        {"data_source": "typos", "extra_info": {"label": "a"}, "model_output": "a", "response": 1},
+        {"data_source": "typos", "extra_info": {"label": "a"}, "model_output": None, "response": "a"},
+        {"data_source": "typos", "extra_info": {"label": "a"}, "response": ["a"]},
+        {"data_source": "typos", "extra_info": None, "response": "a"},
+        {"data_source": "typos", "extra_info": {"label": "a"}, "response": "a"},
+        {"data_source": "connections", "extra_info": {"label": " "}, "response": "a"},
+    ],
+)
+def test_rows_are_read_as_each_field_is_checked_in_turn(row: dict[str, object]) -> None:
+    """score_json_line reads a well-formed row in one test of its fields: any row gives what checking them
+    one by one and calling the data source's reward function gives."""
+    from evalkit.qydomain import score
+
+    line = json.dumps(row).encode()
+    try:
+        scored = score_json_line(line)
+    except RowError as error:
+        with pytest.raises(RowError) as expected:
+            _checked_score(row)
+        assert (error.code, str(error)) == (expected.value.code, str(expected.value))
+    else:
+        output = row.get("model_output", row.get("response"))
+        assert scored.score == score(row["data_source"], output, row["extra_info"])  # type: ignore[arg-type]
+
+
+odd_values = st.one_of(st.none(), st.integers(), st.lists(st.text(max_size=2), max_size=2), st.just({}))
+sources = st.sampled_from(["typos", "connections", "unscrambling"])
+extra_info = st.fixed_dictionaries({"label": st.sampled_from(["a", "A. B.", "a,b", " ", "é"])})
+answers = st.sampled_from(["a", "<solution>a</solution>", "<think>b</think>a", "A. B.", "\\boxed{a,b}", ""])
+
+
+@st.composite
+def row_fields(draw: st.DrawFn) -> dict[str, object]:
+    """Rows mostly well formed, each field sometimes missing or of another type, "response" beside or
+    instead of "model_output", members the scorer does not read."""
+    row: dict[str, object] = {}
+    for field, good in (("data_source", sources), ("extra_info", extra_info), ("model_output", answers)):
+        kind = draw(st.sampled_from(["good", "good", "good", "good", "odd", "missing"]))
+        if kind != "missing":
+            row[field] = draw(good if kind == "good" else odd_values)
+    for field, value in (("response", st.one_of(answers, odd_values)), ("other", st.integers())):
+        if draw(st.booleans()):
+            row[field] = draw(value)
+    return row
+
+
+@settings(deadline=None, max_examples=500)
+@given(row_fields(), st.booleans(), st.booleans())
+def test_the_quick_read_of_a_well_formed_row_gives_what_the_careful_read_gives(
+    row: dict[str, object], ascii_only: bool, compact: bool
+) -> None:
+    """score_json_line reads a row in a few calls when it is well formed, and field by field otherwise: on
+    any row the quick read either passes it on or gives the careful read's score and line."""
+    from evalkit.qydomain.records import _read_carefully, _well_formed
+
+    separators = (",", ":") if compact else (", ", ": ")
+    raw = json.dumps(row, ensure_ascii=ascii_only, separators=separators).encode("utf-8", "surrogatepass")
+    quick = _well_formed(raw)
+    try:
+        careful = _read_carefully(raw)
+    except RowError:
+        assert quick is None
+    else:
+        assert quick is None or quick == careful

@@ -55,7 +55,10 @@ def plot_pair(draw: st.DrawFn) -> tuple[str, str]:
 @st.composite
 def connections_pair(draw: st.DrawFn) -> tuple[str, str]:
     """A ground truth and an answer of words from it, in any case, order and spacing, some repeated."""
-    words = draw(st.lists(st.text(alphabet="abAB é\tÉß", min_size=1, max_size=4), min_size=1, max_size=20))
+    # ASCII words take the scorer's whole-text lower-casing (with \x1c, a space to str.strip), others go word
+    # by word (Σ lower-cases by what follows it); words of a group all distinct take its shortcut.
+    alphabet = draw(st.sampled_from(["abAB \t\x1c", "abAB é\tÉßΣ"]))
+    words = draw(st.lists(st.text(alphabet=alphabet, min_size=1, max_size=4), min_size=1, max_size=20))
     chosen = draw(st.lists(st.sampled_from([*words, "x"]), max_size=24))
     shown = [draw(st.sampled_from([word, word.upper(), f" {word} ", word.title()])) for word in chosen]
     listed = ",".join(shown) if not shown else draw(st.sampled_from([",", ", "])).join(shown)

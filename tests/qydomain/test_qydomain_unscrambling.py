@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evalkit.qydomain import plot_unscrambling_process_results
-from evalkit.qydomain.unscrambling import plot_summary
+from evalkit.qydomain.unscrambling import _work_bound, matching_work, plot_summary, sentences
 
 PLOT = "The hero wakes up. He fights the dragon. He wins the gold."
 
@@ -110,6 +112,18 @@ def test_a_pair_above_the_work_bound_scores_zero_without_matching(monkeypatch: p
     assert plot_unscrambling_process_results(ground_truth, answer) == 0.0
 
 
+def test_a_pair_at_the_work_bound_is_scored_though_its_quick_bound_is_above(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from evalkit.qydomain import unscrambling
+
+    ground_truth, answer = _reworded(3)
+    work = unscrambling.matching_work(*unscrambling.sentences(ground_truth, answer))
+    assert unscrambling._work_bound(3, False, ground_truth, answer, 3) > work
+    monkeypatch.setattr(unscrambling, "MAX_MATCHING_WORK", work)
+    assert plot_unscrambling_process_results(ground_truth, answer) == 1.0
+
+
 def test_twenty_thousand_distinct_sentences_a_side_are_above_the_bound() -> None:
     from evalkit.qydomain import unscrambling
 
@@ -121,3 +135,21 @@ def test_any_number_of_verbatim_sentences_is_within_the_bound() -> None:
     truth = [f"Sentence {i} of the plot" for i in range(20_000)]
     answer = "<PLOT_SUMMARY>" + ". ".join(truth) + ".</PLOT_SUMMARY>"
     assert plot_unscrambling_process_results(". ".join(truth) + ".", answer) == 1.0
+
+
+sentences_text = st.lists(
+    st.sampled_from(["a", "bc", "Déf", " ", ".", ". ", "\n", "x" * 70, "<PLOT_SUMMARY>", "</PLOT_SUMMARY>"]),
+    max_size=30,
+).map("".join)
+
+
+@settings(deadline=None, max_examples=300)
+@given(sentences_text, sentences_text)
+def test_the_quick_bound_on_the_work_is_never_below_the_work(ground_truth: str, llm_answer: str) -> None:
+    """The scorer compares the bound from the texts' lengths with MAX_MATCHING_WORK first, and sums the work
+    sentence by sentence only above it: a bound below the work would let a pair through unrefused."""
+    truth, answer = sentences(ground_truth, llm_answer)
+    verbatim = set(answer)
+    matched = all(sentence in verbatim for sentence in truth)
+    bound = _work_bound(len(truth), matched, ground_truth, llm_answer, len(answer))
+    assert bound >= matching_work(truth, answer)

@@ -266,3 +266,37 @@ def test_jobs_2_workers_reading_their_own_ranges_of_a_large_file_give_jobs_1s_ou
     ids = [json.loads(line).get("id") for line in output]
     blank = [index for index in range(1500) if index % 97 == 3 and index % 211 != 5]
     assert ids[-1] == 1499 and len(output) == 1500 - len(blank)
+
+
+def test_a_file_a_pipe_and_jobs_2_read_lines_alike(tmp_path: Path) -> None:
+    """One process reads a file a range at a time, split at newlines, a pipe line by line, and workers their
+    own ranges: blank lines and lines of spaces are skipped, CRLF lines scored, and a line of JSON that ends
+    too early is said to end where json.loads sees it end (after the newline, on a line that has one)."""
+    lines = [
+        json.dumps(ROWS[0]) + "\r",
+        "",
+        " \t\r",
+        '{"a": ',
+        json.dumps(ROWS[3]),
+        '{"a": ',  # the last line, without a newline
+    ]
+    (tmp_path / "data.jsonl").write_bytes("\n".join(lines).encode())
+    from_file = evalkit_score("data.jsonl", cwd=tmp_path)
+    from_jobs = evalkit_score("data.jsonl", "--jobs", "2", cwd=tmp_path)
+    from_pipe = subprocess.run(
+        [EVALKIT, "score", "/dev/stdin"], input=(tmp_path / "data.jsonl").read_text(), capture_output=True,
+        text=True, timeout=120,
+    )  # fmt: skip
+    assert from_file.returncode == from_jobs.returncode == from_pipe.returncode == 1
+    assert from_file.stdout == from_jobs.stdout == from_pipe.stdout.replace("/dev/stdin", "data.jsonl")
+    scored = [json.loads(line) for line in from_file.stdout.splitlines()]
+    assert [entry.get("score", entry.get("source")) for entry in scored] == [
+        1.0, "data.jsonl:4", SCORES[3], "data.jsonl:6"
+    ]  # fmt: skip
+    assert from_file.stderr.splitlines()[:3] == [
+        "data.jsonl:4: invalid JSON: Expecting value (column 1)",
+        "data.jsonl:6: invalid JSON: Expecting value (column 7)",
+        "data.jsonl: 2 rows scored, 2 bad lines",
+    ]
+    assert from_jobs.stderr == from_file.stderr
+    assert from_pipe.stderr == from_file.stderr.replace("data.jsonl", "/dev/stdin")
