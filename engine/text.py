@@ -113,6 +113,11 @@ def lone_surrogate(character: str) -> str:
 SURROGATES = re.compile("[\ud800-\udfff]")
 
 
+def counted(count: int, word: str) -> str:
+    """`1 result`, `2 results`: how every summary line counts things."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def shown(name: str) -> str:
     """A file name as every output shows it: valid UTF-8, whatever bytes it holds. A byte that is not
     UTF-8 (which Python keeps as a surrogate, U+DC80 to U+DCFF) becomes `\\xNN`, as `ls -b` shows it."""

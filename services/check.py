@@ -23,6 +23,7 @@ from evalkit.engine.diagnostics import (
     info,
     warning,
 )
+from evalkit.engine.text import shown
 from evalkit.services.config_files import no_config_files
 from evalkit.services.usage import UsageProblem
 
@@ -180,8 +181,12 @@ def read_samples(samples_dir: str) -> list[LoadedSubmission]:
     """Every submission in `samples_dir`, read once for all config folders; raises UsageProblem."""
     from evalkit.services import samples
 
+    if not Path(samples_dir).exists():
+        raise UsageProblem(
+            f"{shown(samples_dir)}: no such folder (--samples expects a folder of submissions)"
+        )
     if not Path(samples_dir).is_dir():
-        raise UsageProblem(f"{samples_dir}: --samples expects a folder of submissions")
+        raise UsageProblem(f"{shown(samples_dir)}: --samples expects a folder of submissions, not a file")
     found = samples.read_samples(Path(samples_dir))
     if not found:
         raise UsageProblem(f"{samples_dir}: no submissions (.json, .yaml, .yml, .jsonl) in this folder")

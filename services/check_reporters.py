@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import quote
 
 from evalkit.engine.diagnostics import Diagnostic, Severity, Span, describe
-from evalkit.engine.text import shown
+from evalkit.engine.text import counted, shown
 from evalkit.services.check import CheckReport
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -35,20 +35,16 @@ def render(report: CheckReport, fmt: str, colour: bool = False) -> str:
     return renderers[fmt](report)
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
 def summary(report: CheckReport) -> str:
-    checked = f"{_plural(len(report.folders), 'config folder')}, {_plural(report.files, 'file')}"
+    checked = f"{counted(len(report.folders), 'config folder')}, {counted(report.files, 'file')}"
     if report.samples:
-        checked += f", {_plural(report.samples, 'sample')}"
+        checked += f", {counted(report.samples, 'sample')}"
     counts = [
         (report.count(Severity.ERROR), "error"),
         (report.count(Severity.WARNING), "warning"),
         (report.count(Severity.INFO), "info"),
     ]
-    found = ", ".join(_plural(n, word) for n, word in counts if n)
+    found = ", ".join(counted(n, word) for n, word in counts if n)
     return f"{checked}: {found or 'no problems'}"
 
 

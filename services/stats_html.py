@@ -7,9 +7,10 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from evalkit.engine.text import counted
 from evalkit.services.agreement import Alpha
 from evalkit.services.stats import ReviewStats, Tally
-from evalkit.services.stats_report import counted, label_names, number, percent
+from evalkit.services.stats_report import label_names, number, percent
 
 COLOURS = {"accepted": "#2e7d32", "edited": "#f9a825", "discarded": "#c62828"}
 BAR_WIDTH = 360

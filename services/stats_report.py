@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from evalkit.engine.text import counted
 from evalkit.services.stats import KINDS, NO_LABEL, ReviewStats, Tally
 
 
@@ -46,11 +47,6 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], left: Sequence[i
         ]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
-
-
-def counted(count: int, word: str) -> str:
-    """`1 journal`, `2 journals`."""
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _heading(stats: ReviewStats, config: dict[str, Any]) -> str:

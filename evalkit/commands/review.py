@@ -130,6 +130,7 @@ def open_session(config: Config, journal_path: Path) -> tuple[ReviewSession, Jou
 
 
 def _export(session: ReviewSession, files: list[Path], destination: Path) -> int:
+    from evalkit.engine.text import counted
     from evalkit.services.inputs import read_file
     from evalkit.tui.export import write_jsonl_atomic
 
@@ -144,7 +145,7 @@ def _export(session: ReviewSession, files: list[Path], destination: Path) -> int
     except OSError as exc:
         raise UsageProblem(f"{destination}: cannot write: {exc.strerror or exc}") from None
     done = session.progress().done
-    print(f"{destination}: {count} results, {done} reviewed", file=sys.stderr)
+    print(f"{destination}: {counted(count, 'result')}, {done} reviewed", file=sys.stderr)
     return 1 if unread else 0
 
 

@@ -62,6 +62,18 @@ def test_usage_problems_exit_2_with_a_message_and_no_traceback(args: tuple[str, 
     assert "Traceback" not in done.stderr
 
 
+def test_samples_that_are_missing_or_a_file_say_which() -> None:
+    missing = evalkit("check", "config_samples", "--samples", "no/such/samples")
+    assert missing.stderr == (
+        "evalkit check: no/such/samples: no such folder (--samples expects a folder of submissions)\n"
+    )
+    a_file = evalkit("check", "config_samples", "--samples", "samples/01_algorithms_graphs_complete.json")
+    assert a_file.stderr.endswith(
+        "samples/01_algorithms_graphs_complete.json: --samples expects a folder of submissions, not a file\n"
+    )
+    assert missing.returncode == a_file.returncode == 2
+
+
 def test_warnings_pass_unless_strict() -> None:
     folder = str(INVALID / "unreachable_rules")
     assert evalkit("check", folder).returncode == 0

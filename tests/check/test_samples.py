@@ -85,10 +85,19 @@ def test_an_invalid_config_is_not_dry_run(samples: Path) -> None:
     assert {d.code for d in report.diagnostics} == {"duplicate-rule-id"}
 
 
+def _file(path: Path) -> Path:
+    path.write_text('{"prompt": "p", "response": "r"}', encoding="utf-8")
+    return path
+
+
 @pytest.mark.parametrize(
     ("make", "says"),
     [
-        (lambda tmp: tmp / "absent", "expects a folder"),
+        (lambda tmp: tmp / "absent", "absent: no such folder"),
+        (
+            lambda tmp: _file(tmp / "one.json"),
+            "one.json: --samples expects a folder of submissions, not a file",
+        ),
         (lambda tmp: tmp, "no submissions"),
     ],
 )

@@ -121,7 +121,7 @@ NAMED_IN_MESSAGES = {
     "review": (["review", BAD_NAME], "evalkit review: b\\xffad.json: no such file or folder"),
     "review --export": (
         ["review", str(SAMPLE), "--export", BAD_NAME],
-        "b\\xffad.json: 1 results, 0 reviewed",
+        "b\\xffad.json: 1 result, 0 reviewed",
     ),
     "stats": (["stats", BAD_NAME], "evalkit stats: b\\xffad.json: no such journal"),
     "stats --input": (

@@ -77,7 +77,7 @@ def test_export_without_the_screen_applies_the_journal(
     )
     (record,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert record["label"] == "needs_review" and record["review"]["status"] == "progress"
-    assert "1 results, 0 reviewed" in capsys.readouterr().err
+    assert "1 result, 0 reviewed" in capsys.readouterr().err
 
 
 def test_export_with_a_broken_config_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
