@@ -259,6 +259,32 @@ def line_ranges(handle: BinaryIO, size: int) -> Iterator[tuple[int, int, int]]:
         yield start, offset, first
 
 
+def byte_ranges(handle: BinaryIO, size: int) -> Iterator[tuple[int, int]]:
+    """(start, end) of ranges of about `size` bytes of whole lines of the open regular file `handle`, from
+    where it is: each ends after the first newline at or past `size` bytes, found by seeking there, so
+    next to nothing of the file is read (unlike line_ranges, the lines are not numbered). Raises OSError."""
+    start = handle.tell()
+    while True:
+        handle.seek(start + size - 1)
+        end = _after_newline(handle)
+        if end <= start:
+            return
+        yield start, end
+        start = end
+
+
+def _after_newline(handle: BinaryIO) -> int:
+    """Where the line at the position of `handle` ends: after its newline, or at the end of the file."""
+    while block := handle.read(_SEEK_BLOCK):
+        newline = block.find(b"\n")
+        if newline != -1:
+            return handle.tell() - len(block) + newline + 1
+    return handle.seek(0, os.SEEK_END)  # (the position sought may lie beyond it)
+
+
+_SEEK_BLOCK = 1 << 16
+
+
 def range_lines(
     path: Path, source: str, start: int, end: int, first: int
 ) -> Iterator[tuple[str, str | None, str | None]]:

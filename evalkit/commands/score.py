@@ -198,29 +198,13 @@ def _take(scored: Scored, name: str, write: Callable[[bytes | Spooled], None], t
 def _ranges(source: BinaryIO, path: str, name: str) -> Iterator[ByteRange]:
     """Ranges of about RANGE_BYTES of whole lines of the open regular file `source`, from where it is,
     found as they are needed (the first is at work while the rest of a large file is unlooked at)."""
+    from evalkit.services.inputs import byte_ranges
+
     try:
-        start = source.tell()
-        while True:
-            source.seek(start + RANGE_BYTES - 1)
-            end = _after_newline(source)
-            if end <= start:
-                return
+        for start, end in byte_ranges(source, RANGE_BYTES):
             yield ByteRange(path, start, end)
-            start = end
     except OSError as error:
         raise UsageProblem(f"{name}: cannot read: {error.strerror}") from None
-
-
-def _after_newline(source: BinaryIO) -> int:
-    """Where the line at the position of `source` ends: after its newline, or at the end of the file."""
-    while block := source.read(_SEEK_BLOCK):
-        newline = block.find(b"\n")
-        if newline != -1:
-            return source.tell() - len(block) + newline + 1
-    return source.seek(0, os.SEEK_END)  # (the position sought may lie beyond it)
-
-
-_SEEK_BLOCK = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ mark, "\\r", text that is not UTF-8, a last line without its newline."""
 
 from __future__ import annotations
 
+import itertools
 import tempfile
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalkit.services.batch import _range_texts
-from evalkit.services.inputs import range_lines
+from evalkit.services.inputs import byte_ranges, range_lines
 from evalkit.services.pool import file_ranges
 
 PIECES = st.sampled_from(
@@ -35,3 +36,24 @@ def test_a_range_read_whole_gives_the_lines_read_one_at_a_time(
         for part in ranges:
             one_at_a_time = list(range_lines(path, part.source, part.start, part.end, part.first))
             assert list(_range_texts(part)) == one_at_a_time
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=LINES, end_with_newline=st.booleans(), size=st.integers(1, 200), skip=st.integers(0, 50))
+def test_ranges_found_by_seeking_cut_the_file_after_newlines_and_leave_nothing_out(
+    lines: list[bytes], end_with_newline: bool, size: int, skip: int
+) -> None:
+    data = b"\n".join(lines) + (b"\n" if end_with_newline and lines else b"")
+    start = min(skip, len(data))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "rows.jsonl"
+        path.write_bytes(data)
+        with open(path, "rb") as handle:
+            handle.seek(start)
+            ranges = list(byte_ranges(handle, size))
+    assert all(one[1] == next_one[0] for one, next_one in itertools.pairwise(ranges))  # no gap, no overlap
+    assert ranges == [] if start == len(data) else ranges[0][0] == start and ranges[-1][1] == len(data)
+    for range_start, end in ranges:
+        assert end - range_start >= size or end == len(data)
+        assert data[end - 1 : end] == b"\n" or end == len(data)
+        assert data[range_start + size - 1 : end - 1].find(b"\n") == -1  # the first newline at or past size
