@@ -102,7 +102,8 @@ def expand_inputs(paths: Iterable[Path | str]) -> tuple[list[Path], list[str]]:
 
 def no_submissions(inputs: Iterable[str]) -> str:
     """What to say when the inputs hold no submission at all (empty files and folders): naming them."""
-    return f"no submissions found in {', '.join(shown(name) for name in inputs)}"
+    names = (STDIN_SOURCE if name == STDIN else shown(name) for name in inputs)
+    return f"no submissions found in {', '.join(names)}"
 
 
 def _parsed(source: str, data: Any) -> LoadedSubmission:
@@ -198,8 +199,9 @@ def parse_text(text: str, source: str, suffix: str) -> LoadedSubmission:
     try:
         data = _load_yaml(text, source) if suffix in (".yaml", ".yml") else parse_json(text)
     except json.JSONDecodeError as exc:  # its line and column count "\n" only; an editor also counts "\r"
-        line, column = LineMap(text).position(exc.pos)
-        one_line = line == 1 and len(split_lines(text.rstrip("\r\n"))) <= 1
+        body = text.rstrip("\r\n")
+        one_line = len(split_lines(body)) <= 1  # a JSONL line ended early: at its end, not the next line's
+        line, column = LineMap(text).position(min(exc.pos, len(body)) if one_line else exc.pos)
         where = f"column {column}" if one_line else f"line {line}:{column}"
         return LoadedSubmission(source, error=f"invalid JSON at {where}: {exc.msg}")
     except ValueError as exc:
@@ -344,3 +346,63 @@ def read_inputs(paths: Iterable[Path | str]) -> Iterator[LoadedSubmission]:
         yield LoadedSubmission(name, error="no such file or folder")
     for path in files:
         yield from read_file(path)
+
+
+STDIN = "-"
+"""The INPUT that names standard input."""
+STDIN_SOURCE = "<stdin>"
+"""Standard input's name in results and messages (`<stdin>:3` for its third line)."""
+
+
+def stdin_items(stream: BinaryIO) -> Iterator[tuple[str, str | None, str | None]]:
+    """jsonl_lines' triples for standard input: JSON Lines, streamed a line at a time, or one JSON document
+    (pretty-printed over several lines), read whole up to a submission's size. It is one document when its
+    first non-blank line is the beginning of a JSON value that has not ended (`{`); a line that is wrong
+    rather than unfinished is JSON Lines' bad line, and the lines after it are read."""
+    try:
+        check_not_other_encoding(stream.peek(4)[:4] if hasattr(stream, "peek") else b"")
+        lines = enumerate(capped_lines(stream, limits.MAX_SUBMISSION_BYTES), start=1)
+        blank = b""  # kept for a document, so that its positions count the lines before it
+        for number, (_, raw) in lines:
+            if raw is None:
+                yield f"{STDIN_SOURCE}:{number}", None, _TOO_LONG.format(limits.MAX_SUBMISSION_BYTES)
+                continue
+            if number == 1 and raw.startswith(codecs.BOM_UTF8):
+                raw = raw[len(codecs.BOM_UTF8) :]
+            if not raw.strip():
+                blank += raw if len(blank) <= limits.MAX_SUBMISSION_BYTES else b""
+                continue
+            if _unfinished(raw):
+                yield _stdin_document(blank + raw, stream)
+                return
+            yield (f"{STDIN_SOURCE}:{number}", *_line_text(raw))
+            break
+        for number, (_, raw) in lines:
+            if raw is None:
+                yield f"{STDIN_SOURCE}:{number}", None, _TOO_LONG.format(limits.MAX_SUBMISSION_BYTES)
+            elif raw.strip():
+                yield (f"{STDIN_SOURCE}:{number}", *_line_text(raw))
+    except (OSError, NotText) as exc:
+        yield STDIN_SOURCE, None, read_problem(exc)
+
+
+def _unfinished(raw: bytes) -> bool:
+    """Whether `raw`, a line, begins a JSON value that goes on past the line's end."""
+    try:
+        json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return exc.pos >= len(exc.doc.rstrip())
+    except ValueError:
+        return False
+    return False
+
+
+def _stdin_document(first: bytes, stream: BinaryIO) -> tuple[str, str | None, str | None]:
+    """Standard input as one document, from its first non-blank line on."""
+    rest = stream.read(limits.MAX_SUBMISSION_BYTES - len(first) + 1)
+    if len(first) + len(rest) > limits.MAX_SUBMISSION_BYTES:
+        return STDIN_SOURCE, None, f"the input is larger than {limits.MAX_SUBMISSION_BYTES:,} bytes"
+    try:
+        return STDIN_SOURCE, decode_utf8(first + rest), None
+    except NotText as exc:
+        return STDIN_SOURCE, None, str(exc)

@@ -16,6 +16,7 @@ from evalkit.engine.text import shown
 from evalkit.services.atomic import atomic_output
 from evalkit.services.batch import (
     Outcome,
+    RawItem,
     Rendered,
     Want,
     can_render_in_workers,
@@ -28,7 +29,7 @@ from evalkit.services.batch import (
 )
 from evalkit.services.config_cache import load_for_eval
 from evalkit.services.config_files import refuse_without_config_files
-from evalkit.services.inputs import no_submissions
+from evalkit.services.inputs import STDIN, no_submissions, stdin_items
 from evalkit.services.output_over_input import input_written_over
 from evalkit.services.progress import Progress, counted
 from evalkit.services.usage import UsageProblem
@@ -121,6 +122,32 @@ class RunLog:
                 handle.close()
 
 
+def _items(inputs: list[str]) -> Generator[RawItem | Outcome, None, None]:
+    """raw_items of the inputs, `-` read from standard input (stdin_items) where it stands among them."""
+    if STDIN not in inputs:
+        return raw_items(inputs)
+    return _items_with_stdin(inputs)
+
+
+def _items_with_stdin(inputs: list[str]) -> Generator[RawItem | Outcome, None, None]:
+    for name in inputs:
+        if name != STDIN:
+            yield from raw_items([name])
+            continue
+        for where, text, problem in stdin_items(sys.stdin.buffer):
+            yield RawItem(where, text, ".json") if text is not None else Outcome(where, error=problem)
+
+
+def _stdin_problem(inputs: list[str]) -> str | None:
+    """Why `-` among the inputs cannot be read, or None."""
+    named = inputs.count(STDIN)
+    if named > 1:
+        return f"- (standard input) is named {named} times; it can be read once"
+    if named and sys.stdin is None:  # started with it closed (`<&-`)
+        return "- names standard input, which is closed"
+    return None
+
+
 def _is_batch(inputs: list[str], first_items: int) -> bool:
     return first_items != 1 or len(inputs) != 1 or Path(inputs[0]).is_dir() or inputs[0].endswith(".jsonl")
 
@@ -157,15 +184,19 @@ class EvalRun:
             self.log.close()
 
     def _execute(self) -> int:
-        missing = [p for p in self.args.inputs if not Path(p).exists()]
+        missing = [p for p in self.args.inputs if p != STDIN and not Path(p).exists()]
         if missing:
             for path in missing:
                 print(f"{self.prog}: {shown(path)}: no such file or folder", file=sys.stderr)
             return 2
+        stdin_problem = _stdin_problem(self.args.inputs)
+        if stdin_problem is not None:
+            print(f"{self.prog}: {stdin_problem}", file=sys.stderr)
+            return 2
         config = self._config()
         if config is None:
             return 2
-        items = raw_items(self.args.inputs)
+        items = _items(self.args.inputs)
         first = list(itertools.islice(items, 2))
         if not first:
             print(f"{self.prog}: {no_submissions(self.args.inputs)}", file=sys.stderr)
@@ -177,9 +208,10 @@ class EvalRun:
             report=bool(self.args.report_md),
             pretty=not batch,
         )
-        total = count_items(self.args.inputs) if batch and sys.stderr.isatty() else 0
+        stdin = STDIN in self.args.inputs  # read once, here: its length is unknown, no worker can read it
+        total = count_items(self.args.inputs) if batch and not stdin and sys.stderr.isatty() else 0
         progress = Progress(total, counted, enabled=total > 1)
-        if batch and can_render_in_workers(self.args.inputs):
+        if batch and not stdin and can_render_in_workers(self.args.inputs):
             items.close()  # read again, from the start, and rendered chunk by chunk (by workers with --jobs)
             outcomes: Generator[Any, None, None] = evaluate_rendered(
                 config,

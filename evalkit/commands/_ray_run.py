@@ -62,6 +62,10 @@ def _eval(args: argparse.Namespace) -> int:
             raise UsageProblem(f"--{flag.replace('_', '-')} is not available with --ray (only --out)")
     if args.jobs != 1:
         raise UsageProblem("--jobs does not go with --ray: Ray runs one evaluator per CPU of the cluster")
+    if "-" in args.inputs:
+        raise UsageProblem(
+            "--ray reads files, not standard input (-): Ray's workers read the inputs themselves"
+        )
     config = _checked_config(args.config_dir, args.prog)
     if config is None:
         return 2

@@ -14,7 +14,10 @@ from typing import TYPE_CHECKING, cast
 if TYPE_CHECKING:
     import argparse
 
-INPUTS_HELP = "submission files (.json, .yaml, .yml), .jsonl files, or folders of them"
+INPUTS_HELP = (
+    "submission files (.json, .yaml, .yml), .jsonl files, or folders of them; "
+    "- reads standard input (JSON Lines or one JSON document)"
+)
 PATH_OPTIONS = {
     "--config-dir": ("DIR", "the rule config folder (default: the shipped config_samples)"),
     "--out": ("FILE", "write results here (default: stdout)"),
@@ -51,7 +54,7 @@ def parse_plain(argv: list[str]) -> argparse.Namespace | None:
     jobs, inputs, runs, after_input = str(JOBS_DEFAULT), [], 0, False
     tokens = iter(argv)
     for token in tokens:
-        if not token.startswith("-"):
+        if token == "-" or not token.startswith("-"):  # "-": standard input
             runs += not after_input
             inputs.append(token)
             after_input = True
