@@ -58,7 +58,7 @@ def _described_key(schema_name: str, target: WordAt) -> str | None:
 
 
 def _rule_markdown(index: StructureIndex, target: WordAt, kind: str, facts: HoverFacts) -> str:
-    id_key = index.key_on(target.line, "id")
+    id_key = next((key for key in index.keys_on(target.line) if key.path == target.path), None)
     rule_id = index.scalar(id_key) if id_key is not None else target.word
     parts = [f"**rule `{rule_id}`** · {kind} rule"]
     description = next(

@@ -4,8 +4,10 @@ A half-typed document does not parse, so completion, hover and the code lenses c
 parser. This module reads each line's indentation, `- ` item markers and `key:` prefix, and keeps the
 stack of open keys and items from the top of the file down, which gives the key path of any line
 (`("rating_rules", 2, "when")`). It understands block mappings and sequences (also a sequence at its
-key's own column), comments, block scalars (`|`, `>`), and one-line flow collections
-(`dimension_gt: { accuracy: 4.5 }`). It never raises: text it does not understand adds no structure.
+key's own column), comments, block scalars (`|`, `>`), and flow collections, on one line or several
+(`dimension_gt: { accuracy: 4.5 }`, `- {id: a, when: {...}}`, `rating_rules: [{id: a}, {id: b}]`),
+whose keys it indexes with their paths as it does block keys. It never raises: text it does not
+understand adds no structure.
 A config file holds one document: what follows a second `---` (or a `...`) is put under a path of its
 own, `("(document 2)", ...)`, which no schema knows, so that it is never taken for the first document's.
 """
@@ -181,6 +183,7 @@ class StructureIndex:
     _read: int  # lines read so far
     _before: list[tuple[Frame, ...]]  # by line: the open keys and items before it
     _scalar_before: list[int | None]  # by line: the column of a block scalar being read, if any
+    _flow_before: list[tuple[FlowLevel, ...]]  # by line: the flow collections open before it
     _keys: list[KeyLine]
     _key_lines: list[int]
 
@@ -192,13 +195,16 @@ class StructureIndex:
                 : start + 1
             ]  # the state before line `start`: reading resumes there
             self._scalar_before = previous._scalar_before[: start + 1]
+            self._flow_before = previous._flow_before[: start + 1]
             self._keys = previous._keys[: bisect_left(previous._key_lines, start)]
         else:
             start, self._before, self._scalar_before, self._keys = 0, [()], [None], []
+            self._flow_before = [()]
         self._read = start
         self._frames = list(self._before[start])
         self._segments = [frame.segment for frame in self._frames]
         self._scalar_column = self._scalar_before[start]
+        self._flow = list(self._flow_before[start])
         self._key_lines = [key.line for key in self._keys]
 
     def _read_to(self, end: int) -> None:
@@ -208,9 +214,15 @@ class StructureIndex:
             self._read += 1
             self._before.append(tuple(self._frames))
             self._scalar_before.append(self._scalar_column)
+            self._flow_before.append(tuple(self._flow))
 
     def _read_line(self, number: int) -> None:
         text = self.lines[number]
+        if self._flow and _closes_flow(text, self._flow[0].holder):
+            self._flow.clear()  # a half-typed `[` left open: the block goes on below it
+        if self._flow:  # a flow collection goes on from a line above: the whole line is inside it
+            self._add_flow_keys(number, 0, ())
+            return
         if self._scalar_column is not None and (not text.strip() or _indent(text) > self._scalar_column):
             return
         self._scalar_column = None
@@ -229,6 +241,14 @@ class StructureIndex:
                 self._key_lines.append(number)
                 if _BLOCK_SCALAR.fullmatch(element.value):
                     self._scalar_column = element.column
+        start = _flow_start(text)
+        if start is not None:
+            self._add_flow_keys(number, start, tuple(segments), frames[-1].column if frames else -1)
+
+    def _add_flow_keys(self, number: int, start: int, base: KeyPath, holder: int = -1) -> None:
+        for key in scan_flow(self.lines[number], start, self._flow, number, base, holder):
+            self._keys.append(key)
+            self._key_lines.append(number)
 
     @property
     def keys(self) -> list[KeyLine]:
@@ -242,7 +262,8 @@ class StructureIndex:
         line = max(near, 0)
         while line < len(self.lines):
             self._read_to(line + 1)
-            if _path(self._before[line + 1][:depth]) != path and line >= near:
+            in_flow = bool(self._flow_before[line + 1])  # its keys are on the lines below: read on
+            if _path(self._before[line + 1][:depth]) != path and line >= near and not in_flow:
                 break
             line += 1
         return [key for key in self._keys if len(key.path) == depth + 1 and key.path[:depth] == path]
@@ -274,14 +295,137 @@ class StructureIndex:
         """A key's inline value as text, quotes removed."""
         return unquote(key.element.value)
 
-    def key_on(self, line: int, name: str) -> KeyLine | None:
+    def in_flow(self, line: int) -> bool:
+        """Whether `line` begins inside a flow collection opened on a line above."""
+        if not 0 <= line < len(self.lines):
+            return False
+        self._read_to(line)
+        return bool(self._flow_before[line])
+
+    def keys_on(self, line: int) -> list[KeyLine]:
+        """The keys written on `line`, left to right."""
         self._read_to(line + 1)
         at = bisect_left(self._key_lines, line)
+        found = []
         while at < len(self._keys) and self._keys[at].line == line:
-            if self._keys[at].element.name == name:
-                return self._keys[at]
+            found.append(self._keys[at])
             at += 1
-        return None
+        return found
+
+
+class FlowLevel(NamedTuple):
+    """A flow collection open at a point of the text: a mapping (`{`) or a sequence (`[`)."""
+
+    is_map: bool
+    path: KeyPath
+    index: int = 0  # a sequence's entries before the current one
+    key: str | None = None  # a mapping's key whose value is being read
+    token: int = 0  # where the current entry began on the line being read
+    holder: int = -1  # the column of the block key or item holding the outermost collection
+
+
+_FLOW_OPENERS = "{["
+
+
+def _flow_start(text: str) -> int | None:
+    """The column where a flow collection begins on a block line: a key's value, the content after the
+    `- ` markers, or the line's content when it has neither (`[` under its key), else None."""
+    body = strip_comment(text)
+    elements = line_elements(body)
+    if elements and elements[-1].kind == "key":
+        column = elements[-1].value_column
+    else:
+        column = elements[-1].column + 1 if elements else 0
+        column += len(body[column:]) - len(body[column:].lstrip(" \t"))
+    return column if body[column : column + 1] in tuple(_FLOW_OPENERS) else None
+
+
+def _closes_flow(text: str, holder: int) -> bool:
+    """Whether a line inside a flow collection is rather the block's next line: YAML indents a flow
+    collection's lines past the block node holding it (a closing bracket excepted)."""
+    content = text.lstrip(" ")
+    if not content or content[0] in "#}]":
+        return False
+    return len(text) - len(content) <= holder
+
+
+def scan_flow(
+    text: str, start: int, levels: list[FlowLevel], line: int, base: KeyPath, holder: int = -1
+) -> Iterator[KeyLine]:
+    """The keys of the flow collections on `text` from column `start` on, each with its path (`base`,
+    the path of the block node holding the outermost collection, at column `holder`); `levels` (the
+    collections open at `start`) is left with those still open at the end of the line. Quotes are read
+    to their end on the line; a comment ends the line."""
+    body = strip_comment(text)
+    if levels:
+        levels[-1] = levels[-1]._replace(token=start)
+    i = start
+    while i < len(body):
+        char = body[i]
+        if char in "'\"":
+            i = _quote_end(body, i)
+            continue
+        if char in _FLOW_OPENERS:
+            path = _child_path(levels[-1]) if levels else base
+            levels.append(FlowLevel(char == "{", path, token=i + 1, holder=holder))
+        elif char in "}]" and levels:
+            levels.pop()
+            if not levels:
+                return
+        elif char == "," and levels:
+            top = levels[-1]
+            levels[-1] = top._replace(index=top.index + 1, key=None, token=i + 1)
+        elif char == ":" and levels and levels[-1].is_map and levels[-1].key is None and _ends_key(body, i):
+            key = _flow_key(body, i, levels[-1], line)
+            levels[-1] = levels[-1]._replace(key=key.element.name)
+            yield key
+        i += 1
+
+
+def _quote_end(text: str, at: int) -> int:
+    """The column after the quoted scalar that starts at `at` (the line's end if it is not closed)."""
+    quote, i = text[at], at + 1
+    while i < len(text):
+        if text[i] == "\\" and quote == '"':
+            i += 2
+            continue
+        if text[i] == quote:
+            if quote == "'" and text[i + 1 : i + 2] == "'":
+                i += 2
+                continue
+            return i + 1
+        i += 1
+    return len(text)
+
+
+def _ends_key(text: str, at: int) -> bool:
+    """Whether the `:` at `at` ends a flow mapping's key (followed by a blank, an indicator or the end,
+    or right after a quoted key)."""
+    return text[at + 1 : at + 2] in ("", " ", "\t", ",", "}", "]") or text[at - 1 : at] in ("'", '"')
+
+
+def _child_path(level: FlowLevel) -> KeyPath:
+    return (
+        (*level.path, level.key if level.key is not None else "")
+        if level.is_map
+        else (*level.path, level.index)
+    )
+
+
+def _flow_key(text: str, colon: int, level: FlowLevel, line: int) -> KeyLine:
+    """The key that the `:` at `colon` ends, with its inline scalar value (none for a collection)."""
+    written = text[level.token : colon]
+    column = level.token + len(written) - len(written.lstrip())
+    name = unquote(written.strip())
+    value_column = colon + 1 + len(text[colon + 1 :]) - len(text[colon + 1 :].lstrip(" \t"))
+    end = value_column
+    if text[value_column : value_column + 1] in ("'", '"'):
+        end = _quote_end(text, value_column)
+    elif text[value_column : value_column + 1] not in tuple(_FLOW_OPENERS):
+        while end < len(text) and text[end] not in ",}]":
+            end += 1
+    value = text[value_column:end].rstrip()
+    return KeyLine(line, Element("key", column, name, value, value_column), (*level.path, name))
 
 
 def _next_document(frames: list[Frame]) -> None:
@@ -401,6 +545,10 @@ def target_at(index: StructureIndex, line: int, column: int) -> WordAt | None:
     text = index.text(line)
     start = _WORD_BEFORE.search(text[:column]).start()  # type: ignore[union-attr]  # always matches
     end = _WORD_AFTER.match(text, column).end()  # type: ignore[union-attr]
+    if start < end:
+        flow = _flow_target(index, line, start, end)
+        if flow is not None or index.in_flow(line):
+            return flow
     cursor = cursor_at(index, line, end) if start < end else None
     if cursor is None:
         return None
@@ -408,3 +556,16 @@ def target_at(index: StructureIndex, line: int, column: int) -> WordAt | None:
     if cursor.kind == "key" and text[end:].lstrip().startswith(":"):
         return WordAt((*cursor.path, word), True, word, line, start, end)
     return WordAt(cursor.path, False, word, line, start, end)
+
+
+def _flow_target(index: StructureIndex, line: int, start: int, end: int) -> WordAt | None:
+    """The word from `start` to `end` as a flow mapping's key or its scalar value, if it is one."""
+    word = index.text(line)[start:end]
+    for key in index.keys_on(line):
+        element = key.element
+        if element.column <= start and end <= element.column + len(element.name) + 2:
+            return WordAt(key.path, True, word, line, start, end)
+        scalar = element.value and element.value[0] not in _FLOW_OPENERS  # a collection's keys come after
+        if scalar and element.value_column <= start and end <= element.value_column + len(element.value):
+            return WordAt(key.path, False, word, line, start, end)
+    return None

@@ -50,8 +50,11 @@ def test_keys_get_their_full_paths_and_block_scalars_hide_their_content() -> Non
         (3, ("rating_rules", 0, "description")),
         (6, ("rating_rules", 0, "when")),
         (7, ("rating_rules", 0, "when", "any_of")),
+        (8, ("rating_rules", 0, "when", "any_of", 0, "response_contains_any")),
         (9, ("rating_rules", 0, "when", "any_of", 1, "min_total_length")),
         (10, ("rating_rules", 0, "actions")),
+        (10, ("rating_rules", 0, "actions", "set_flag")),
+        (10, ("rating_rules", 0, "actions", "assign_label")),
         (11, ("rating_rules", 1, "id")),
         (12, ("rating_rules", 1, "when")),
     ]
@@ -179,4 +182,49 @@ def test_an_index_built_from_a_previous_version_equals_a_fresh_one(
     ]
     assert [incremental.in_block_scalar(n) for n in range(len(new))] == [
         fresh.in_block_scalar(n) for n in range(len(new))
+    ]
+
+
+FLOW = """\
+rating_rules: [
+  {id: "a", when: {dimension_gt: {accuracy: 4}},  # a comment: with a colon
+   actions: {set_flag: 'x, y'}},
+  {id: b}
+]
+rewrite_rules:
+  - {id: c, actions: {append_text: "}"}}
+  - id: d
+"""
+
+
+def test_flow_keys_get_their_paths_over_several_lines() -> None:
+    index = StructureIndex(FLOW.splitlines())
+    assert [(k.line, k.element.column, k.path, k.element.value) for k in index.keys] == [
+        (0, 0, ("rating_rules",), "["),
+        (1, 3, ("rating_rules", 0, "id"), '"a"'),
+        (1, 12, ("rating_rules", 0, "when"), ""),
+        (1, 19, ("rating_rules", 0, "when", "dimension_gt"), ""),
+        (1, 34, ("rating_rules", 0, "when", "dimension_gt", "accuracy"), "4"),
+        (2, 3, ("rating_rules", 0, "actions"), ""),
+        (2, 13, ("rating_rules", 0, "actions", "set_flag"), "'x, y'"),
+        (3, 3, ("rating_rules", 1, "id"), "b"),
+        (5, 0, ("rewrite_rules",), ""),
+        (6, 5, ("rewrite_rules", 0, "id"), "c"),
+        (6, 12, ("rewrite_rules", 0, "actions"), ""),
+        (6, 22, ("rewrite_rules", 0, "actions", "append_text"), '"}"'),
+        (7, 4, ("rewrite_rules", 1, "id"), "d"),
+    ]
+    assert target_at(index, 2, 24) == WordAt(
+        ("rating_rules", 0, "actions", "set_flag"), False, "x", 2, 24, 25
+    )
+    assert target_at(index, 3, 7) == WordAt(("rating_rules", 1, "id"), False, "b", 3, 7, 8)
+
+
+def test_a_flow_collection_left_open_ends_where_the_block_goes_on() -> None:
+    half_typed = "rating_rules:\n  - id: a\n    when: [\n  - id: b\nrewrite_rules:\n  - id: c\n"
+    index = StructureIndex(half_typed.splitlines())
+    assert [k.path for k in index.keys if k.element.name == "id"] == [
+        ("rating_rules", 0, "id"),
+        ("rating_rules", 1, "id"),
+        ("rewrite_rules", 0, "id"),
     ]
