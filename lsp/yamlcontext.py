@@ -232,7 +232,8 @@ class StructureIndex:
                 _next_document(frames)
                 segments[:] = [frame.segment for frame in frames]
             return
-        for element in line_elements(text):
+        elements = line_elements(text)
+        for element in elements:
             place(frames, element)
             del segments[len(frames) - 1 :]
             segments.append(frames[-1].segment)
@@ -241,7 +242,7 @@ class StructureIndex:
                 self._key_lines.append(number)
                 if _BLOCK_SCALAR.fullmatch(element.value):
                     self._scalar_column = element.column
-        start = _flow_start(text)
+        start = _flow_start(text, elements) if "{" in text or "[" in text else None
         if start is not None:
             self._add_flow_keys(number, start, tuple(segments), frames[-1].column if frames else -1)
 
@@ -325,19 +326,19 @@ class FlowLevel(NamedTuple):
 
 
 _FLOW_OPENERS = "{["
+_FLOW_SIGNIFICANT = re.compile(r"[{}\[\],:'\"]")
 
 
-def _flow_start(text: str) -> int | None:
-    """The column where a flow collection begins on a block line: a key's value, the content after the
-    `- ` markers, or the line's content when it has neither (`[` under its key), else None."""
-    body = strip_comment(text)
-    elements = line_elements(body)
+def _flow_start(text: str, elements: Sequence[Element]) -> int | None:
+    """The column where a flow collection begins on a block line (whose `elements` are given): a key's
+    value, the content after the `- ` markers, or the line's content when it has neither (`[` under its
+    key), else None."""
     if elements and elements[-1].kind == "key":
         column = elements[-1].value_column
     else:
         column = elements[-1].column + 1 if elements else 0
-        column += len(body[column:]) - len(body[column:].lstrip(" \t"))
-    return column if body[column : column + 1] in tuple(_FLOW_OPENERS) else None
+        column += len(text[column:]) - len(text[column:].lstrip(" \t"))
+    return column if text[column : column + 1] in ("{", "[") else None
 
 
 def _closes_flow(text: str, holder: int) -> bool:
@@ -360,7 +361,8 @@ def scan_flow(
     if levels:
         levels[-1] = levels[-1]._replace(token=start)
     i = start
-    while i < len(body):
+    while (found := _FLOW_SIGNIFICANT.search(body, i)) is not None:
+        i = found.start()
         char = body[i]
         if char in "'\"":
             i = _quote_end(body, i)
