@@ -15,7 +15,7 @@ from typing import Any
 from evalkit.engine.diagnostics import Diagnostic, Fix, Span, closest, error
 from evalkit.engine.positions import line_end
 from evalkit.engine.type_words import TYPE_WORDS, found_words
-from evalkit.engine.validator import SchemaError, Validator
+from evalkit.engine.validator import SchemaError, Validator, matching
 from evalkit.engine.yamlsource import JsonPath, YamlDocument
 
 
@@ -104,10 +104,17 @@ def _allowed_keys(schema: dict[str, Any]) -> list[str]:
     return list(schema.get("properties", {}))
 
 
+def _extension_words(schema: dict[str, Any]) -> str:
+    """How the keys of `patternProperties` (`^x-`) read in a list of valid keys: `, or x-NAME (...)`."""
+    prefixes = [pattern.removeprefix("^") for pattern in schema.get("patternProperties", {})]
+    return "".join(f", or {prefix}NAME (an extension key, ignored)" for prefix in prefixes)
+
+
 def _unknown_keys(err: SchemaError, document: YamlDocument, path: JsonPath) -> Iterator[Diagnostic]:
     allowed = _allowed_keys(err.schema)
+    patterns = err.schema.get("patternProperties", {})
     for key in err.instance:
-        if key in allowed:
+        if key in allowed or matching(patterns, key):
             continue
         key_span = document.key_span((*path, key))
         suggestion = closest(key, allowed)
@@ -117,7 +124,7 @@ def _unknown_keys(err: SchemaError, document: YamlDocument, path: JsonPath) -> I
             message += f"; did you mean '{suggestion}'?"
             fix = Fix(f"Replace with '{suggestion}'", key_span, suggestion)
         else:
-            message += f"; valid keys: {', '.join(allowed)}"
+            message += f"; valid keys: {', '.join(allowed)}{_extension_words(err.schema)}"
         yield error(document.path, key_span, "unknown-key", message, fix)
 
 

@@ -9,6 +9,7 @@ that uses any other keyword, so the two cannot drift apart silently.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,7 @@ SUPPORTED = frozenset(
         "type",
         "enum",
         "properties",
+        "patternProperties",
         "additionalProperties",
         "required",
         "propertyNames",
@@ -118,17 +120,21 @@ class Validator:
         if len(value) < schema.get("minProperties", 0):
             yield SchemaError("minProperties", schema["minProperties"], value, path, schema)
         properties = schema.get("properties", {})
+        patterns = schema.get("patternProperties", {})
         extra = schema.get("additionalProperties", True)
         names = schema.get("propertyNames")
-        if extra is False and any(key not in properties for key in value):
+        if extra is False and any(key not in properties and not matching(patterns, key) for key in value):
             yield SchemaError("additionalProperties", False, value, path, schema)
         for key, item in value.items():
             if names is not None:
                 yield from self._check(key, names, path, name=True)
+            matched = matching(patterns, key)
             if key in properties:
                 yield from self._check(item, properties[key], (*path, key))
-            elif isinstance(extra, dict):
+            elif isinstance(extra, dict) and not matched:
                 yield from self._check(item, extra, (*path, key))
+            for pattern in matched:
+                yield from self._check(item, patterns[pattern], (*path, key))
 
     def _array(self, value: list[Any], schema: dict[str, Any], path: Path) -> Iterator[SchemaError]:
         if len(value) < schema.get("minItems", 0):
@@ -139,6 +145,12 @@ class Validator:
         if items is not None:
             for index, item in enumerate(value):
                 yield from self._check(item, items, (*path, index))
+
+
+def matching(patterns: dict[str, Any], key: str) -> list[str]:
+    """The `patternProperties` patterns that the key `key` matches (anywhere in it, as JSON Schema's
+    patterns do)."""
+    return [pattern for pattern in patterns if re.search(pattern, key)] if patterns else []
 
 
 def _has_type(value: Any, expected: str | list[str]) -> bool:
@@ -165,7 +177,7 @@ def unsupported_keywords(schema: Any, at: str = "#") -> list[str]:
         for key, value in schema.items():
             if key not in SUPPORTED:
                 found.append(f"{at}/{key}")
-            if key in ("properties", "$defs"):
+            if key in ("properties", "patternProperties", "$defs"):
                 for name, sub in value.items():
                     found += unsupported_keywords(sub, f"{at}/{key}/{name}")
             elif key in ("items", "additionalProperties", "propertyNames") and isinstance(value, dict):

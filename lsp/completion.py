@@ -128,7 +128,9 @@ def _keys(request: _Request, node: Schema | None) -> list[types.CompletionItem]:
         value_schema = schemanav.child(request.top, node, "") or {}
         choices += [(name, value_schema) for name in request.vocabulary.names.get(vocabulary, ())]
     fresh = [(name, sub) for name, sub in choices if name not in request.cursor.existing]
-    return [_key_item(request, name, sub, rank) for rank, (name, sub) in enumerate(fresh)]
+    items = [_key_item(request, name, sub, rank) for rank, (name, sub) in enumerate(fresh)]
+    prefixes = schemanav.pattern_choices(request.top, node)
+    return items + [_prefix_item(request, *choice, len(items) + rank) for rank, choice in enumerate(prefixes)]
 
 
 def _key_item(request: _Request, name: str, node: Schema, rank: int) -> types.CompletionItem:
@@ -149,6 +151,19 @@ def _key_docs(request: _Request, name: str, node: Schema) -> str:
     if schemanav.vocabulary(node) == DIMENSION_VOCABULARY:
         return dimension_markdown(name, request.vocabulary.dimensions.get(name))
     return key_markdown(request.top, name, node)
+
+
+def _prefix_item(request: _Request, prefix: str, node: Schema, rank: int) -> types.CompletionItem:
+    """A key of the user's own naming that the schema allows by its prefix (`x-`): the prefix alone."""
+    return types.CompletionItem(
+        label=prefix,
+        kind=types.CompletionItemKind.Property,
+        detail=schemanav.type_words(request.top, node),
+        documentation=_documentation(request, _key_docs(request, prefix, node)),
+        sort_text=f"{rank:04d}",
+        text_edit=types.TextEdit(request.replace, prefix),
+        insert_text_format=types.InsertTextFormat.PlainText,
+    )
 
 
 def _key_text(request: _Request, name: str, node: Schema) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from evalkit import schemas
 from evalkit.engine.type_words import TYPE_WORDS
-from evalkit.engine.validator import follow_ref
+from evalkit.engine.validator import follow_ref, matching
 from evalkit.lsp.yamlcontext import KeyPath
 
 Schema = dict[str, Any]
@@ -58,6 +58,10 @@ def child(top: Schema, node: Schema, segment: str | int) -> Schema | None:
     properties = node.get("properties", {})
     if segment in properties:
         return resolve(top, properties[segment])
+    patterns = node.get("patternProperties", {})
+    matched = matching(patterns, segment)
+    if matched:
+        return resolve(top, patterns[matched[0]])
     extra = node.get("additionalProperties")
     return resolve(top, extra) if isinstance(extra, dict) else None
 
@@ -94,6 +98,12 @@ def key_choices(top: Schema, node: Schema) -> list[tuple[str, Schema]]:
     return choices
 
 
+def pattern_choices(top: Schema, node: Schema) -> list[tuple[str, Schema]]:
+    """The key prefixes a mapping's `patternProperties` allow (`^x-`: `x-`), each with its schema."""
+    patterns = node.get("patternProperties", {})
+    return [(pattern.removeprefix("^"), resolve(top, sub)) for pattern, sub in patterns.items()]
+
+
 def _vocabulary_marks(names: Schema) -> Schema:
     """Carry `x-code` from `propertyNames` to the key's entry, so a dimension key is known as one."""
     return {"x-code": names["x-code"]} if "x-code" in names else {}
@@ -118,7 +128,10 @@ def is_list_of_mappings(top: Schema, node: Schema) -> bool:
 
 
 def type_words(top: Schema, node: Schema) -> str:
-    """What the node holds, in words: `list of string`, `mapping`, `one of: a, b`."""
+    """What the node holds, in words: `list of string`, `mapping`, `one of: a, b`; a key's own title
+    (`extension key (ignored)`) when the schema gives it one."""
+    if isinstance(node.get("title"), str) and node is not top:
+        return str(node["title"])
     if "enum" in node:
         return "one of: " + ", ".join(str(v) for v in node["enum"])
     kinds = node.get("type")

@@ -319,7 +319,7 @@ class FlowLevel(NamedTuple):
 
     is_map: bool
     path: KeyPath
-    index: int = 0  # a sequence's entries before the current one
+    entry: int = 0  # a sequence's entries before the current one
     key: str | None = None  # a mapping's key whose value is being read
     token: int = 0  # where the current entry began on the line being read
     holder: int = -1  # the column of the block key or item holding the outermost collection
@@ -376,7 +376,7 @@ def scan_flow(
                 return
         elif char == "," and levels:
             top = levels[-1]
-            levels[-1] = top._replace(index=top.index + 1, key=None, token=i + 1)
+            levels[-1] = top._replace(entry=top.entry + 1, key=None, token=i + 1)
         elif char == ":" and levels and levels[-1].is_map and levels[-1].key is None and _ends_key(body, i):
             key = _flow_key(body, i, levels[-1], line)
             levels[-1] = levels[-1]._replace(key=key.element.name)
@@ -410,7 +410,7 @@ def _child_path(level: FlowLevel) -> KeyPath:
     return (
         (*level.path, level.key if level.key is not None else "")
         if level.is_map
-        else (*level.path, level.index)
+        else (*level.path, level.entry)
     )
 
 

@@ -72,6 +72,8 @@ def _objects(schema: dict[str, Any], root: dict[str, Any], depth: int) -> st.Sea
     extra_keys = (
         st.sampled_from(names["enum"]) | st.text(max_size=6) if "enum" in names else st.text(max_size=8)
     )
+    if schema.get("patternProperties"):  # keys that match a pattern, and keys that only contain it
+        extra_keys = extra_keys | st.sampled_from(["x-a", "x-", "ax-", "X-a"])
     extra_values = instances(extra, root, depth + 1) if isinstance(extra, dict) else JSON
     return st.builds(
         lambda fixed, more: {**more, **fixed},

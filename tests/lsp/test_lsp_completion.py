@@ -34,7 +34,7 @@ def edit_of(items: list[types.CompletionItem], label: str) -> tuple[tuple[int, i
 async def test_an_empty_file_offers_every_top_level_key_of_the_schema(editor: Editor) -> None:
     await editor.open("rules.yaml", "")
     items = await editor.completion("rules.yaml", 0, 0)
-    assert labels(items) == list(schemas.load("rules")["properties"])
+    assert labels(items) == [*schemas.load("rules")["properties"], "x-"]
     assert labels(items) == [
         "version",
         "options",
@@ -42,7 +42,11 @@ async def test_an_empty_file_offers_every_top_level_key_of_the_schema(editor: Ed
         "rating_rules",
         "ranking_rules",
         "rewrite_rules",
+        "x-",
     ]
+    extension = next(item for item in items if item.label == "x-")
+    assert extension.detail == "extension key (ignored)"
+    assert edit_of(items, "x-") == ((0, 0, 0, 0), "x-")
     assert edit_of(items, "rating_rules") == ((0, 0, 0, 0), "rating_rules:\n  - ")
     assert edit_of(items, "options") == ((0, 0, 0, 0), "options:\n  ")
     assert edit_of(items, "version") == ((0, 0, 0, 0), "version: ")
