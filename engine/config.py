@@ -174,6 +174,7 @@ def _load_document(name: str, path: Path, raw: bytes) -> tuple[YamlDocument | No
     from evalkit.engine.diagnostics import FILE_START, Severity, error, has_errors
     from evalkit.engine.schema_check import schema_diagnostics
     from evalkit.engine.semantic import semantic_diagnostics
+    from evalkit.engine.type_words import found_words
     from evalkit.engine.yamlsource import parse_yaml
 
     text, problem = _decode(raw, str(path))
@@ -191,7 +192,7 @@ def _load_document(name: str, path: Path, raw: bytes) -> tuple[YamlDocument | No
                 str(path),
                 FILE_START,
                 "wrong-type",
-                f"{path.name} must be a mapping of keys, not a {type(document.data).__name__}",
+                f"{path.name} must be a mapping of keys, not {found_words(document.data)}",
             ),
         ]
     # the semantic checks read only what has the right shape, so one run reports both kinds of errors;

@@ -45,7 +45,7 @@ def describe_value(value: Any) -> str:
     if isinstance(value, str):
         shown = value if len(value) <= 40 else value[:37] + "..."
         return f"the string '{shown}'"
-    return f"the number {value}" if isinstance(value, (int, float)) else type(value).__name__
+    return f"the number {value}" if isinstance(value, (int, float)) else f"{found_words(value)} ({value})"
 
 
 def _where(path: JsonPath) -> str:

@@ -33,6 +33,7 @@ def json_type(value: Any) -> str:
 
 
 def found_words(value: Any) -> str:
-    """What a value is, in words, as what was found: `a mapping`, `a boolean`."""
+    """What a value is, in words, as what was found: `a mapping`, `a boolean`, `a date` (YAML reads an
+    unquoted 2024-01-01 as one)."""
     kind = json_type(value)
-    return "a boolean" if kind == "boolean" else TYPE_WORDS.get(kind, kind)
+    return "a boolean" if kind == "boolean" else TYPE_WORDS.get(kind, f"a {kind}")

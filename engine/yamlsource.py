@@ -241,15 +241,17 @@ class _Builder:
                 if isinstance(source, yaml.MappingNode):
                     out.update(self._mapping(source, at, depth + 1))
                 else:
-                    self.diagnostics.append(
-                        error(
-                            self.path,
-                            _span(source, self.lines),
-                            "yaml-syntax",
-                            "a merge key '<<' takes a mapping or a list of mappings",
-                        )
-                    )
+                    self.diagnostics.append(self._bad_merge(key_node, source))
         return out
+
+    def _bad_merge(self, key_node: yaml.Node, source: yaml.Node) -> Diagnostic:
+        """At the `<<` that merges what is no mapping, naming where that is when an alias brought it from
+        elsewhere (its anchor's line)."""
+        key, found = _span(key_node, self.lines), _span(source, self.lines)
+        message = "a merge key '<<' takes a mapping or a list of mappings"
+        if found.line != key.line:
+            message += f"; it merges the value at line {found.line}:{found.column}"
+        return error(self.path, key, "yaml-syntax", message)
 
     def _key(self, key_node: yaml.Node) -> str:
         if isinstance(key_node, yaml.ScalarNode):

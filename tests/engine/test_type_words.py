@@ -26,7 +26,7 @@ SEED = json.loads((Path(__file__).parents[2] / "samples" / "sample_submission.js
         ("x", "a string"),
         ([1], "a list"),
         ({"a": 1}, "a mapping"),
-        (datetime.date(2026, 11, 25), "date"),
+        (datetime.date(2026, 11, 25), "a date"),
     ],
 )
 def test_a_value_found_is_named_in_words(value: Any, words: str) -> None:
