@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.engine.config import config_files, read_config_file
-from evalkit.engine.diagnostics import Diagnostic, Fix, Span, closest, error, has_errors
+from evalkit.engine.diagnostics import FILE_START, Diagnostic, Fix, Span, closest, error, has_errors
 from evalkit.engine.text import NotText, decode_utf8, not_a_regular_file
 from evalkit.engine.yamlsource import YamlDocument, parse_yaml
 from evalkit.services.check import config_folders
@@ -113,6 +113,8 @@ def check_test_text(path: Path, text: str, rule_ids: Collection[str]) -> RuleTes
     document, diagnostics = parse_yaml(text, str(path))
     if document is None or has_errors(diagnostics):
         return RuleTestFile(path, diagnostics=diagnostics)
+    if document.data is None:  # nothing but blank lines and comments
+        return RuleTestFile(path, diagnostics=[*diagnostics, _empty_file(path)])
     from evalkit.engine.schema_check import schema_diagnostics
 
     diagnostics += schema_diagnostics(document, "ruletest")
@@ -123,6 +125,12 @@ def check_test_text(path: Path, text: str, rule_ids: Collection[str]) -> RuleTes
     reader = _SubmissionReader(path.parent, document.data.get("submissions") or {})
     cases = [_case(document, path, index, raw, reader) for index, raw in enumerate(document.data["cases"])]
     return RuleTestFile(path, cases, diagnostics)
+
+
+def _empty_file(path: Path) -> Diagnostic:
+    return error(
+        str(path), FILE_START, "missing-key", "the file holds no rule tests: write its cases under `cases:`"
+    )
 
 
 def unknown_rule_ids(document: YamlDocument, rule_ids: Collection[str]) -> list[Diagnostic]:

@@ -220,7 +220,7 @@ async def test_hover_on_a_dimension_in_corrected_ratings_shows_its_settings(edit
 async def test_an_empty_rule_test_file_offers_the_schemas_top_level_keys(editor: Editor) -> None:
     await editor.open(TEST, "")
     items = await editor.completion(TEST, 0, 0)
-    assert labels(items) == ["submissions", "cases"]
+    assert labels(items) == ["submissions", "cases", "x-"]
     cases = next(item for item in items if item.label == "cases")
     assert isinstance(cases.text_edit, types.TextEdit) and cases.text_edit.new_text == "cases:\n  - "
 

@@ -179,3 +179,34 @@ def test_a_tolerance_alone_is_no_expectation(tmp_path: Path) -> None:
     )
     (outcome,) = run_suite(SUITE, [copy]).outcomes
     assert not outcome.passed and "the case has no expectations" in str(outcome.error)
+
+
+def _suite_with(tmp_path: Path, name: str, text: str) -> Path:
+    """A copy of the fixture suite with one more test file."""
+    import shutil
+
+    suite = tmp_path / "suite"
+    shutil.copytree(SUITE, suite)
+    (suite / "tests" / name).write_text(text, encoding="utf-8")
+    return suite
+
+
+@pytest.mark.parametrize("text", ["", "# cases to come\n"], ids=["empty", "comment"])
+def test_an_empty_test_file_says_it_holds_no_tests(tmp_path: Path, text: str) -> None:
+    suite = _suite_with(tmp_path, "new.yaml", text)
+    done = evalkit_test(str(suite))
+    assert done.returncode == 1
+    message = "error[missing-key] the file holds no rule tests: write its cases under `cases:`"
+    assert f"{suite / 'tests' / 'new.yaml'}:1:1: {message}" in done.stdout
+
+
+def test_a_test_file_keeps_anchors_in_x_keys(tmp_path: Path) -> None:
+    suite = _suite_with(
+        tmp_path,
+        "anchored.yaml",
+        "x-heap: &heap\n  submission: ../submissions/heap.json\n"
+        "cases:\n  - <<: *heap\n    name: merged from an x- key\n    expect: {must_fire: [mentions_heap]}\n",
+    )
+    done = evalkit_test(str(suite / "tests" / "anchored.yaml"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "PASS" in done.stdout and "merged from an x- key" in done.stdout
