@@ -15,7 +15,8 @@ from evalkit.services.config_files import refuse_without_config_files
 from evalkit.services.diff import DiffRecipe, DiffReport, ItemDiff, Unchanged, diff_items
 from evalkit.services.diffrender import RENDERERS
 from evalkit.services.gitrev import ConfigSource, NoRevision, NotUtf8, RevisionError, config_at
-from evalkit.services.inputs import no_submissions
+from evalkit.services.inputs import STDIN, no_submissions
+from evalkit.services.stdin import items_with_stdin, stdin_problem
 from evalkit.services.usage import UsageProblem
 
 
@@ -55,7 +56,11 @@ class DiffRun:
         base = self._config(base_source, "base")
         if base is None:
             return 2
-        items = raw_items(self.args.inputs)
+        items = (
+            raw_items(self.args.inputs)
+            if STDIN not in self.args.inputs
+            else items_with_stdin(self.args.inputs)
+        )
         first = list(itertools.islice(items, 1))
         if not first:
             raise UsageProblem(no_submissions(self.args.inputs))
@@ -83,9 +88,12 @@ class DiffRun:
             raise UsageProblem(
                 f"--max-label-changes {args.max_label_changes!r}: expected a count (3) or a percentage (5%)"
             ) from None
-        missing = [p for p in args.inputs if not Path(p).exists()]
+        missing = [p for p in args.inputs if p != STDIN and not Path(p).exists()]
         if missing:
             raise UsageProblem(f"{missing[0]}: no such file or folder")
+        problem = stdin_problem(args.inputs)
+        if problem is not None:
+            raise UsageProblem(problem)
 
     def _base_source(self, head: Path) -> ConfigSource:
         base = self.args.base

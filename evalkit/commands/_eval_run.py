@@ -29,7 +29,7 @@ from evalkit.services.batch import (
 )
 from evalkit.services.config_cache import load_for_eval
 from evalkit.services.config_files import refuse_without_config_files
-from evalkit.services.inputs import STDIN, no_submissions, stdin_items
+from evalkit.services.inputs import STDIN, no_submissions
 from evalkit.services.output_over_input import input_written_over
 from evalkit.services.progress import Progress, counted
 from evalkit.services.usage import UsageProblem
@@ -123,29 +123,12 @@ class RunLog:
 
 
 def _items(inputs: list[str]) -> Generator[RawItem | Outcome, None, None]:
-    """raw_items of the inputs, `-` read from standard input (stdin_items) where it stands among them."""
+    """raw_items of the inputs, `-` read from standard input where it stands among them."""
     if STDIN not in inputs:
         return raw_items(inputs)
-    return _items_with_stdin(inputs)
+    from evalkit.services.stdin import items_with_stdin
 
-
-def _items_with_stdin(inputs: list[str]) -> Generator[RawItem | Outcome, None, None]:
-    for name in inputs:
-        if name != STDIN:
-            yield from raw_items([name])
-            continue
-        for where, text, problem in stdin_items(sys.stdin.buffer):
-            yield RawItem(where, text, ".json") if text is not None else Outcome(where, error=problem)
-
-
-def _stdin_problem(inputs: list[str]) -> str | None:
-    """Why `-` among the inputs cannot be read, or None."""
-    named = inputs.count(STDIN)
-    if named > 1:
-        return f"- (standard input) is named {named} times; it can be read once"
-    if named and sys.stdin is None:  # started with it closed (`<&-`)
-        return "- names standard input, which is closed"
-    return None
+    return items_with_stdin(inputs)
 
 
 def _is_batch(inputs: list[str], first_items: int) -> bool:
@@ -189,10 +172,13 @@ class EvalRun:
             for path in missing:
                 print(f"{self.prog}: {shown(path)}: no such file or folder", file=sys.stderr)
             return 2
-        stdin_problem = _stdin_problem(self.args.inputs)
-        if stdin_problem is not None:
-            print(f"{self.prog}: {stdin_problem}", file=sys.stderr)
-            return 2
+        if STDIN in self.args.inputs:
+            from evalkit.services.stdin import stdin_problem
+
+            problem = stdin_problem(self.args.inputs)
+            if problem is not None:
+                print(f"{self.prog}: {problem}", file=sys.stderr)
+                return 2
         config = self._config()
         if config is None:
             return 2

@@ -24,7 +24,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "inputs",
         nargs="+",
         metavar="SAMPLES",
-        help="submission files (.json, .yaml, .yml), .jsonl files, or folders of them",
+        help="submission files (.json, .yaml, .yml), .jsonl files, or folders of them; - reads stdin",
     )
     parser.add_argument(
         "--base",

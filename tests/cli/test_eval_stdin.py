@@ -1,10 +1,11 @@
-"""`evalkit eval -` reads standard input, through the console script with a real pipe: JSON Lines (each
-line's source `<stdin>:N`) or one JSON document (source `<stdin>`), with --jobs, beside files, and the
-usage errors (`-` twice, a closed stdin, --ray)."""
+"""`evalkit eval -` (and `evalkit diff -`) reads standard input, through the console script with a real
+pipe: JSON Lines (each line's source `<stdin>:N`) or one JSON document (source `<stdin>`), with --jobs,
+beside files, and the usage errors (`-` twice, a closed stdin, --ray)."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,15 +17,16 @@ ROOT = Path(__file__).resolve().parents[2]
 SEED_SAMPLE = ROOT / "samples" / "sample_submission.json"
 EVALKIT = str(Path(sys.executable).with_name("evalkit"))
 OAI_EVAL = str(Path(sys.executable).with_name("oai-eval"))
+EVAL = (EVALKIT, "eval")
+DIFF = (EVALKIT, "diff")
 
 
 def piped(
-    stdin: bytes, *args: str, command: str = EVALKIT, cwd: Path = ROOT
+    stdin: bytes, *args: str, command: tuple[str, ...] = EVAL, cwd: Path = ROOT
 ) -> subprocess.CompletedProcess[str]:
     """The console script with `stdin` written to its standard input through a pipe."""
-    prefix = [command] if command == OAI_EVAL else [command, "eval"]
     with subprocess.Popen(
-        [*prefix, *args],
+        [*command, *args],
         cwd=cwd,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -108,7 +110,7 @@ def test_stdin_with_jobs_gives_the_same_bytes_as_the_file(tmp_path: Path, jobs: 
 
 def test_oai_eval_reads_stdin_too() -> None:
     done = piped(
-        SEED_SAMPLE.read_bytes(), "-", "--config-dir", str(ROOT / "config_samples"), command=OAI_EVAL
+        SEED_SAMPLE.read_bytes(), "-", "--config-dir", str(ROOT / "config_samples"), command=(OAI_EVAL,)
     )
     assert done.returncode == 0, done.stderr
     assert "corrected_ratings" in json.loads(done.stdout)
@@ -153,3 +155,20 @@ def test_a_jsonl_file_line_cut_short_is_named_at_its_end_not_at_the_next_line(tm
     (tmp_path / "cut.jsonl").write_text('{"prompt": \n', encoding="utf-8")
     done = piped(b"", "cut.jsonl", cwd=tmp_path)
     assert done.stderr == "cut.jsonl:1: error: invalid JSON at column 12: Expecting value\n"
+
+
+def test_diff_reads_stdin_too(tmp_path: Path) -> None:
+    head = tmp_path / "head"
+    shutil.copytree(ROOT / "config_samples", head, ignore=shutil.ignore_patterns("tests", "__*"))
+    rules = head / "rules.yaml"
+    rules.write_text(rules.read_text(encoding="utf-8").replace("weak: -1", "weak: -2"), encoding="utf-8")
+    lines = [json.dumps({**seed(), "prompt": f"prompt {n}"}) for n in range(3)]
+    (tmp_path / "corpus.jsonl").write_bytes(jsonl(*lines))
+    args = ["--base", str(ROOT / "config_samples"), "--config-dir", str(head), "--format", "json"]
+    from_file = piped(b"", *args, "corpus.jsonl", command=DIFF, cwd=tmp_path)
+    from_stdin = piped(jsonl(*lines), *args, "-", command=DIFF, cwd=tmp_path)
+    assert from_stdin.returncode == from_file.returncode == 0, from_stdin.stderr
+    assert from_stdin.stdout == from_file.stdout.replace('"corpus.jsonl:', '"<stdin>:')
+    twice = piped(b"", *args, "-", "-", command=DIFF, cwd=tmp_path)
+    assert twice.returncode == 2
+    assert twice.stderr == "evalkit diff: - (standard input) is named 2 times; it can be read once\n"
