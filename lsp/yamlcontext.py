@@ -296,12 +296,12 @@ class StructureIndex:
         """A key's inline value as text, quotes removed."""
         return unquote(key.element.value)
 
-    def in_flow(self, line: int) -> bool:
-        """Whether `line` begins inside a flow collection opened on a line above."""
+    def flow_before(self, line: int) -> tuple[FlowLevel, ...]:
+        """The flow collections opened on lines above `line` and still open where it begins."""
         if not 0 <= line < len(self.lines):
-            return False
+            return ()
         self._read_to(line)
-        return bool(self._flow_before[line])
+        return self._flow_before[line]
 
     def keys_on(self, line: int) -> list[KeyLine]:
         """The keys written on `line`, left to right."""
@@ -461,11 +461,15 @@ def cursor_at(index: StructureIndex, line: int, column: int) -> Cursor | None:
         return None
     if strip_comment(prefix) != prefix:
         return None
+    word_start = _WORD_BEFORE.search(prefix).start()  # type: ignore[union-attr]  # always matches
+    open_flow = index.flow_before(line)
+    if open_flow:  # the line goes on inside a `{` or `[` opened above it
+        word = _Word(line, prefix[word_start:], word_start, _WORD_AFTER.match(text, column).end())  # type: ignore[union-attr]
+        return _in_open_flow(index, open_flow, prefix, word)
     frames = index.frames_before(line)
     elements = line_elements(prefix)
     for element in elements:
         place(frames, element)
-    word_start = _WORD_BEFORE.search(prefix).start()  # type: ignore[union-attr]  # always matches
     word = _Word(line, prefix[word_start:], word_start, _WORD_AFTER.match(text, column).end())  # type: ignore[union-attr]
     if elements and elements[-1].kind == "key":
         return _in_value(frames, prefix, elements[-1].value_column, word)
@@ -513,10 +517,27 @@ class _FlowFrame:
         self.token_start = at
 
 
-def _in_flow(text: str, base: KeyPath) -> tuple[Literal["key", "value"], KeyPath, frozenset[str]] | None:
-    """Inside a one-line flow collection that is still open at the end of `text`: whether a key or a
-    value is being typed, its path, and the keys the innermost mapping already has."""
-    stack: list[_FlowFrame] = []
+def _in_open_flow(
+    index: StructureIndex, levels: tuple[FlowLevel, ...], prefix: str, word: _Word
+) -> Cursor | None:
+    """The cursor on a line that begins inside flow collections (`levels`) opened on the lines above."""
+    stack = [_FlowFrame(level.is_map, level.path, 0, level.key, level.entry) for level in levels]
+    found = _in_flow(prefix, (), stack)
+    if found is None:
+        return None
+    kind, path, existing = found
+    if kind == "key":  # the keys the mapping has on its other lines too
+        existing |= {key.element.name for key in index.children(path, word.line) if key.line != word.line}
+    return Cursor(kind, path, word.line, word.text, word.start, word.end, existing, in_flow=True)
+
+
+def _in_flow(
+    text: str, base: KeyPath, stack: list[_FlowFrame] | None = None
+) -> tuple[Literal["key", "value"], KeyPath, frozenset[str]] | None:
+    """Inside a flow collection that is still open at the end of `text` (one opened on it, or in `stack`,
+    those opened above it): whether a key or a value is being typed, its path, and the keys the innermost
+    mapping already has."""
+    stack = stack if stack is not None else []
     quote = ""
     for i, char in enumerate(text):
         if quote:
@@ -549,7 +570,7 @@ def target_at(index: StructureIndex, line: int, column: int) -> WordAt | None:
     end = _WORD_AFTER.match(text, column).end()  # type: ignore[union-attr]
     if start < end:
         flow = _flow_target(index, line, start, end)
-        if flow is not None or index.in_flow(line):
+        if flow is not None or index.flow_before(line):
             return flow
     cursor = cursor_at(index, line, end) if start < end else None
     if cursor is None:

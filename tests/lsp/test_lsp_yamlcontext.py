@@ -228,3 +228,17 @@ def test_a_flow_collection_left_open_ends_where_the_block_goes_on() -> None:
         ("rating_rules", 1, "id"),
         ("rewrite_rules", 0, "id"),
     ]
+
+
+def test_a_line_inside_a_flow_opened_above_takes_its_path_from_the_flow() -> None:
+    text = "rating_rules: [\n  {id: a, when: {max_total_length: 80},\n   actions: {set_flag: x}},\n"
+    text += "  {id: b, }\n]\n"
+    assert at(text, 3, 10) == Cursor(
+        "key", ("rating_rules", 1), 3, "", 10, 10, frozenset({"id"}), in_flow=True
+    )
+    assert at(text, 2, 4) == Cursor(
+        "key", ("rating_rules", 0), 2, "a", 3, 10, frozenset({"id", "when"}), in_flow=True
+    )
+    assert at(text, 1, 36) == Cursor(
+        "value", ("rating_rules", 0, "when", "max_total_length"), 1, "8", 35, 37, in_flow=True
+    )
