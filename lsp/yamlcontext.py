@@ -499,30 +499,11 @@ def _in_value(frames: list[Frame], prefix: str, value_column: int, word: _Word) 
     return Cursor("value", base, word.line, word.text, word.start, word.end)
 
 
-@dataclass(slots=True)
-class _FlowFrame:
-    is_map: bool
-    path: KeyPath
-    token_start: int
-    key: str | None = None
-    index: int = 0
-    keys: tuple[str, ...] = ()
-
-    def child_path(self) -> KeyPath:
-        return (*self.path, self.key if self.is_map else self.index)  # type: ignore[arg-type]
-
-    def next_entry(self, at: int) -> None:
-        self.key = None
-        self.index += 1
-        self.token_start = at
-
-
 def _in_open_flow(
     index: StructureIndex, levels: tuple[FlowLevel, ...], prefix: str, word: _Word
 ) -> Cursor | None:
     """The cursor on a line that begins inside flow collections (`levels`) opened on the lines above."""
-    stack = [_FlowFrame(level.is_map, level.path, 0, level.key, level.entry) for level in levels]
-    found = _in_flow(prefix, (), stack)
+    found = _in_flow(prefix, (), levels)
     if found is None:
         return None
     kind, path, existing = found
@@ -532,35 +513,19 @@ def _in_open_flow(
 
 
 def _in_flow(
-    text: str, base: KeyPath, stack: list[_FlowFrame] | None = None
+    text: str, base: KeyPath, open_levels: tuple[FlowLevel, ...] = ()
 ) -> tuple[Literal["key", "value"], KeyPath, frozenset[str]] | None:
-    """Inside a flow collection that is still open at the end of `text` (one opened on it, or in `stack`,
-    those opened above it): whether a key or a value is being typed, its path, and the keys the innermost
-    mapping already has."""
-    stack = stack if stack is not None else []
-    quote = ""
-    for i, char in enumerate(text):
-        if quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif char in "{[":
-            path = stack[-1].child_path() if stack else base
-            stack.append(_FlowFrame(char == "{", path, i + 1))
-        elif char in "}]" and stack:
-            stack.pop()
-        elif char == "," and stack:
-            stack[-1].next_entry(i + 1)
-        elif char == ":" and stack and stack[-1].is_map and stack[-1].key is None:
-            top = stack[-1]
-            top.key = unquote(text[top.token_start : i].strip())
-            top.keys = (*top.keys, top.key)
-    if not stack:
+    """Inside a flow collection that is still open at the end of `text` (one opened on it, or one of
+    `open_levels`, opened above it): whether a key or a value is being typed, its path, and the keys the
+    innermost mapping already has (on this line). Read by scan_flow, as the index reads flows."""
+    levels = list(open_levels)
+    keys = [key.path for key in scan_flow(text, 0, levels, 0, base)]
+    if not levels:
         return None
-    top = stack[-1]
+    top = levels[-1]
     if top.is_map and top.key is None:
-        return "key", top.path, frozenset(top.keys)
-    return "value", top.child_path(), frozenset()
+        return "key", top.path, frozenset(str(path[-1]) for path in keys if path[:-1] == top.path)
+    return "value", _child_path(top), frozenset()
 
 
 def target_at(index: StructureIndex, line: int, column: int) -> WordAt | None:
