@@ -43,7 +43,7 @@ class CheckedFolder:
     only: frozenset[Path] | None = None
 
     def reports(self, diagnostic: Diagnostic) -> bool:
-        return self.only is None or Path(diagnostic.path).resolve() in self.only
+        return self.only is None or listed(Path(diagnostic.path)) in self.only
 
 
 @dataclass(slots=True)
@@ -129,14 +129,20 @@ def _folders_named(path: Path) -> list[CheckedFolder]:
         if not folders:
             raise UsageProblem(no_config_files(path, " or below"))
         return [CheckedFolder(folder) for folder in folders]
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():  # a link to nothing is checked: the check says so
         raise UsageProblem(f"{path}: no such file or folder")
     if config_name(path) is None:
         raise UsageProblem(
             f"{path}: not a config file (expected one of "
             f"{', '.join(n + '.yaml' for n in CONFIG_NAMES)}, or .yml)"
         )
-    return [CheckedFolder(path.parent, frozenset({path.resolve()}))]
+    return [CheckedFolder(path.parent, frozenset({listed(path)}))]
+
+
+def listed(path: Path) -> Path:
+    """A config file as its folder lists it, the folder's path resolved: the file itself may be a
+    symbolic link to a file elsewhere, to nothing, or to itself (which Path.resolve refuses)."""
+    return path.parent.resolve() / path.name
 
 
 def _merge(first: CheckedFolder, second: CheckedFolder) -> CheckedFolder:
@@ -174,7 +180,9 @@ def check_paths(
 
 
 def _inside(diagnostic: Diagnostic, folder: Path) -> bool:
-    return Path(diagnostic.path).resolve().parent == folder.resolve()
+    """Whether the diagnostic is of a file in `folder`: the file as the folder lists it, which may be a
+    symbolic link to a file elsewhere, or to nothing."""
+    return listed(Path(diagnostic.path)).parent == folder.resolve()
 
 
 def read_samples(samples_dir: str) -> list[LoadedSubmission]:

@@ -65,9 +65,9 @@ def find_suites(paths: Sequence[str]) -> list[tuple[Path, list[Path]]]:
 
 
 def _suites_of(path: Path) -> Iterator[tuple[Path, list[Path]]]:
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         raise UsageProblem(f"{path}: no such file or folder")
-    if path.is_file():
+    if path.is_file() or (path.is_symlink() and not path.exists()):  # a link to nothing: reading says so
         yield _config_folder_of(path), [path]
     elif path.name == TESTS_FOLDER and config_files(path.parent):
         yield path.parent, find_test_files(path.parent)
