@@ -354,36 +354,55 @@ STDIN_SOURCE = "<stdin>"
 """Standard input's name in results and messages (`<stdin>:3` for its third line)."""
 
 
-def stdin_items(stream: BinaryIO) -> Iterator[tuple[str, str | None, str | None]]:
-    """jsonl_lines' triples for standard input: JSON Lines, streamed a line at a time, or one JSON document
-    (pretty-printed over several lines), read whole up to a submission's size. It is one document when its
-    first non-blank line is the beginning of a JSON value that has not ended (`{`); a line that is wrong
-    rather than unfinished is JSON Lines' bad line, and the lines after it are read."""
+class StdinItem(NamedTuple):
+    """jsonl_lines' triple for a piece of standard input, and the format its text is in."""
+
+    source: str
+    text: str | None
+    problem: str | None
+    suffix: str = ".json"
+
+
+def stdin_items(stream: BinaryIO) -> Iterator[StdinItem]:
+    """Standard input's submissions: JSON Lines, streamed a line at a time, or one document, read whole up
+    to a submission's size: JSON (pretty-printed over several lines) when its first non-blank line begins
+    a JSON value that has not ended (`{`), YAML when that line is a YAML key (`prompt: ...`), a comment or
+    `---`, which no JSON line is. A line that is wrong rather than unfinished is JSON Lines' bad line, and
+    the lines after it are read."""
     try:
         check_not_other_encoding(stream.peek(4)[:4] if hasattr(stream, "peek") else b"")
         lines = enumerate(capped_lines(stream, limits.MAX_SUBMISSION_BYTES), start=1)
         blank = b""  # kept for a document, so that its positions count the lines before it
         for number, (_, raw) in lines:
             if raw is None:
-                yield f"{STDIN_SOURCE}:{number}", None, _TOO_LONG.format(limits.MAX_SUBMISSION_BYTES)
+                yield StdinItem(
+                    f"{STDIN_SOURCE}:{number}", None, _TOO_LONG.format(limits.MAX_SUBMISSION_BYTES)
+                )
                 continue
             if number == 1 and raw.startswith(codecs.BOM_UTF8):
                 raw = raw[len(codecs.BOM_UTF8) :]
             if not raw.strip():
                 blank += raw if len(blank) <= limits.MAX_SUBMISSION_BYTES else b""
                 continue
-            if _unfinished(raw):
-                yield _stdin_document(blank + raw, stream)
+            suffix = ".yaml" if _YAML_START.match(raw) else ".json" if _unfinished(raw) else None
+            if suffix is not None:
+                yield _stdin_document(blank + raw, stream, suffix)
                 return
-            yield (f"{STDIN_SOURCE}:{number}", *_line_text(raw))
+            yield StdinItem(f"{STDIN_SOURCE}:{number}", *_line_text(raw))
             break
         for number, (_, raw) in lines:
             if raw is None:
-                yield f"{STDIN_SOURCE}:{number}", None, _TOO_LONG.format(limits.MAX_SUBMISSION_BYTES)
+                yield StdinItem(
+                    f"{STDIN_SOURCE}:{number}", None, _TOO_LONG.format(limits.MAX_SUBMISSION_BYTES)
+                )
             elif raw.strip():
-                yield (f"{STDIN_SOURCE}:{number}", *_line_text(raw))
+                yield StdinItem(f"{STDIN_SOURCE}:{number}", *_line_text(raw))
     except (OSError, NotText) as exc:
-        yield STDIN_SOURCE, None, read_problem(exc)
+        yield StdinItem(STDIN_SOURCE, None, read_problem(exc))
+
+
+_YAML_START = re.compile(rb"\s*(?:#|---(?:\s|$)|[A-Za-z_][\w-]*[ \t]*:(?:\s|$))")
+"""A first line that only YAML begins with: a comment, a document marker, or a plain key."""
 
 
 def _unfinished(raw: bytes) -> bool:
@@ -397,12 +416,14 @@ def _unfinished(raw: bytes) -> bool:
     return False
 
 
-def _stdin_document(first: bytes, stream: BinaryIO) -> tuple[str, str | None, str | None]:
-    """Standard input as one document, from its first non-blank line on."""
+def _stdin_document(first: bytes, stream: BinaryIO, suffix: str) -> StdinItem:
+    """Standard input as one document in the format `suffix` says, from its first non-blank line on."""
     rest = stream.read(limits.MAX_SUBMISSION_BYTES - len(first) + 1)
     if len(first) + len(rest) > limits.MAX_SUBMISSION_BYTES:
-        return STDIN_SOURCE, None, f"the input is larger than {limits.MAX_SUBMISSION_BYTES:,} bytes"
+        return StdinItem(
+            STDIN_SOURCE, None, f"the input is larger than {limits.MAX_SUBMISSION_BYTES:,} bytes"
+        )
     try:
-        return STDIN_SOURCE, decode_utf8(first + rest), None
+        return StdinItem(STDIN_SOURCE, decode_utf8(first + rest), None, suffix)
     except NotText as exc:
-        return STDIN_SOURCE, None, str(exc)
+        return StdinItem(STDIN_SOURCE, None, str(exc))

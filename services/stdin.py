@@ -1,5 +1,5 @@
 """`-` among a command's INPUTs: standard input, read where it stands among them (services/inputs.py's
-stdin_items says how: JSON Lines or one JSON document), as the raw items `eval` and `diff` evaluate.
+stdin_items says how: JSON Lines, or one JSON or YAML document), as the raw items `eval` and `diff` evaluate.
 Imported only when `-` is named."""
 
 from __future__ import annotations
@@ -17,8 +17,11 @@ def items_with_stdin(inputs: list[str]) -> Generator[RawItem | Outcome, None, No
         if name != STDIN:
             yield from raw_items([name])
             continue
-        for where, text, problem in stdin_items(sys.stdin.buffer):
-            yield RawItem(where, text, ".json") if text is not None else Outcome(where, error=problem)
+        for item in stdin_items(sys.stdin.buffer):
+            if item.text is None:
+                yield Outcome(item.source, error=item.problem)
+            else:
+                yield RawItem(item.source, item.text, item.suffix)
 
 
 def stdin_problem(inputs: list[str]) -> str | None:

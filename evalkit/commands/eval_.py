@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 INPUTS_HELP = (
     "submission files (.json, .yaml, .yml), .jsonl files, or folders of them; "
-    "- reads standard input (JSON Lines or one JSON document)"
+    "- reads standard input (JSON Lines, or one JSON or YAML document)"
 )
 PATH_OPTIONS = {
     "--config-dir": ("DIR", "the rule config folder (default: the shipped config_samples)"),

@@ -172,3 +172,18 @@ def test_diff_reads_stdin_too(tmp_path: Path) -> None:
     twice = piped(b"", *args, "-", "-", command=DIFF, cwd=tmp_path)
     assert twice.returncode == 2
     assert twice.stderr == "evalkit diff: - (standard input) is named 2 times; it can be read once\n"
+
+
+@pytest.mark.parametrize("head", ["", "# exported by hand\n", "---\n"], ids=["key", "comment", "marker"])
+def test_a_yaml_document_on_stdin_gives_the_result_the_yaml_file_gives(head: str) -> None:
+    yaml_file = ROOT / "samples" / "06_data_pandas_missing.yaml"
+    from_file = piped(b"", str(yaml_file))
+    from_stdin = piped(head.encode() + yaml_file.read_bytes(), "-")
+    assert from_stdin.returncode == from_file.returncode == 0, from_stdin.stderr
+    assert from_stdin.stdout == from_file.stdout
+
+
+def test_a_broken_yaml_document_on_stdin_is_named_at_its_line_and_column() -> None:
+    done = piped(b"prompt: [\n", "-")
+    assert done.returncode == 1
+    assert done.stderr.startswith("<stdin>: error: line 1:9: the flow sequence '[' is not closed")
