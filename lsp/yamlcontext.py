@@ -327,6 +327,8 @@ class FlowLevel(NamedTuple):
 
 _FLOW_OPENERS = "{["
 _FLOW_SIGNIFICANT = re.compile(r"[{}\[\],:'\"]")
+_BLANKS = re.compile(r"[ \t]*")
+_SCALAR_END = re.compile(r"[,}\]]")
 
 
 def _flow_start(text: str, elements: Sequence[Element]) -> int | None:
@@ -376,10 +378,11 @@ def scan_flow(
                 return
         elif char == "," and levels:
             top = levels[-1]
-            levels[-1] = top._replace(entry=top.entry + 1, key=None, token=i + 1)
+            levels[-1] = FlowLevel(top.is_map, top.path, top.entry + 1, None, i + 1, top.holder)
         elif char == ":" and levels and levels[-1].is_map and levels[-1].key is None and _ends_key(body, i):
-            key = _flow_key(body, i, levels[-1], line)
-            levels[-1] = levels[-1]._replace(key=key.element.name)
+            top = levels[-1]
+            key = _flow_key(body, i, top, line)
+            levels[-1] = FlowLevel(top.is_map, top.path, top.entry, key.element.name, top.token, top.holder)
             yield key
         i += 1
 
@@ -419,13 +422,15 @@ def _flow_key(text: str, colon: int, level: FlowLevel, line: int) -> KeyLine:
     written = text[level.token : colon]
     column = level.token + len(written) - len(written.lstrip())
     name = unquote(written.strip())
-    value_column = colon + 1 + len(text[colon + 1 :]) - len(text[colon + 1 :].lstrip(" \t"))
-    end = value_column
-    if text[value_column : value_column + 1] in ("'", '"'):
+    value_column = _BLANKS.match(text, colon + 1).end()  # type: ignore[union-attr]  # always matches
+    first = text[value_column : value_column + 1]
+    if first in ("'", '"'):
         end = _quote_end(text, value_column)
-    elif text[value_column : value_column + 1] not in tuple(_FLOW_OPENERS):
-        while end < len(text) and text[end] not in ",}]":
-            end += 1
+    elif first in ("{", "["):
+        end = value_column
+    else:
+        found = _SCALAR_END.search(text, value_column)
+        end = found.start() if found is not None else len(text)
     value = text[value_column:end].rstrip()
     return KeyLine(line, Element("key", column, name, value, value_column), (*level.path, name))
 
