@@ -97,9 +97,28 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         print(f"{args.prog}: --jobs must be at least 1", file=sys.stderr)
         return 2
+    problem = _standard_output(args)
+    if problem is not None:
+        print(f"{args.prog}: {problem}", file=sys.stderr)
+        return 2
     if args.ray is not None:
         from evalkit.commands._ray_run import run_eval
 
         return run_eval(args)
     args.jobs = capped_jobs(args.jobs, args.prog)
     return EvalRun(args).execute()
+
+
+FILE_ONLY_FLAGS = ("explain_json", "report_md", "log_file")
+
+
+def _standard_output(args: argparse.Namespace) -> str | None:
+    """`--out -` is standard output (the default), as an INPUT `-` is standard input, not a file named
+    -; the other outputs need a file of their own (standard output holds the results). Returns what is
+    wrong, or None."""
+    if args.out == "-":
+        args.out = None
+    for flag in FILE_ONLY_FLAGS:
+        if getattr(args, flag) == "-":
+            return f"--{flag.replace('_', '-')} -: name a file (standard output holds the results)"
+    return None

@@ -187,3 +187,18 @@ def test_a_broken_yaml_document_on_stdin_is_named_at_its_line_and_column() -> No
     done = piped(b"prompt: [\n", "-")
     assert done.returncode == 1
     assert done.stderr.startswith("<stdin>: error: line 1:9: the flow sequence '[' is not closed")
+
+
+def test_out_dash_is_standard_output_not_a_file_named_dash(tmp_path: Path) -> None:
+    default = piped(b"", str(SEED_SAMPLE), cwd=tmp_path)
+    dashed = piped(b"", str(SEED_SAMPLE), "--out", "-", cwd=tmp_path)
+    assert dashed.returncode == 0 and dashed.stdout == default.stdout
+    assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize("flag", ["--explain-json", "--report-md", "--log-file"])
+def test_another_output_named_dash_is_refused(tmp_path: Path, flag: str) -> None:
+    done = piped(b"", str(SEED_SAMPLE), flag, "-", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"evalkit eval: {flag} -: name a file (standard output holds the results)\n"
+    assert not (tmp_path / "-").exists()
