@@ -164,3 +164,11 @@ async def test_a_misspelt_key_in_a_multi_line_flow_rule_is_fixed(editor: Editor)
     )
     titles = [action.title for action in actions or [] if isinstance(action, types.CodeAction)]
     assert titles[0] == "Replace with 'actions'"
+
+
+async def test_a_flow_rules_lens_shows_the_impact_of_an_edit(editor: Editor) -> None:
+    await flow_editor(editor)
+    await editor.lenses_when(ran)
+    await editor.replace("rules.yaml", "max_total_length: 80", "max_total_length: 100000")
+    after = await editor.lenses_when(lambda lenses: (13, "fires on 3/3 samples (+2)") in lenses)
+    assert (6, "fires on 2/3 samples") in after
