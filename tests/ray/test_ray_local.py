@@ -1,5 +1,5 @@
-"""evalkit on a real local Ray (2 CPUs, no dashboard, a small object store): the Python API gives the local
-run's records. Ray is imported in the fixture and the tests (see conftest.py)."""
+"""evalkit on a real local Ray (one node of 2 CPUs, no dashboard, a small object store): the Python API gives
+the local run's records. Ray is imported in the fixture and the tests (see conftest.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.ray.conftest import (
+    CLUSTER_HEAD,
     EVALKIT,
     OBJECT_STORE,
     RAY_SETTINGS,
@@ -29,20 +30,27 @@ pytestmark = pytest.mark.xdist_group("ray-local")
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray() -> Iterator[None]:
+    """A one-node Ray on this machine, started as `ray.init(address="local")` starts one but without the
+    autoscaler's monitor and the log monitor (CLUSTER_HEAD), which ray.init cannot leave out."""
     import ray
+    from ray.cluster_utils import Cluster
 
     with pytest.MonkeyPatch.context() as patch:
         for name, value in RAY_SETTINGS.items():
             patch.setenv(name, value)
-        ray.init(
-            address="local",
-            num_cpus=2,
-            include_dashboard=False,
-            object_store_memory=OBJECT_STORE,
-            logging_level="ERROR",
+        node = Cluster(
+            initialize_head=True,
+            head_node_args={
+                "num_cpus": 2,
+                "include_dashboard": False,
+                "object_store_memory": OBJECT_STORE,
+                **CLUSTER_HEAD,
+            },
         )
+        ray.init(address=node.address, logging_level="ERROR")
         yield
         ray.shutdown()
+        node.shutdown()
 
 
 def records(dataset: ray.data.Dataset) -> list[str]:
