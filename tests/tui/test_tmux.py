@@ -89,12 +89,14 @@ def wait_for_file(path: Path, ready: Callable[[str], bool]) -> str:
 
 
 def wait_for_exit(pid: int) -> None:
-    """Until process `pid` is gone (tmux, its parent, reaps it)."""
+    """Until process `pid` has ended: gone, or a zombie its parent (tmux) has not reaped yet."""
     deadline = time.monotonic() + TIMEOUT
     while time.monotonic() < deadline:
         try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+            state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+        except FileNotFoundError:
+            return
+        if state in ("Z", "X"):
             return
         time.sleep(0.02)
     raise AssertionError(f"process {pid} did not end")
