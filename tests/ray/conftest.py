@@ -1,12 +1,12 @@
 """Inputs and local reference runs shared by the Ray tests.
 
-Ray starts three times: a local 2-CPU Ray for the Python API's tests (test_ray_local.py, xdist group
-"ray-local"), a two-node cluster on this machine for the CLI with an address and a killed evaluator
-(test_ray_cluster.py, "ray-cluster"), and the Ray `evalkit eval --ray` without an address starts for its
-run (test_ray_local_cli.py). One pytest worker runs a group's tests one after another on its Ray; the groups,
-the largest units of work, are handed out first, and the CLI's test is the first of the rest, so the three
-wait for Ray side by side. Ray and pyarrow are imported inside the tests, not when the modules are
-collected: every xdist worker collects the whole suite.
+Ray starts twice: a two-node cluster on this machine (test_ray_cluster.py, xdist group "ray-cluster") for
+the CLI with an address, a killed evaluator and the Python API's tests (the pytest process is a driver on
+it), and the Ray `evalkit eval --ray` without an address starts for its run (test_ray_local_cli.py). One
+pytest worker runs the group's tests one after another on its cluster; the group, the largest unit of work,
+is handed out first, and the CLI's test is the first of the rest, so the two wait for Ray side by side.
+Ray and pyarrow are imported inside the tests, not when the modules are collected: every xdist worker
+collects the whole suite.
 
 The Ray these tests start runs without what no test looks at (RAY_SETTINGS): Ray's usage statistics and its
 metrics collection, and, on the cluster, the autoscaler's monitor and the log monitor (cluster_utils leaves

@@ -1,27 +1,35 @@
 """evalkit on a two-node Ray cluster on this machine (a head and a worker node, one CPU each): the CLI's
-outputs are the local run's, and an evaluator actor that dies mid-run is replaced with no row lost or
-doubled. Ray is imported in the fixture and the tests (see conftest.py)."""
+outputs are the local run's, an evaluator actor that dies mid-run is replaced with no row lost or doubled,
+and the Python API (this process is a driver on the cluster) gives the local run's records. Ray is imported
+in the fixture and the tests (see conftest.py)."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from tests.ray.conftest import (
     CLUSTER_HEAD,
+    EVALKIT,
     OBJECT_STORE,
     RAY_SETTINGS,
     SAMPLES,
     by_source,
     lines_of,
     run_evalkit,
+    sample_submissions,
     without_ray_log,
     write_submissions,
 )
+
+if TYPE_CHECKING:
+    import ray.data
 
 pytestmark = pytest.mark.xdist_group("ray-cluster")
 
@@ -110,3 +118,49 @@ def test_an_evaluator_killed_mid_run_is_replaced_and_no_row_is_lost_or_doubled(
     evaluated = [row["record"] for row in results.iter_rows()]  # the run happens here
     assert (tmp_path / "died").exists()
     assert by_source(evaluated) == by_source(lines_of(tmp_path / "local.jsonl"))
+
+
+def records(dataset: ray.data.Dataset) -> list[str]:
+    return [row["record"] for row in dataset.iter_rows()]
+
+
+def test_evaluate_gives_the_records_of_the_local_eval(workdir: Path, cluster: str) -> None:
+    import evalkit.ray
+
+    results = evalkit.ray.evaluate(
+        evalkit.ray.read_submissions([workdir / "submissions.jsonl", SAMPLES]), None
+    )
+    local = lines_of(workdir / "local-eval.jsonl")
+    assert by_source(records(results)) == by_source(local)
+    assert len(local) == 400 + 2 + len(list(SAMPLES.glob("*.*")))
+
+
+def test_evaluate_takes_submissions_as_columns_with_their_sources(workdir: Path, cluster: str) -> None:
+    import ray
+
+    import evalkit.ray
+
+    submissions = sample_submissions()
+    rows = [{"source": f"row {number}", **submission} for number, submission in enumerate(submissions)]
+    unfit = {"source": "bytes", **submissions[0], "attachment": b"\xff"}  # a value JSON cannot hold
+    results = evalkit.ray.evaluate(ray.data.from_items([*rows, unfit]), None).to_pandas()
+    unfit_record = results["record"][results["source"] == "bytes"].item()
+    assert json.loads(unfit_record)["error"]["message"].startswith("the row has a value JSON cannot hold")
+    results = results[results["source"] != "bytes"]
+    folder = workdir / "columns"
+    folder.mkdir()
+    (folder / "rows.jsonl").write_text("".join(json.dumps(s) + "\n" for s in submissions), encoding="utf-8")
+    subprocess.run([EVALKIT, "eval", "rows.jsonl", "--out", "local.jsonl"], cwd=folder, check=False)
+    expected = {json.loads(line)["source"]: line for line in lines_of(folder / "local.jsonl")}
+    for source, record in zip(results["source"], results["record"], strict=False):
+        number = int(source.split()[1])
+        assert record == expected[f"rows.jsonl:{number + 1}"].replace(
+            f'"source": "rows.jsonl:{number + 1}"', f'"source": "{source}"'
+        )
+
+
+def test_score_gives_the_rows_of_the_local_score(workdir: Path, cluster: str) -> None:
+    import evalkit.ray
+
+    scored = evalkit.ray.score(evalkit.ray.read_rows([workdir / "rows.jsonl"]))
+    assert by_source(records(scored)) == by_source(lines_of(workdir / "local-score.jsonl"))

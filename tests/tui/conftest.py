@@ -136,6 +136,20 @@ def settle() -> Callable[..., Any]:
 
 
 @pytest.fixture
+def until() -> Callable[..., Any]:
+    """await until(pilot, condition, what): let the app run until `condition()` holds (a debounce timer, a
+    worker, a message to come), failing after a catastrophe-scale deadline that names `what`."""
+
+    async def wait(pilot: Any, condition: Callable[[], object], what: str, timeout: float = 20.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            assert time.monotonic() < deadline, f"{what} did not happen in time"
+            await pilot.pause(0.02)
+
+    return wait
+
+
+@pytest.fixture
 def read_only(monkeypatch: pytest.MonkeyPatch) -> Callable[[Path], None]:
     """read_only(path): the journal module cannot open the file for writing, as if it were read-only.
     Tests run as root, whom chmod does not stop, so `os.open` and the module's `open` are patched."""

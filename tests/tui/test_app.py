@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from rich.text import Text
 from textual.app import App as TextualApp
+from textual.command import CommandList
 from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 
@@ -25,6 +26,7 @@ SIZE = (120, 40)
 
 App = Any
 Settle = Callable[..., Any]
+Until = Callable[..., Any]
 
 
 def entries(app: App) -> list[dict[str, Any]]:
@@ -38,6 +40,12 @@ def shown_text(app: App, selector: str) -> str:
         return widget.text.plain
     content = widget.content if isinstance(widget, Static) else None
     return content.plain if isinstance(content, Text) else str(content)
+
+
+def highlighted(commands: CommandList) -> str:
+    """The name of the command the palette's list highlights ("" before its search has shown one)."""
+    option = commands.highlighted_option
+    return "" if option is None else str(getattr(option.prompt, "plain", option.prompt)).split("\n")[0]
 
 
 def decisions_column(app: App) -> list[str]:
@@ -224,7 +232,7 @@ async def test_a_broken_submission_shows_its_error_and_refuses_decisions(
 
 
 async def test_filter_by_flag_then_leave_it(
-    make_app: Callable[..., App], settle: Settle, mixed_batch: Path
+    make_app: Callable[..., App], settle: Settle, until: Until, mixed_batch: Path
 ) -> None:
     app = make_app([mixed_batch])
     async with app.run_test(size=SIZE) as pilot:
@@ -236,7 +244,9 @@ async def test_filter_by_flag_then_leave_it(
         assert app.session.view == [3] and app.current == 3
         assert app.focused is app.queue
         await pilot.press("slash", "ctrl+u", *"status:error", "escape")
-        await pilot.pause(0.3)
+        await until(
+            pilot, lambda: app.session.view == [2], "the filter typed then left"
+        )  # after its debounce
         assert app.session.view == [2] and app.focused is app.queue
         app.set_filter("nothing-matches-this")
         await pilot.pause()
@@ -297,7 +307,7 @@ async def test_help_screen_opens_and_closes(make_app: Callable[..., App], settle
 
 
 async def test_command_palette_filters_by_flag(
-    make_app: Callable[..., App], settle: Settle, mixed_batch: Path
+    make_app: Callable[..., App], settle: Settle, until: Until, mixed_batch: Path
 ) -> None:
     app = make_app([mixed_batch])
     async with app.run_test(size=SIZE) as pilot:
@@ -307,9 +317,12 @@ async def test_command_palette_filters_by_flag(
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"Filter flag: low_optimality")
-        await pilot.pause(0.5)
+        commands = app.screen.query_one(CommandList)
+        await until(
+            pilot, lambda: highlighted(commands) == "Filter flag: low_optimality", "the palette's search"
+        )
         await pilot.press("enter")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: app.query_one("#filter", Input).value, "the palette's command")
         assert app.query_one("#filter", Input).value == "flag:low_optimality"
         assert app.session.view == [3]
 

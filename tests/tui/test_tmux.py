@@ -88,6 +88,20 @@ def wait_for_file(path: Path, ready: Callable[[str], bool]) -> str:
     raise AssertionError(f"{path} never became ready")
 
 
+def wait_for_exit(pid: int) -> None:
+    """Until process `pid` has ended: gone, or a zombie its parent (tmux) has not reaped yet."""
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+        except FileNotFoundError:
+            return
+        if state in ("Z", "X"):
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"process {pid} did not end")
+
+
 def test_the_sample_draws_ranking_and_ratings_and_q_exits_zero(tmux: Tmux, tmp_path: Path) -> None:
     code_file = tmp_path / "exit-code"
     tmux.start(
@@ -114,8 +128,9 @@ def test_a_killed_session_loses_nothing_and_resumes(tmux: Tmux, tmp_path: Path) 
     tmux.wait_for(lambda s: "2/2" in s, "the second submission")
     tmux.keys("a")
     wait_for_file(journal, lambda text: text.count("\n") == 1)
-    os.kill(tmux.pane_pid(), signal.SIGKILL)
-    time.sleep(0.5)
+    app = tmux.pane_pid()
+    os.kill(app, signal.SIGKILL)
+    wait_for_exit(app)
     tmux.stop()
     again = Tmux()
     try:
