@@ -1,14 +1,18 @@
-"""Build evalkit, with the engine's hot modules compiled by mypyc where a C compiler is at hand.
+"""Build evalkit, with the hot modules of the engine and of the qydomain scorers compiled by mypyc where a C
+compiler is at hand.
 
-Compiled, an evaluation takes about half the time (benchmarks/bench_engine.py) and behaves the same: the
-test suite runs against the compiled modules and again against their Python source (`python3 tasks.py
-test`). Everything else is in pyproject.toml.
+Compiled, an evaluation takes about half the time (benchmarks/bench_engine.py) and a scored row 10 to 15%
+less (benchmarks/bench_score_cli.py), and they behave the same: the test suite runs against the compiled
+modules and again against their Python source (`python3 tasks.py test`). Everything else is in
+pyproject.toml.
 
 The build falls back to pure Python, with a warning, when EVALKIT_COMPILE=0, when mypyc cannot be
 imported, when mypy finds a type error, or when the C build fails (no compiler, no Python headers).
 
 mypyc names a module after its path, and this project maps folders to import names (`engine/` is
-`evalkit.engine`), so the modules are copied under their import names into build/mypyc-src first.
+`evalkit.engine`), so the modules are copied under their import names into build/mypyc-src first. Each
+package's modules form a group with a shared library of its own, inside the package: `evalkit score` loads
+the scorers' without the engine's.
 """
 
 from __future__ import annotations
@@ -39,6 +43,13 @@ COMPILED = (
 )
 """The modules every evaluation runs through (evalkit.engine.*). Templates stay interpreted: Jinja's
 sandbox subclass is defined inside a function, which mypyc refuses, and compiling it gained nothing."""
+COMPILED_QYDOMAIN = ("boxed", "connections", "guard", "records", "tags", "typos", "unscrambling")
+"""The modules every scored row runs through (evalkit.qydomain.*): reading the row, scoring it, encoding it.
+The reward-function wrappers (dispatch) stay interpreted: they take any value and score what is not a string
+0, where a compiled function refuses an argument of another type than its annotation's. So does the summary,
+which runs once per run."""
+PACKAGES = {"engine": COMPILED, "qydomain": COMPILED_QYDOMAIN}
+"""Each folder compiled, by the modules of it that are."""
 
 
 def _fall_back(reason: str) -> list[Any]:
@@ -51,20 +62,31 @@ def _remove_earlier_builds() -> None:
     pure editable build must not leave an earlier build's modules there to be served in place of the
     source. (A wheel builds elsewhere and leaves them alone.)"""
     for suffix in EXTENSION_SUFFIXES:
-        for library in (ROOT / "engine").glob(f"*{suffix}"):
-            library.unlink()
+        for folder in PACKAGES:
+            for library in (ROOT / folder).glob(f"*{suffix}"):
+                library.unlink()
 
 
-def _staged_sources() -> list[str]:
+def _staged_sources() -> list[tuple[list[str], str]]:
+    """Each package's compiled modules, copied under their import names, with its group's library name."""
     if STAGE.exists():
         shutil.rmtree(STAGE)
-    package = STAGE / "evalkit" / "engine"
-    package.mkdir(parents=True)
+    (STAGE / "evalkit").mkdir(parents=True)
     shutil.copy2(ROOT / "evalkit" / "__init__.py", STAGE / "evalkit" / "__init__.py")
-    for source in (ROOT / "engine").glob("*.py"):
-        shutil.copy2(source, package / source.name)
-    # relative paths keep this machine's folders out of the generated C
-    return [str((package / f"{name}.py").relative_to(ROOT)) for name in COMPILED]
+    groups = []
+    for folder, modules in PACKAGES.items():
+        package = STAGE / "evalkit" / folder
+        package.mkdir()
+        for source in (ROOT / folder).glob("*.py"):
+            shutil.copy2(source, package / source.name)
+        # relative paths keep this machine's folders out of the generated C
+        groups.append(
+            (
+                [str((package / f"{name}.py").relative_to(ROOT)) for name in modules],
+                f"evalkit.{folder}._native",
+            )
+        )
+    return groups
 
 
 def _extensions() -> list[Any]:
@@ -80,18 +102,19 @@ def _extensions() -> list[Any]:
     except ImportError:
         return _fall_back("mypyc is not installed")
     os.chdir(ROOT)
+    groups = _staged_sources()
     try:
-        # the group's shared library goes inside evalkit.engine, where the package's import finder looks
+        # each group's shared library goes inside its package, where the package's import finder looks
         # the build may run before pip has installed the dependencies (a fresh venv installs them in the
         # same step): their imports type as Any here, as mypy over the installed package (tasks.py lint)
         # checks them for real
         return mypycify(
-            ["--ignore-missing-imports", *_staged_sources()],
+            ["--ignore-missing-imports", *(path for paths, _ in groups for path in paths)],
             opt_level="3",
-            group_name="evalkit.engine._native",
+            separate=groups,
         )
     except SystemExit:  # mypy printed the type errors above
-        return _fall_back("mypyc refused the engine's sources")
+        return _fall_back("mypyc refused the sources")
 
 
 class OptionalBuildExt(build_ext):

@@ -36,8 +36,9 @@ def _run(*command: str | Path, env: dict[str, str] | None = None) -> None:
 
 def _build_inputs() -> str:
     digest = hashlib.sha256()
-    for path in [ROOT / "pyproject.toml", ROOT / "setup.py", *sorted((ROOT / "engine").glob("*.py"))]:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    compiled = [*sorted((ROOT / "engine").glob("*.py")), *sorted((ROOT / "qydomain").glob("*.py"))]
+    for path in [ROOT / "pyproject.toml", ROOT / "setup.py", *compiled]:
+        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
@@ -131,7 +132,7 @@ def test() -> None:
     # The whole suite. The engine's tests against its Python source (EVALKIT_PURE=1) run in one process of
     # their own while the main pass runs, on the CPU its waits leave idle; their report follows the main
     # pass's. They keep out of pytest's cache, which the main pass writes at the same time.
-    pure_command = [*PYTEST, "-p", "no:cacheprovider", "tests/engine"]
+    pure_command = [*PYTEST, "-p", "no:cacheprovider", "tests/engine", "tests/qydomain"]
     main_command = [*PYTEST, *_workers()]
     with tempfile.TemporaryFile() as report:
         print("+ EVALKIT_PURE=1", *pure_command, "(in the background)", flush=True)

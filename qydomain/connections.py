@@ -32,6 +32,9 @@ _CLOSE = "</solution>"
 _TAG_PAIRS = (("<solution>", _CLOSE), (_CLOSE, _CLOSE))
 # Order matters: `\text{` goes before its brace and backslash would be removed on their own.
 _BOXED_NOISE = ("\\text{", "{", "}", "\\", "$", "\n")
+_MOST_GROUPS = 64  # ground truths of more groups than this take the general way
+_GROUP_NUMBERS = tuple(index // GROUP_SIZE for index in range(_MOST_GROUPS * GROUP_SIZE))
+_WHOLE_GROUPS = frozenset((number,) * GROUP_SIZE for number in range(_MOST_GROUPS))
 
 
 @malformed_scores_zero(0.0)
@@ -45,8 +48,30 @@ def connections_process_results(ground_truth: str, llm_answer: str) -> float:
         answer_words = _normalised(blocks[0])
     else:  # normalising is word by word: the last N words normalised are the last N normalised
         answer_words = _normalised(",".join(blocks))[-len(truth_words) :]
+    if answer_words == truth_words:  # every group found, in order: compared in C, nothing hashed
+        return 1.0
+    share = _share_of_full_groups(truth_words, answer_words)
+    if share is not None:
+        return share
     truth = set(_grouped(truth_words))
     return len(truth.intersection(_grouped(answer_words))) / len(truth)
+
+
+def _share_of_full_groups(truth_words: list[str], answer_words: list[str]) -> float | None:
+    """The score when both sides are whole groups of distinct words (most answers), else None.
+
+    Then each side's groups are its words four by four, and an answer group is a ground-truth group when its
+    four words all belong to that group: each answer word is mapped to its group's number, and the answer's
+    groups that map to four equal numbers are counted, in C, without building a set of words per group."""
+    count = len(truth_words)
+    if count % GROUP_SIZE or len(answer_words) % GROUP_SIZE or count > len(_GROUP_NUMBERS):
+        return None
+    group_of = dict(zip(truth_words, _GROUP_NUMBERS[:count], strict=True))
+    if len(group_of) < count or len(set(answer_words)) < len(answer_words):  # a word repeated
+        return None
+    numbers = list(map(group_of.get, answer_words))  # None: not a ground-truth word
+    groups = zip(numbers[0::4], numbers[1::4], numbers[2::4], numbers[3::4], strict=True)
+    return len(_WHOLE_GROUPS.intersection(groups)) / (count // GROUP_SIZE)
 
 
 def connections_answer_words(llm_answer: str, expected: int) -> list[str] | None:

@@ -141,24 +141,43 @@ def _verbatim_ordering(truth: list[str], answer: list[str]) -> list[int | None]:
 def _match_the_rest(truth: list[str], answer: list[str], ordering: list[int | None]) -> None:
     """Fill in the closest answer sentence (the first on ties) where `ordering` has no verbatim copy.
 
-    rapidfuzz's extractOne scans `answer` in C and keeps the first of equally close candidates. With a
-    cutoff it rejects a candidate beyond it after a few characters, instead of computing the whole distance,
-    and the result is the same as without whenever some candidate is within the cutoff. So it is first asked
-    for a sentence within _NEAR edits (a sentence with a typo or two; nothing closer is missed, since all of
-    those are within the cutoff too); when there is none, the cutoff is the distance to a likely match, the
-    answer sentence after the previous match (answers mostly keep runs of the plot in order)."""
+    A sentence is first matched among the answer sentences within _NEAR edits (a typo or two), where its
+    distance to each is bounded by their difference in length: those whose length differs by less than the
+    best distance so far are compared (most answer sentences differ by more), with rapidfuzz's fastest
+    cutoffs (mbleven, up to 3 edits). When none is that near, rapidfuzz's extractOne scans `answer` in C,
+    keeping the first of equally close candidates, with the distance to a likely match as its cutoff: the
+    answer sentence after the previous match (answers mostly keep runs of the plot in order). A cutoff
+    rejects a candidate beyond it after a few characters, and the result is the same as without whenever
+    some candidate is within it."""
+    lengths = list(map(len, answer))
     last = len(answer) - 1
     previous = -1
     for position, index in enumerate(ordering):
         if index is None:
-            index = _closest(truth[position], answer, min(previous + 1, last))
+            index = _near(truth[position], answer, lengths)
+            if index is None:
+                index = _closest(truth[position], answer, min(previous + 1, last))
             ordering[position] = index
         previous = index
 
 
+def _near(sentence: str, answer: list[str], lengths: list[int]) -> int | None:
+    """The first closest answer sentence within _NEAR edits of `sentence`, which none repeats verbatim (all
+    are at least 1 away), or None."""
+    size = len(sentence)
+    best: int | None = None
+    beyond = _NEAR + 1  # the best distance so far, or more than _NEAR
+    for index, length in enumerate(lengths):
+        if abs(length - size) < beyond:  # else at least `beyond` edits away: no closer
+            distance = Levenshtein.distance(sentence, answer[index], score_cutoff=beyond - 1)
+            if distance < beyond:
+                best, beyond = index, distance
+                if distance == 1:  # nothing is closer
+                    break
+    return best
+
+
 def _closest(sentence: str, answer: list[str], guess: int) -> int:
-    match = extractOne(sentence, answer, scorer=Levenshtein.distance, score_cutoff=_NEAR)
-    if match is None:
-        cutoff = Levenshtein.distance(sentence, answer[guess])
-        match = extractOne(sentence, answer, scorer=Levenshtein.distance, score_cutoff=cutoff)
+    cutoff = Levenshtein.distance(sentence, answer[guess])
+    match = extractOne(sentence, answer, scorer=Levenshtein.distance, score_cutoff=cutoff)
     return guess if match is None else match[2]  # never None: `guess` is within the cutoff

@@ -72,6 +72,24 @@ def connections_pair(draw: st.DrawFn) -> tuple[str, str]:
 
 
 @st.composite
+def whole_groups_pair(draw: st.DrawFn) -> tuple[str, str]:
+    """A ground truth of whole groups of distinct words and an answer made of them (the scorer's shortcuts):
+    the same words in order, or groups and words swapped, some words unknown, repeated or missing."""
+    word = st.text(alphabet="abcAB", min_size=1, max_size=3)
+    words = draw(st.lists(word, min_size=4, max_size=24, unique=True))
+    words = words[: len(words) // 4 * 4]
+    answer = list(words)
+    for _ in range(draw(st.integers(0, 4))):
+        i, j = draw(st.integers(0, len(answer) - 1)), draw(st.integers(0, len(answer) - 1))
+        answer[i], answer[j] = answer[j], answer[i]
+    if draw(st.booleans()):
+        answer[draw(st.integers(0, len(answer) - 1))] = draw(st.sampled_from(["zz", *words]))
+    answer = answer[: draw(st.sampled_from([len(answer), len(answer) - 4, len(answer) - 1]))]
+    shown = [draw(st.sampled_from([word, word.upper(), f" {word} "])) for word in answer]
+    return ",".join(words), "<solution>" + ", ".join(shown) + "</solution>"
+
+
+@st.composite
 def typos_pair(draw: st.DrawFn) -> tuple[str, str]:
     passage = draw(st.text(alphabet="ab \n-", min_size=1, max_size=20))
     shown = draw(edited(passage)) if draw(st.booleans()) else passage
@@ -96,6 +114,12 @@ def test_connections_matches_the_reference(pair: tuple[str, str]) -> None:
     result = connections_process_results(*pair)
     assert result == reference_connections(*pair)
     assert 0.0 <= result <= 1.0
+
+
+@thorough
+@given(whole_groups_pair())
+def test_connections_of_whole_groups_match_the_reference(pair: tuple[str, str]) -> None:
+    assert connections_process_results(*pair) == reference_connections(*pair)
 
 
 @thorough
