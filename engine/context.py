@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from evalkit.engine.needles import SHORT_TEXT, SearchedText, TextPart, lower
+from evalkit.engine.regex import Pattern
 from evalkit.engine.submission import Submission
 
 
@@ -29,6 +30,7 @@ class Signals:
         self.rewrite_preferred, self.length_total = rewrite_preferred, length_total
         self.response_count, self.ratings = response_count, ratings
         self._rewrite_bytes: bytes | None = None
+        self._matches: dict[str, Any] | None = None
 
     @classmethod
     def of(cls, submission: Submission) -> Signals:
@@ -59,6 +61,18 @@ class Signals:
         if self._rewrite_bytes is None:
             self._rewrite_bytes = self.rewrite_preferred.encode("utf-8", "surrogatepass")
         return self._rewrite_bytes
+
+    def match(self, pattern: str, regex: Pattern) -> Any:
+        """The first match of `regex` (compiled from `pattern`) in the rewrite, or None: searched at the
+        first call for each pattern, kept for the next (the rule's test searches, and when the rule fires
+        its explanation shows the match: one search, not two)."""
+        matches = self._matches
+        if matches is None:
+            matches = self._matches = {}
+        elif pattern in matches:
+            return matches[pattern]
+        found = matches[pattern] = regex.search(self.rewrite_bytes())
+        return found
 
     def public(self) -> dict[str, int]:
         return {"length_total": self.length_total, "response_count": self.response_count}

@@ -33,7 +33,15 @@ class Pattern:
 
     def first(self, data: bytes) -> str | None:
         """The text of the first match, or None."""
-        match = self._regex.search(data)
+        return self.text_of(self.search(data))
+
+    def search(self, data: bytes) -> Any:
+        """The first match (google-re2's match object), or None."""
+        return self._regex.search(data)
+
+    @staticmethod
+    def text_of(match: Any) -> str | None:
+        """The text of a match `search` returned, or None for no match."""
         return None if match is None else bytes(match.group()).decode("utf-8", "replace")
 
 
