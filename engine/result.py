@@ -120,50 +120,71 @@ class Ratings:
         self.rationale, self.moved_by = rationale, moved_by
 
     def entries(self) -> dict[str, dict[str, Any]]:
-        return {name: self.entry(name, original) for name, original in self.original.items()}
+        originals: dict[str, Any] = self.original  # Any: compiled, each float stays the object it is
+        return {name: self.entry(name, original) for name, original in originals.items()}
 
-    def entry(self, name: str, original: float) -> dict[str, Any]:
+    def entry(self, name: str, original: Any) -> dict[str, Any]:
         rules = self.moved_by.get(name)
         rationale = self.rationale[name]
+        corrected: dict[str, Any] = self.corrected
         return {
             "original": original,
-            "updated": self.corrected[name],
+            "updated": corrected[name],
             "rationale": f"{rationale}; adjusted by {', '.join(rules)}" if rules else rationale,
             "adjusted_by": rules or [],
         }
 
 
 MEMBERS_KEPT: Final = 4096
-"""Members a `ratings_members` cache keeps written; past that it drops them and writes them again."""
+"""Members a `ratings_members` cache keeps written for a dimension; past that it drops them and writes them
+again (and so for the dimensions kept)."""
+
+Members = dict[str, dict[Any, tuple[Any, str, bytes]]]
+"""What `ratings_members` keeps: dimension -> the original rating, or the original rating and the rules that
+adjusted it -> (the corrected rating, the rationale, the member's text)."""
 
 
-def ratings_members(
-    ratings: Ratings, cache: dict[tuple[Any, ...], bytes], write: Callable[[dict[str, Any]], bytes]
-) -> bytes:
+def ratings_members(ratings: Ratings, cache: Members, write: Callable[[dict[str, Any]], bytes]) -> bytes:
     """The members of `corrected_ratings` as JSON text, the text between its braces: `write` (json.dumps
     in UTF-8, or what writes the same) writes each member as the object `{name: entry}` of it alone, and
-    its text without the braces is kept in `cache` under what the entry is made of, so that a member seen
-    before (a dimension's rating takes few values: 4.0, 4.5, ...) is looked up, not built and written.
-    Ratings that are 0 are written each time (0.0 and -0.0 are one key of a dict, and written apart)."""
+    its text without the braces is kept in `cache`, so that a member seen before (a dimension's rating
+    takes few values: 4.0, 4.5, ...) is looked up, not built and written: by its dimension, then by its
+    original rating (and the rules that adjusted it, if any did), and used where its corrected rating and
+    rationale are those kept. A rating that is 0 (0.0 and -0.0 are one key of a dict, and are written
+    apart) or not a float is written each time."""
     parts: list[bytes] = []
-    corrected, rationale, moved_by = ratings.corrected, ratings.rationale, ratings.moved_by
-    for name, original in ratings.original.items():
-        given: Any = original  # compiled, a float read from the dict stays the object it is
-        updated: Any = corrected[name]
-        rules = moved_by.get(name)
-        key: tuple[Any, ...] | None = None
+    # typed Any, not float: compiled, a float read from them stays the object it is (not unboxed and boxed)
+    originals: dict[str, Any] = ratings.original
+    corrected: dict[str, Any] = ratings.corrected
+    rationale, moved_by = ratings.rationale, ratings.moved_by
+    for name, given in originals.items():
+        updated = corrected[name]
+        why = rationale[name]
+        known: dict[Any, tuple[Any, str, bytes]] | None = None
+        key: Any = None
         written: bytes | None = None
         if type(given) is float and type(updated) is float and given != 0.0 and updated != 0.0:
-            key = (name, given, updated, rationale[name], tuple(rules) if rules else ())
-            written = cache.get(key)
-        if written is None:
-            written = write({name: ratings.entry(name, original)})[1:-1]
-            if key is not None:
-                if len(cache) >= MEMBERS_KEPT:
+            known = cache.get(name)
+            if known is None:
+                if len(cache) >= DIMENSIONS_KEPT:
                     cache.clear()
-                cache[key] = written
+                known = cache[name] = {}
+            rules = moved_by.get(name)
+            key = (given, tuple(rules)) if rules else given
+            seen = known.get(key)
+            if seen is not None and seen[0] == updated and seen[1] == why:
+                written = seen[2]
+        if written is None:
+            written = write({name: ratings.entry(name, given)})[1:-1]
+            if known is not None:
+                if len(known) >= MEMBERS_KEPT:
+                    known.clear()
+                known[key] = (updated, why, written)
         parts.append(written)
     return b", ".join(parts)
+
+
+DIMENSIONS_KEPT: Final = 64
 
 
 class Result:

@@ -118,11 +118,11 @@ class _FastEncoder:
     def __init__(self) -> None:
         from msgspec.json import encode, format
 
-        from evalkit.engine.result import plain_json, ratings_members
+        from evalkit.engine.result import Members, plain_json, ratings_members
 
         self.encode, self.format, self.plain = encode, format, plain_json
         self._ratings_members = ratings_members
-        self._members: dict[tuple[Any, ...], bytes] = {}
+        self._members: Members = {}
         """`corrected_ratings` members written (engine/result.py's ratings_members)."""
 
     def __call__(self, value: Any) -> str | None:
