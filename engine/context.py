@@ -116,7 +116,7 @@ def rounded(value: float, digits: int) -> float:
     round() goes through decimal strings (a third of a microsecond). A multiple of 2**-digits has at most
     `digits` decimals, so it rounds to itself, and most ratings, deltas and scores are such (4.5, -0.5, 2).
     """
-    if (value * _BINARY_PLACES[digits]).is_integer():
+    if (value * _BINARY_PLACES[digits]) % 1.0 == 0.0:  # is_integer(), compiled to arithmetic, not a call
         return value
     return round(value, digits)
 
