@@ -89,18 +89,20 @@ def _rewrite_missing(needles: list[str]) -> Compiled:
 def _regex_any(patterns: list[str]) -> Compiled:
     compiled = [(p, compile_pattern(p)) for p in patterns]
 
+    def test(s: Signals) -> bool:
+        for pattern, regex in compiled:  # noqa: SIM110 - compiled, any() would build a generator
+            if s.match(pattern, regex) is not None:
+                return True
+        return False
+
     def explain(s: Signals) -> Detail:
         for pattern, regex in compiled:
-            match = regex.first(s.rewrite_bytes())
+            match = regex.text_of(s.match(pattern, regex))
             if match is not None:
                 return {"held": True, "pattern": pattern, "match": match[:200]}
         return {"held": False, "pattern": None}
 
-    return (
-        (lambda s: any(regex.found(s.rewrite_bytes()) for _, regex in compiled)),
-        explain,
-        (),
-    )
+    return test, explain, ()
 
 
 def _min_length(value: Any) -> Compiled:

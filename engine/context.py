@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from evalkit.engine.needles import SHORT_TEXT, SearchedText, TextPart, lower
+from evalkit.engine.regex import Pattern
 from evalkit.engine.submission import Submission
 
 
@@ -29,6 +30,7 @@ class Signals:
         self.rewrite_preferred, self.length_total = rewrite_preferred, length_total
         self.response_count, self.ratings = response_count, ratings
         self._rewrite_bytes: bytes | None = None
+        self._matches: dict[str, Any] | None = None
 
     @classmethod
     def of(cls, submission: Submission) -> Signals:
@@ -59,6 +61,18 @@ class Signals:
         if self._rewrite_bytes is None:
             self._rewrite_bytes = self.rewrite_preferred.encode("utf-8", "surrogatepass")
         return self._rewrite_bytes
+
+    def match(self, pattern: str, regex: Pattern) -> Any:
+        """The first match of `regex` (compiled from `pattern`) in the rewrite, or None: searched at the
+        first call for each pattern, kept for the next (the rule's test searches, and when the rule fires
+        its explanation shows the match: one search, not two)."""
+        matches = self._matches
+        if matches is None:
+            matches = self._matches = {}
+        elif pattern in matches:
+            return matches[pattern]
+        found = matches[pattern] = regex.search(self.rewrite_bytes())
+        return found
 
     def public(self) -> dict[str, int]:
         return {"length_total": self.length_total, "response_count": self.response_count}
@@ -102,7 +116,7 @@ def rounded(value: float, digits: int) -> float:
     round() goes through decimal strings (a third of a microsecond). A multiple of 2**-digits has at most
     `digits` decimals, so it rounds to itself, and most ratings, deltas and scores are such (4.5, -0.5, 2).
     """
-    if (value * _BINARY_PLACES[digits]).is_integer():
+    if (value * _BINARY_PLACES[digits]) % 1.0 == 0.0:  # is_integer(), compiled to arithmetic, not a call
         return value
     return round(value, digits)
 

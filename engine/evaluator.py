@@ -3,7 +3,7 @@ compiled plan and one submission (no I/O, no globals)."""
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from evalkit import __version__
 from evalkit.engine.config import Config, ConfigError
@@ -18,7 +18,7 @@ from evalkit.engine.phases import (
     require_justification,
 )
 from evalkit.engine.plan import ConfigPlan, RulePlan
-from evalkit.engine.result import FiredRule, Result, SkippedRule
+from evalkit.engine.result import FiredRule, Ratings, Result, SkippedRule
 from evalkit.engine.submission import Submission, parse_submission
 
 HEADS_KEPT: Final = 10_000
@@ -69,7 +69,7 @@ class Evaluator:
         prompt_feedback = check_prompt(plan, submission)
         require_justification(plan, submission, state)
         return Result(
-            corrected_ratings=self._ratings(submission, state, rationale),
+            corrected_ratings=Ratings(dict(submission.ratings), state.corrected, rationale, state.moved_by),
             corrected_ranking=ranking,
             ranking_feedback=ranking_feedback,
             rewrite_final=rewrite_final,
@@ -118,23 +118,6 @@ class Evaluator:
                 )
                 if stop_after_first:
                     stopped_by = rule.id
-
-    @staticmethod
-    def _ratings(
-        submission: Submission, state: RuleState, rationale: dict[str, str]
-    ) -> dict[str, dict[str, Any]]:
-        out = {}
-        corrected, moved_by = state.corrected, state.moved_by
-        for name, original in submission.ratings.items():
-            rules = moved_by.get(name)
-            why = f"{rationale[name]}; adjusted by {', '.join(rules)}" if rules else rationale[name]
-            out[name] = {
-                "original": original,
-                "updated": corrected[name],
-                "rationale": why,
-                "adjusted_by": rules or [],
-            }
-        return out
 
     def _summary(self, submission: Submission, state: RuleState) -> str:
         ratings, corrected = submission.ratings, state.corrected

@@ -5,6 +5,7 @@ The result object's contract: README, "Evaluating submissions".
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, cast
 
 if TYPE_CHECKING:
@@ -101,13 +102,98 @@ def _first_failed(detail: dict[str, Any]) -> str | None:
     return next((name for name, seen in detail.items() if not seen["held"]), None)
 
 
+class Ratings:
+    """What a result's `corrected_ratings` is made of: each dimension's original rating, its corrected one,
+    the pull's rationale and the rules that adjusted it. A Result keeps these and builds the mapping when
+    it is first read: `evalkit eval` writes it without building it (`ratings_members`)."""
+
+    __slots__ = ("corrected", "moved_by", "original", "rationale")
+
+    def __init__(
+        self,
+        original: dict[str, float],
+        corrected: dict[str, float],
+        rationale: dict[str, str],
+        moved_by: dict[str, list[str]],
+    ) -> None:
+        self.original, self.corrected = original, corrected
+        self.rationale, self.moved_by = rationale, moved_by
+
+    def entries(self) -> dict[str, dict[str, Any]]:
+        originals: dict[str, Any] = self.original  # Any: compiled, each float stays the object it is
+        return {name: self.entry(name, original) for name, original in originals.items()}
+
+    def entry(self, name: str, original: Any) -> dict[str, Any]:
+        rules = self.moved_by.get(name)
+        rationale = self.rationale[name]
+        corrected: dict[str, Any] = self.corrected
+        return {
+            "original": original,
+            "updated": corrected[name],
+            "rationale": f"{rationale}; adjusted by {', '.join(rules)}" if rules else rationale,
+            "adjusted_by": rules or [],
+        }
+
+
+MEMBERS_KEPT: Final = 4096
+"""Members a `ratings_members` cache keeps written for a dimension; past that it drops them and writes them
+again (and so for the dimensions kept)."""
+
+Members = dict[str, dict[Any, tuple[Any, str, bytes]]]
+"""What `ratings_members` keeps: dimension -> the original rating, or the original rating and the rules that
+adjusted it -> (the corrected rating, the rationale, the member's text)."""
+
+
+def ratings_members(ratings: Ratings, cache: Members, write: Callable[[dict[str, Any]], bytes]) -> bytes:
+    """The members of `corrected_ratings` as JSON text, the text between its braces: `write` (json.dumps
+    in UTF-8, or what writes the same) writes each member as the object `{name: entry}` of it alone, and
+    its text without the braces is kept in `cache`, so that a member seen before (a dimension's rating
+    takes few values: 4.0, 4.5, ...) is looked up, not built and written: by its dimension, then by its
+    original rating (and the rules that adjusted it, if any did), and used where its corrected rating and
+    rationale are those kept. A rating that is 0 (0.0 and -0.0 are one key of a dict, and are written
+    apart) or not a float is written each time."""
+    parts: list[bytes] = []
+    # typed Any, not float: compiled, a float read from them stays the object it is (not unboxed and boxed)
+    originals: dict[str, Any] = ratings.original
+    corrected: dict[str, Any] = ratings.corrected
+    rationale, moved_by = ratings.rationale, ratings.moved_by
+    for name, given in originals.items():
+        updated = corrected[name]
+        why = rationale[name]
+        known: dict[Any, tuple[Any, str, bytes]] | None = None
+        key: Any = None
+        written: bytes | None = None
+        if type(given) is float and type(updated) is float and given != 0.0 and updated != 0.0:
+            known = cache.get(name)
+            if known is None:
+                if len(cache) >= DIMENSIONS_KEPT:
+                    cache.clear()
+                known = cache[name] = {}
+            rules = moved_by.get(name)
+            key = (given, tuple(rules)) if rules else given
+            seen = known.get(key)
+            if seen is not None and seen[0] == updated and seen[1] == why:
+                written = seen[2]
+        if written is None:
+            written = write({name: ratings.entry(name, given)})[1:-1]
+            if known is not None:
+                if len(known) >= MEMBERS_KEPT:
+                    known.clear()
+                known[key] = (updated, why, written)
+        parts.append(written)
+    return b", ".join(parts)
+
+
+DIMENSIONS_KEPT: Final = 64
+
+
 class Result:
     """The seed's result object (`to_dict`) and what explains it. A plain class, as the engine's others
     (engine/plan.py says why): results compare by `to_dict()`."""
 
     def __init__(
         self,
-        corrected_ratings: dict[str, dict[str, Any]],
+        corrected_ratings: dict[str, dict[str, Any]] | Ratings,
         corrected_ranking: list[Any],
         ranking_feedback: str,
         rewrite_final: str,
@@ -123,7 +209,13 @@ class Result:
         signals: Signals | None = None,
         ranking_issues: dict[str, list[Any]] | None = None,
     ) -> None:
-        self.corrected_ratings, self.corrected_ranking = corrected_ratings, corrected_ranking
+        self._ratings: Ratings | None = None
+        self._corrected_ratings: dict[str, dict[str, Any]] | None = None
+        if isinstance(corrected_ratings, Ratings):
+            self._ratings = corrected_ratings
+        else:
+            self._corrected_ratings = corrected_ratings
+        self.corrected_ranking = corrected_ranking
         self.ranking_feedback, self.rewrite_final = ranking_feedback, rewrite_final
         self.prompt_feedback, self.global_summary = prompt_feedback, global_summary
         self.comments, self.fired_rules, self.score = comments, fired_rules, score
@@ -136,6 +228,21 @@ class Result:
         self.ranking_issues: dict[str, list[Any]] = {} if ranking_issues is None else ranking_issues
 
     @property
+    def corrected_ratings(self) -> dict[str, dict[str, Any]]:
+        """Each dimension's original and corrected rating, the rationale and the rules that adjusted it:
+        built at the first read, the same mapping after that."""
+        built = self._corrected_ratings
+        if built is None:
+            assert self._ratings is not None
+            built = self._corrected_ratings = self._ratings.entries()
+        return built
+
+    @property
+    def unbuilt_ratings(self) -> Ratings | None:
+        """What `corrected_ratings` is made of, while it is not built (and so not changed by a reader)."""
+        return self._ratings if self._corrected_ratings is None else None
+
+    @property
     def skipped_rules(self) -> list[SkippedRule]:
         signals = self.signals
         return [
@@ -146,8 +253,13 @@ class Result:
         ]
 
     def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"corrected_ratings": self.corrected_ratings}
+        data.update(self.to_dict_after_ratings())
+        return data
+
+    def to_dict_after_ratings(self) -> dict[str, Any]:
+        """`to_dict()` without its first member, `corrected_ratings`, in the same order."""
         return {
-            "corrected_ratings": self.corrected_ratings,
             "corrected_ranking": self.corrected_ranking,
             "ranking_feedback": self.ranking_feedback,
             "rewrite_final": self.rewrite_final,

@@ -29,6 +29,7 @@ from evalkit.services.inputs import (
 if TYPE_CHECKING:
     from typing import TypeAlias
 
+    from evalkit.engine.result import Result
     from evalkit.services.pool import LineRange, Spooled
 
     Task: TypeAlias = LineRange | list["RawItem | Outcome"]
@@ -117,9 +118,12 @@ class _FastEncoder:
     def __init__(self) -> None:
         from msgspec.json import encode, format
 
-        from evalkit.engine.result import plain_json
+        from evalkit.engine.result import Members, plain_json, ratings_members
 
         self.encode, self.format, self.plain = encode, format, plain_json
+        self._ratings_members = ratings_members
+        self._members: Members = {}
+        """`corrected_ratings` members written (engine/result.py's ratings_members)."""
 
     def __call__(self, value: Any) -> str | None:
         written = self.encoded(value)
@@ -134,6 +138,25 @@ class _FastEncoder:
         except Exception:  # a lone surrogate, which UTF-8 cannot hold
             return None
         return self.format(encoded, indent=0)
+
+    def result_line(self, source: str, result: Result) -> bytes:
+        """`line({"source": source, **result.to_dict()})`, with `corrected_ratings` written from what it
+        is made of, its members looked up where they were written before (most are: ratings take few
+        values), and the rest encoded as `line` encodes it."""
+        ratings = result.unbuilt_ratings
+        if ratings is not None:
+            rest = result.to_dict_after_ratings()
+            if self.plain(rest):
+                try:
+                    head, body = self.encode(source), self.format(self.encode(rest), indent=0)
+                except Exception:  # a lone surrogate: json.dumps escapes it
+                    pass
+                else:
+                    members = self._ratings_members(ratings, self._members, self.line)
+                    return b"".join(
+                        (b'{"source": ', head, b', "corrected_ratings": {', members, b"}, ", body[1:])
+                    )
+        return self.line({"source": source, **result.to_dict()})
 
     def line(self, value: Any) -> bytes:
         """`json.dumps(value, ensure_ascii=False)` in UTF-8, lone surrogates escaped (as chunks are)."""
@@ -433,12 +456,12 @@ class ChunkRenderer:
 
     def _render_lines(self, lines: Iterable[tuple[str, str | None, str | None]]) -> _Chunk:
         """The hot loop of `evalkit eval` on JSONL: per line, one msgspec decode, the submission, the
-        evaluation, one dict with "source" first and one encode; nothing else unless asked for. (No call
+        evaluation and its line (`_FastEncoder.result_line`); nothing else unless asked for. (No call
         here that the loop can do itself: a Python call costs about a fortieth of a line's work.)"""
         want = self.evaluator.want
         evaluate = self.evaluator.evaluator.evaluate
         decode, parse_submission, line = self._decode, self._parse_submission, self.encoder.line
-        plain, encode, respace = self.encoder.plain, self.encoder.encode, self.encoder.format
+        result_line = self.encoder.result_line
         results: list[bytes] = []
         explains: list[bytes] | None = [] if want.explain else None
         notes: list[Outcome] = []
@@ -463,22 +486,14 @@ class ChunkRenderer:
                     notes.append(_note(outcome))
                 continue
             result = evaluate(submission)
-            data = result.to_dict()
-            value = {"source": where, **data}
-            written = None
-            if plain(value):  # encoder.line(value), inline
-                try:  # noqa: SIM105
-                    written = respace(encode(value), indent=0)
-                except Exception:  # a lone surrogate: json.dumps escapes it
-                    pass
-            results.append(line(value) if written is None else written)
+            results.append(result_line(where, result))
             if explains is not None:
                 explains.append(line({"source": where, **result.explain()}))
             if keep_notes:
                 notes.append(
                     Outcome(
                         where,
-                        report=_report_section(where, data) if want.report else None,
+                        report=_report_section(where, result.to_dict()) if want.report else None,
                         label=result.label,
                         fired=tuple(rule.id for rule in result.fired_rules),
                     )

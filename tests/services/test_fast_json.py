@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from evalkit.engine import Evaluator, load_config
 from evalkit.engine.result import plain_json
-from evalkit.services.batch import dumps_line
+from evalkit.services.batch import _FastEncoder, dumps_line
 from evalkit.services.inputs import parse_json, read_inputs
 
 FLOATS = st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from(
@@ -115,3 +115,40 @@ def test_a_batch_with_floats_python_writes_in_exponent_form_comes_out_as_json_du
     for line in written:
         assert line == json.dumps(json.loads(line), ensure_ascii=False)
     assert "3e-05" in written[0] and "1e-05" in written[1]
+
+
+SEED = json.loads(Path("samples/sample_submission.json").read_text(encoding="utf-8"))
+RATINGS = st.sampled_from([0.0, -0.0, 1e-05, 4.5, 5.0, 2.0, 1e300, -3.0, 4.25]) | st.floats(
+    allow_nan=False, allow_infinity=False
+)
+WORDS = st.sampled_from(["priority queue", "pesos negativos", "ejemplo", "O(n log n)", '"', "\\", "\n", "é"])
+TEXTS = st.lists(WORDS | st.text(max_size=8), max_size=6).map(" ".join)
+_ENCODER = _FastEncoder()
+_EVALUATOR = Evaluator(load_config())
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    ratings=st.fixed_dictionaries({name: RATINGS for name in SEED["ratings"] if name != "justification"}),
+    text=TEXTS,
+    rewrite=TEXTS,
+    source=st.text(max_size=8),
+)
+def test_a_result_line_is_the_line_of_its_dict(
+    ratings: dict[str, float], text: str, rewrite: str, source: str
+) -> None:
+    """`result_line` writes `corrected_ratings` from what it is made of, its members kept from line to line
+    (one encoder for every example: a member written for one rating must never be another's, 0.0 and -0.0
+    included); the line is the one json.dumps writes of the result's dict, lone surrogates escaped."""
+    data = {
+        **SEED,
+        "ratings": {**SEED["ratings"], **ratings},
+        "responses": [{"id": "a", "text": text}],
+        "rewrite_preferred": rewrite,
+    }
+    for _ in range(2):  # the second time, every member is looked up
+        result = _EVALUATOR.evaluate(data)
+        assert result.unbuilt_ratings is not None
+        written = _ENCODER.result_line(source, result)
+        expected = json.dumps({"source": source, **result.to_dict()}, ensure_ascii=False)
+        assert written == expected.encode("utf-8", "backslashreplace")
