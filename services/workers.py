@@ -4,7 +4,9 @@ Each worker is a process this module starts itself (forked on Linux: it inherits
 starts in milliseconds) with one pipe to the parent. The parent hands it chunks of work down the pipe and
 reads the replies, in the order it handed them; it waits on every pipe and every process's sentinel at
 once, so it knows which worker holds which chunk and sees a dead worker the moment it dies. No thread of
-the parent's takes part.
+the parent's takes part. A worker may keep a chunk of output it made (`hold`) until the parent tells it
+where in an output file it goes (`Crew.place`); its thread that reads the pipe writes it there at once,
+while the worker works on, and the pool's end (`Crew.synced`) waits for every such write.
 
 A worker dies with its parent however the parent ends: on Linux the kernel kills it (PR_SET_PDEATHSIG);
 everywhere a watchdog thread notices the parent is gone, and the pipe's end tells the worker the parent
@@ -22,7 +24,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:  # imported where a pool is made: a third of the cold start of a one-file `evalkit eval`
     import queue
@@ -49,6 +51,40 @@ class WorkerDied(Exception):
         self, message: str = "a worker process died (killed, or out of memory?); try fewer --jobs"
     ) -> None:
         super().__init__(message)
+
+
+class Held(NamedTuple):
+    """A chunk of output a worker keeps (`hold`) until the parent says where in the output file it goes
+    (`Crew.place`): the worker then writes it there itself, so that the parent never touches its bytes."""
+
+    worker: int  # the pid of the worker holding it
+    key: int
+    size: int
+
+
+class Place(NamedTuple):
+    """The parent's word to a worker: write the chunk it holds as `key` at `offset` of the file `fd` (the
+    worker's copy of the parent's descriptor, inherited when it was forked)."""
+
+    key: int
+    fd: int
+    offset: int
+
+
+class Sync(NamedTuple):
+    """Handed to each worker once its last chunk is placed: it answers once every chunk it was told to
+    place is written, with the first write that failed (an OSError), if one did."""
+
+
+class PlacingFailed(OSError):
+    """A worker could not write a chunk it held into the output file `fd`: the parent names that output."""
+
+    def __init__(self, fd: int, errno: int, strerror: str) -> None:
+        super().__init__(errno, strerror)
+        self.fd = fd
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return PlacingFailed, (self.fd, self.errno, self.strerror)
 
 
 def cores() -> int:
@@ -97,9 +133,37 @@ class Crew:
     def __init__(self, workers: list[Worker]) -> None:
         self.workers = workers
         self._by_handle: dict[Any, Worker] = {}
+        self._by_pid = {worker.process.pid: worker for worker in workers}
+        self.placed = False
         for worker in workers:
             self._by_handle[worker.connection] = worker
             self._by_handle[worker.process.sentinel] = worker
+
+    def place(self, chunk: Held, fd: int, offset: int) -> None:
+        """Tell the worker holding `chunk` to write it at `offset` of `fd`; it does so while it works on.
+        Raises WorkerDied when it is gone."""
+        worker = self._by_pid[chunk.worker]
+        try:
+            worker.connection.send(Place(chunk.key, fd, offset))
+        except OSError:
+            raise WorkerDied from None
+        self.placed = True
+
+    def synced(self, number: int) -> None:
+        """Wait until every worker has written every chunk it was told to place (chunks numbered from
+        `number` on carry the word); raises PlacingFailed for a write that failed, WorkerDied."""
+        if not self.placed:
+            return
+        for worker in self.workers:
+            worker.hand(number, Sync())
+            number += 1
+        answered, failure = 0, None
+        while answered < len(self.workers):
+            for _, (_, value) in self.replies():
+                answered += 1
+                failure = failure or value
+        if failure is not None:
+            raise failure
 
     def least_busy(self) -> Worker:
         return min(self.workers, key=lambda worker: len(worker.held))
@@ -215,10 +279,15 @@ def _serve(
     # to a worker that waits to hand back a reply
     threading.Thread(target=_receive, args=(connection, inbox, stopping), daemon=True).start()
     while (task := inbox.get()) is not _STOP and not stopping.is_set():
-        try:
-            reply: Reply = (True, work(task))
-        except Exception as exc:  # the parent raises it, at this chunk's turn
-            reply = (False, exc)
+        if isinstance(task, Sync):  # every Place before it was carried out by the thread that read it
+            reply: Reply = (True, _failed[0] if _failed else None)
+        else:
+            try:
+                reply = (True, work(task))
+            except Exception as exc:  # the parent raises it, at this chunk's turn
+                reply = (False, exc)
+            if _failed:  # a chunk could not be placed: the run ends at this chunk's turn
+                reply = (False, _failed[0])
         try:
             connection.send_bytes(_pickled(reply))
         except OSError:  # the parent closed its end: the run is over
@@ -238,10 +307,48 @@ def _made(make: Callable[[], Callable[[Any], Any]]) -> Callable[[Any], Any]:
         return fail
 
 
+_held: dict[int, bytes] = {}
+"""A worker's chunks of output held (`hold`) until the parent says where they go, by key."""
+_keys = iter(range(sys.maxsize))
+_failed: list[PlacingFailed] = []
+"""The first write of a chunk held that failed; nothing more is written once one has."""
+
+
+def hold(data: bytes) -> Held:
+    """Keep `data` in this worker until the parent says where it goes (Place); in a worker only."""
+    key = next(_keys)
+    _held[key] = data
+    return Held(os.getpid(), key, len(data))
+
+
+def _place(order: Place) -> None:
+    """Write the chunk held as `order.key` where the parent said, then start writing it to disk without
+    waiting (as `pool.copy_spooled` does for the chunks it copies)."""
+    data = _held.pop(order.key)
+    if _failed:
+        return
+    view, offset = memoryview(data), order.offset
+    try:
+        while view:
+            written = os.pwrite(order.fd, view, offset)
+            view, offset = view[written:], offset + written
+    except OSError as exc:
+        _failed.append(PlacingFailed(order.fd, exc.errno or 0, exc.strerror or str(exc)))
+        return
+    with contextlib.suppress(OSError, AttributeError):  # no posix_fadvise here
+        os.posix_fadvise(order.fd, order.offset, len(data), os.POSIX_FADV_DONTNEED)
+
+
 def _receive(connection: Connection, inbox: queue.SimpleQueue[Any], stopping: threading.Event) -> None:
+    """Read the pipe all the time: chunks and Sync go to the inbox, in order; a Place is carried out here
+    at once, while the worker works on (os.pwrite lets it)."""
     try:
         while True:
-            inbox.put(connection.recv())
+            message = connection.recv()
+            if isinstance(message, Place):
+                _place(message)
+            else:
+                inbox.put(message)
     except Exception:  # the end of the pipe: the parent closed it (the run is over, or stopping) or died
         stopping.set()
         inbox.put(_STOP)

@@ -275,3 +275,43 @@ def test_a_spool_folder_left_by_a_run_killed_outright_is_removed_by_the_next(
     )
     assert done.returncode == 0, done.stderr
     assert sorted(temporary.iterdir()) == sorted(kept)
+
+
+def test_workers_writing_their_chunks_into_the_outputs_give_one_process_bytes(tmp_path: Path) -> None:
+    """With --out and --explain-json the workers write each chunk into the output files themselves, where
+    the parent says; between them the parent writes the small chunks (of single files) it was sent: the
+    outputs are one process's, byte for byte, and nothing is spooled to the temporary folder."""
+    samples = sorted((ROOT / "samples").glob("*.json"))
+    lines = [json.dumps(json.loads(path.read_text(encoding="utf-8"))) for path in samples]
+    (tmp_path / "big.jsonl").write_text("".join(f"{lines[i % len(lines)]}\n" for i in range(2500)))
+    (tmp_path / "small.jsonl").write_text(f"{lines[0]}\n\n{lines[1]}\n")
+    inputs = [str(samples[0]), "big.jsonl", str(samples[1]), "small.jsonl", "big.jsonl"]
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    outputs = []
+    for jobs in ("1", "2"):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "evalkit",
+                "eval",
+                *inputs,
+                "--jobs",
+                jobs,
+                "--out",
+                f"results-{jobs}.jsonl",
+                "--explain-json",
+                f"explain-{jobs}.jsonl",
+            ],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "TMPDIR": str(temporary)},
+        )
+        assert (done.returncode, done.stderr) == (0, "")
+        outputs.append([(tmp_path / f"{kind}-{jobs}.jsonl").read_bytes() for kind in ("results", "explain")])
+    assert outputs[1] == outputs[0]
+    assert len(outputs[0][0].splitlines()) == 2 + 2 + 2 * 2500
+    assert list(temporary.iterdir()) == []
