@@ -120,11 +120,19 @@ class Worker:
 
     def hand(self, number: int, task: Any) -> None:
         """Send chunk `number` to the worker. Raises WorkerDied when it is gone."""
+        self.send(task)
+        self.held.append(number)
+
+    def send(self, message: Any) -> None:
+        """`message` down the pipe, as Connection.send sends it without a pickler made for each. Raises
+        WorkerDied when the worker is gone."""
+        import pickle
+
+        data = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
         try:
-            self.connection.send(task)
+            self.connection.send_bytes(data)
         except OSError:  # the worker's end is closed: it died (not BrokenPipeError for the caller's stdout)
             raise WorkerDied from None
-        self.held.append(number)
 
 
 class Crew:
@@ -138,15 +146,20 @@ class Crew:
         for worker in workers:
             self._by_handle[worker.connection] = worker
             self._by_handle[worker.process.sentinel] = worker
+        import select
+
+        # one poll object for the run, rather than a selector made and filled at each wait for replies
+        self._poll = select.poll() if hasattr(select, "poll") else None  # not on Windows
+        self._by_fd = {worker.connection.fileno(): worker for worker in workers}
+        self._sentinels = {worker.process.sentinel for worker in workers}
+        if self._poll is not None:
+            for fd in [*self._by_fd, *self._sentinels]:
+                self._poll.register(fd, select.POLLIN)
 
     def place(self, chunk: Held, fd: int, offset: int) -> None:
         """Tell the worker holding `chunk` to write it at `offset` of `fd`; it does so while it works on.
         Raises WorkerDied when it is gone."""
-        worker = self._by_pid[chunk.worker]
-        try:
-            worker.connection.send(Place(chunk.key, fd, offset))
-        except OSError:
-            raise WorkerDied from None
+        self._by_pid[chunk.worker].send(Place(chunk.key, fd, offset))
         self.placed = True
 
     def synced(self, number: int) -> None:
@@ -171,20 +184,29 @@ class Crew:
     def replies(self) -> list[tuple[int, Reply]]:
         """Waits for at least one reply; returns every one that has come, with its chunk's number. Raises
         WorkerDied as soon as a worker has ended (during a run, only by being killed)."""
-        from multiprocessing.connection import wait
-
-        ready = wait(list(self._by_handle))
-        if any(isinstance(handle, int) for handle in ready):
+        ready, ended = self._ready()
+        if ended:
             raise WorkerDied
         got = []
-        for connection in ready:
-            worker = self._by_handle[connection]
+        for worker in ready:
             try:
                 reply = worker.connection.recv()
             except (EOFError, OSError):  # it died answering: half a reply is no reply
                 raise WorkerDied from None
             got.append((worker.held.popleft(), reply))
         return got
+
+    def _ready(self) -> tuple[list[Worker], bool]:
+        """Waits for a reply or a worker's end: the workers with a reply to read, and whether one ended."""
+        if self._poll is None:
+            from multiprocessing.connection import wait
+
+            handles = wait(list(self._by_handle))
+            workers = [self._by_handle[handle] for handle in handles if not isinstance(handle, int)]
+            return workers, len(workers) < len(handles)
+        events = self._poll.poll()
+        workers = [self._by_fd[fd] for fd, _ in events if fd in self._by_fd]
+        return workers, any(fd in self._sentinels for fd, _ in events)
 
 
 @contextlib.contextmanager
