@@ -5,8 +5,8 @@ starts in milliseconds) with one pipe to the parent. The parent hands it chunks 
 reads the replies, in the order it handed them; it waits on every pipe and every process's sentinel at
 once, so it knows which worker holds which chunk and sees a dead worker the moment it dies. No thread of
 the parent's takes part. A worker may keep a chunk of output it made (`hold`) until the parent tells it
-where in an output file it goes (`Crew.place`); its thread that reads the pipe writes it there at once,
-while the worker works on, and the pool's end (`Crew.synced`) waits for every such write.
+where in an output file it goes (`Crew.place`), and writes it there between chunks; the pool's end
+(`Crew.synced`) waits for every such write.
 
 A worker dies with its parent however the parent ends: on Linux the kernel kills it (PR_SET_PDEATHSIG);
 everywhere a watchdog thread notices the parent is gone, and the pipe's end tells the worker the parent
@@ -157,8 +157,8 @@ class Crew:
                 self._poll.register(fd, select.POLLIN)
 
     def place(self, chunk: Held, fd: int, offset: int) -> None:
-        """Tell the worker holding `chunk` to write it at `offset` of `fd`; it does so while it works on.
-        Raises WorkerDied when it is gone."""
+        """Tell the worker holding `chunk` to write it at `offset` of `fd`; it does so between chunks, the
+        parent does not wait. Raises WorkerDied when it is gone."""
         self._by_pid[chunk.worker].send(Place(chunk.key, fd, offset))
         self.placed = True
 
@@ -301,7 +301,10 @@ def _serve(
     # to a worker that waits to hand back a reply
     threading.Thread(target=_receive, args=(connection, inbox, stopping), daemon=True).start()
     while (task := inbox.get()) is not _STOP and not stopping.is_set():
-        if isinstance(task, Sync):  # every Place before it was carried out by the thread that read it
+        if isinstance(task, Place):  # here, between chunks (a thread of its own would take turns for the GIL)
+            _place(task)
+            continue
+        if isinstance(task, Sync):  # every Place before it is carried out
             reply: Reply = (True, _failed[0] if _failed else None)
         else:
             try:
@@ -362,15 +365,9 @@ def _place(order: Place) -> None:
 
 
 def _receive(connection: Connection, inbox: queue.SimpleQueue[Any], stopping: threading.Event) -> None:
-    """Read the pipe all the time: chunks and Sync go to the inbox, in order; a Place is carried out here
-    at once, while the worker works on (os.pwrite lets it)."""
     try:
         while True:
-            message = connection.recv()
-            if isinstance(message, Place):
-                _place(message)
-            else:
-                inbox.put(message)
+            inbox.put(connection.recv())
     except Exception:  # the end of the pipe: the parent closed it (the run is over, or stopping) or died
         stopping.set()
         inbox.put(_STOP)
