@@ -172,3 +172,18 @@ def test_an_output_file_that_cannot_grow_is_named_also_when_workers_write_it(
     )
     assert (done.returncode, done.stderr) == (2, f"evalkit eval: cannot write {name}: File too large\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["batch.jsonl"]
+
+
+def test_stdout_redirected_to_a_file_that_cannot_grow_says_stdout(tmp_path: Path) -> None:
+    (tmp_path / "batch.jsonl").write_text((SEED_LINE + "\n") * 600, encoding="utf-8")
+    with open(tmp_path / "results.jsonl", "w") as stdout:  # written into by the workers themselves
+        done = subprocess.run(
+            [sys.executable, "-m", "evalkit", "eval", "batch.jsonl", "--jobs", "2"],
+            cwd=tmp_path,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            preexec_fn=_file_size_limit(1_000_000),
+        )
+    assert (done.returncode, done.stderr) == (2, "evalkit eval: cannot write stdout: File too large\n")

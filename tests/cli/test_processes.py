@@ -315,3 +315,34 @@ def test_workers_writing_their_chunks_into_the_outputs_give_one_process_bytes(tm
     assert outputs[1] == outputs[0]
     assert len(outputs[0][0].splitlines()) == 2 + 2 + 2 * 2500
     assert list(temporary.iterdir()) == []
+
+
+@pytest.mark.parametrize("mode", ["w", "a"])
+def test_stdout_redirected_to_a_file_gets_one_process_bytes_after_what_it_held(
+    tmp_path: Path, mode: str
+) -> None:
+    """`> file` (mode w): the workers write their chunks into stdout's file at the offsets the parent gives,
+    after what the file held at its position; `>> file` (mode a, where every write goes to the end): they
+    spool them and the parent copies them on. Either way the bytes are one process's."""
+    samples = sorted((ROOT / "samples").glob("*.json"))
+    lines = [json.dumps(json.loads(path.read_text(encoding="utf-8"))) for path in samples]
+    (tmp_path / "big.jsonl").write_text("".join(f"{lines[i % len(lines)]}\n" for i in range(2500)))
+    outputs = []
+    for jobs in ("1", "2"):
+        with open(tmp_path / f"stdout-{jobs}.jsonl", mode, encoding="utf-8") as stdout:
+            stdout.write("a line before\n")
+            stdout.flush()
+            done = subprocess.run(
+                [sys.executable, "-m", "evalkit", "eval", "big.jsonl", "--jobs", jobs],
+                cwd=tmp_path,
+                stdout=stdout,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=120,
+            )
+            assert (done.returncode, done.stderr) == (0, "")
+            stdout.write("a line after\n")
+        outputs.append((tmp_path / f"stdout-{jobs}.jsonl").read_bytes())
+    assert outputs[1] == outputs[0]
+    assert outputs[0].startswith(b"a line before\n{") and outputs[0].endswith(b"}\na line after\n")
+    assert len(outputs[0].splitlines()) == 2500 + 2
