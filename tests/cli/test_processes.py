@@ -346,3 +346,40 @@ def test_stdout_redirected_to_a_file_gets_one_process_bytes_after_what_it_held(
     assert outputs[1] == outputs[0]
     assert outputs[0].startswith(b"a line before\n{") and outputs[0].endswith(b"}\na line after\n")
     assert len(outputs[0].splitlines()) == 2500 + 2
+
+
+def _written_into(folder: Path) -> bool:
+    """Whether a temporary output file in `folder` holds bytes yet."""
+    for path in folder.iterdir():
+        with contextlib.suppress(OSError):  # renamed or removed meanwhile
+            if path.name.endswith(".tmp") and path.stat().st_size > 0:
+                return True
+    return False
+
+
+def test_sigterm_while_workers_write_into_the_output_removes_it(tmp_path: Path) -> None:
+    # a regular file read by the workers themselves, who write their chunks into --out's temporary file
+    (tmp_path / "big.jsonl").write_text((SEED_LINE + "\n") * 30_000, encoding="utf-8")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "evalkit", "eval", "big.jsonl", "--jobs", "2", "--out", "results.jsonl"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    workers: list[int] = []
+    try:
+        wait_for(lambda: _written_into(tmp_path), "a worker writing into the output")
+        workers = children(process.pid)
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=DEADLINE_S)
+    finally:
+        for pid in [process.pid, *workers]:
+            if alive(pid) and _runs_on(pid, Path("big.jsonl")):
+                os.kill(pid, signal.SIGKILL)
+        process.wait()
+    assert process.returncode == 128 + signal.SIGTERM
+    assert err.endswith("terminated\n") and "Traceback" not in err
+    wait_for(lambda: not any(alive(pid) for pid in workers), "the workers to end")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["big.jsonl"]
