@@ -8,10 +8,11 @@ near nothing. Results come back in input order, a bounded number of chunks in fl
 output flows while the input is read.
 
 A worker's chunk of output reaches the output one of three ways. Small, it crosses the pipe. Larger, when
-the outputs are regular files of the caller's open before the workers start (`eval --out`), the worker
-holds it (HOLD) and, once the parent has said where it goes (`place`: the parent only counts its bytes and
-moves its file position past them), writes it there itself: nobody copies it again. Else (stdout, `score`)
-it spools it to a file the parent copies on in the kernel (`copy_spooled`).
+the outputs are regular files open before the workers start (`eval --out`, stdout redirected with `>`),
+the worker holds it (HOLD) and, once the parent has said where it goes (`place`: the parent only counts its
+bytes and moves its file position past them), writes it there itself: nobody copies it again. Else (a
+pipe, a device, a file opened to append; `score`) it spools it to a file the parent copies on in the
+kernel (`copy_spooled`).
 """
 
 from __future__ import annotations
