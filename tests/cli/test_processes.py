@@ -280,7 +280,7 @@ def test_a_spool_folder_left_by_a_run_killed_outright_is_removed_by_the_next(
 def test_workers_writing_their_chunks_into_the_outputs_give_one_process_bytes(tmp_path: Path) -> None:
     """With --out and --explain-json the workers write each chunk into the output files themselves, where
     the parent says; between them the parent writes the small chunks (of single files) it was sent: the
-    outputs are one process's, byte for byte, and nothing is spooled to the temporary folder."""
+    outputs are one process's, byte for byte, and nothing is left in the temporary folder."""
     samples = sorted((ROOT / "samples").glob("*.json"))
     lines = [json.dumps(json.loads(path.read_text(encoding="utf-8"))) for path in samples]
     (tmp_path / "big.jsonl").write_text("".join(f"{lines[i % len(lines)]}\n" for i in range(2500)))
