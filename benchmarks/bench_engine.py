@@ -5,6 +5,7 @@ start of `evalkit eval` on one file.
 
     .venv/bin/python benchmarks/bench_engine.py [--batch 10000] [--runs 15] [--evals-only] [--long-texts]
     .venv/bin/python benchmarks/bench_engine.py --jsonl        # issue 15: one process against the JSON floor
+    .venv/bin/python benchmarks/bench_engine.py --jobs-only --runs 15   # issue 15: only --jobs 2 against 1
     .venv/bin/python benchmarks/bench_engine.py --instructions 2000   # the same work counted by valgrind
 
 The engine is measured as installed: compiled by mypyc (setup.py) where the install found a C compiler,
@@ -206,31 +207,38 @@ def jsonl_against_floor(size: int, runs: int, jobs_lines: int) -> None:
             f"(best {min(walls) / min(floors):.2f}x); CPU {_spread(cpus)}",
             flush=True,
         )
-        big = _batch_file(Path(tmp), jobs_lines)
-        figures: dict[int, list[tuple[float, float, float, int]]] = {1: [], 2: []}
-        for _ in range(max(1, runs // 3)):
-            for jobs in (1, 2):  # alternated: the machine's load swings alike for both
-                figures[jobs].append(_eval_cpu_split(big, out, jobs))
-        for jobs, rows in figures.items():
-            wall = statistics.median(row[0] for row in rows)
-            parent, workers = (statistics.median(row[i] for row in rows) / jobs_lines * 1e6 for i in (1, 2))
-            best_parent, best_workers = (min(row[i] for row in rows) / jobs_lines * 1e6 for i in (1, 2))
-            best = min(row[0] for row in rows)
-            print(
-                f"evalkit eval {jobs_lines:,} lines --jobs {jobs}: wall {wall:.2f} s (best {best:.2f}), "
-                f"CPU a line: parent {parent:.1f} us (best {best_parent:.1f}), "
-                f"workers {workers:.1f} us (best {best_workers:.1f}); "
-                f"{statistics.median(row[3] for row in rows) / jobs_lines:.2f} page faults a line",
-                flush=True,
-            )
-        one, two = (statistics.median(row[0] for row in figures[jobs]) for jobs in (1, 2))
-        best = min(row[0] for row in figures[1]) / min(row[0] for row in figures[2])
-        cpu_one = min(row[1] for row in figures[1])
-        cpu_two = min(row[1] + row[2] for row in figures[2])
+        jobs_against_one(Path(tmp), runs, jobs_lines)
+
+
+def jobs_against_one(folder: Path, runs: int, jobs_lines: int) -> None:
+    """`--jobs 2` against `--jobs 1` on a JSONL file of `jobs_lines` lines written to `--out`, alternated
+    `runs // 3` times: wall time, and CPU time a line of the parent apart from its workers'."""
+    big = _batch_file(folder, jobs_lines)
+    out = folder / "out.jsonl"
+    figures: dict[int, list[tuple[float, float, float, int]]] = {1: [], 2: []}
+    for _ in range(max(1, runs // 3)):
+        for jobs in (1, 2):  # alternated: the machine's load swings alike for both
+            figures[jobs].append(_eval_cpu_split(big, out, jobs))
+    for jobs, rows in figures.items():
+        wall = statistics.median(row[0] for row in rows)
+        parent, workers = (statistics.median(row[i] for row in rows) / jobs_lines * 1e6 for i in (1, 2))
+        best_parent, best_workers = (min(row[i] for row in rows) / jobs_lines * 1e6 for i in (1, 2))
+        best = min(row[0] for row in rows)
         print(
-            f"--jobs 2 against one process: {one / two:.2f}x (wall medians), {best:.2f}x (bests); "
-            f"{2 * cpu_one / cpu_two:.2f}x by CPU (the bests: two cores always busy, no part run alone)"
+            f"evalkit eval {jobs_lines:,} lines --jobs {jobs}: wall {wall:.2f} s (best {best:.2f}), "
+            f"CPU a line: parent {parent:.1f} us (best {best_parent:.1f}), "
+            f"workers {workers:.1f} us (best {best_workers:.1f}); "
+            f"{statistics.median(row[3] for row in rows) / jobs_lines:.2f} page faults a line",
+            flush=True,
         )
+    one, two = (statistics.median(row[0] for row in figures[jobs]) for jobs in (1, 2))
+    best = min(row[0] for row in figures[1]) / min(row[0] for row in figures[2])
+    cpu_one = min(row[1] for row in figures[1])
+    cpu_two = min(row[1] + row[2] for row in figures[2])
+    print(
+        f"--jobs 2 against one process: {one / two:.2f}x (wall medians), {best:.2f}x (bests); "
+        f"{2 * cpu_one / cpu_two:.2f}x by CPU (the bests: two cores always busy, no part run alone)"
+    )
 
 
 def instructions_a_line(lines: int) -> None:
@@ -342,6 +350,9 @@ def main() -> None:
         "--jobs-lines", type=int, default=120_000, help="lines of the --jsonl batch run with --jobs 1 and 2"
     )
     parser.add_argument(
+        "--jobs-only", action="store_true", help="of --jsonl, only --jobs 2 against --jobs 1 (issue 15)"
+    )
+    parser.add_argument(
         "--instructions",
         type=int,
         metavar="LINES",
@@ -352,9 +363,13 @@ def main() -> None:
     if args.instructions:
         instructions_a_line(args.instructions)
         return
-    if args.jsonl:
+    if args.jsonl or args.jobs_only:
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-        jsonl_against_floor(args.batch, args.runs, args.jobs_lines)
+        if args.jobs_only:
+            with tempfile.TemporaryDirectory() as tmp:
+                jobs_against_one(Path(tmp), args.runs, args.jobs_lines)
+        else:
+            jsonl_against_floor(args.batch, args.runs, args.jobs_lines)
         return
     if args.long_texts:
         long_texts()

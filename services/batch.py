@@ -7,7 +7,6 @@ so little crosses the process boundary; each worker loads and compiles the confi
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
@@ -31,6 +30,7 @@ if TYPE_CHECKING:
 
     from evalkit.engine.result import Result
     from evalkit.services.pool import LineRange, Spooled
+    from evalkit.services.workers import Held
 
     Task: TypeAlias = LineRange | list["RawItem | Outcome"]
     """A chunk of work: a regular JSONL file's range of lines, which a worker reads itself, or items."""
@@ -324,7 +324,11 @@ class Rendered:
     __slots__ = ("count", "explain", "notes", "result")
 
     def __init__(
-        self, result: bytes | Spooled, explain: bytes | Spooled | None, count: int, notes: list[Outcome]
+        self,
+        result: bytes | Spooled | Held,
+        explain: bytes | Spooled | Held | None,
+        count: int,
+        notes: list[Outcome],
     ) -> None:
         self.result, self.explain, self.count, self.notes = result, explain, count, notes
 
@@ -346,15 +350,16 @@ def can_render_in_workers(paths: Iterable[str]) -> bool:
 
 
 def evaluate_rendered(
-    config: Config, paths: list[str], want: Want, jobs: int, notes: bool
+    config: Config, paths: list[str], want: Want, jobs: int, notes: bool, hold: bool = False
 ) -> Generator[Rendered, None, None]:
     """The JSON Lines of a batch, rendered in `jobs` worker processes, chunk by chunk in input order. The
     parent only finds where ranges of a JSONL file's lines start (line_ranges) and writes what comes back;
     workers read their ranges, decode, parse, evaluate, encode and join. Other files are read by the parent
-    and handed on as text. `notes`: every outcome's notes (a log or a report is wanted)."""
+    and handed on as text. `notes`: every outcome's notes (a log or a report is wanted). `hold`: the
+    outputs are files of the caller's, which workers write their chunks into (services/pool.py)."""
     from evalkit.services.pool import ordered_map, spool_folder
 
-    with spool_folder(jobs) as spool:
+    with spool_folder(jobs, hold) as spool:
         make = RenderRecipe(EvalRecipe(str(config.folder), want), notes, spool)
         local = ChunkRenderer(BatchEvaluator(config, want), notes).render if jobs <= 1 else None
         yield from ordered_map(_tasks(paths), make, jobs, local)
@@ -426,10 +431,10 @@ class ChunkRenderer:
         from msgspec.json import decode
 
         from evalkit.engine.submission import parse_submission
-        from evalkit.services.pool import spooled
+        from evalkit.services.pool import spooler
 
         self.evaluator, self.notes = evaluator, notes
-        self._spooled = functools.partial(spooled, spool)
+        self._spooled = spooler(spool)
         self.encoder = _FastEncoder()
         self._decode: Callable[[str], Any] = decode
         self._parse_submission = parse_submission

@@ -6,21 +6,30 @@ start and end (newlines counted in C) and hands them out; each worker reads its 
 and renders its output, so that little crosses the process boundary and the parent's share per line stays
 near nothing. Results come back in input order, a bounded number of chunks in flight: memory stays flat and
 output flows while the input is read.
+
+A worker's chunk of output reaches the output one of three ways. Small, it crosses the pipe. Larger, when
+the outputs are regular files open before the workers start (`eval --out`, stdout redirected with `>`),
+the worker holds it (HOLD) and, once the parent has said where it goes (`place`: the parent only counts its
+bytes and moves its file position past them), writes it there itself: nobody copies it again. Else (a
+pipe, a device, a file opened to append; `score`) it spools it to a file the parent copies on in the
+kernel (`copy_spooled`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
-    from evalkit.services.workers import Reply
+    from evalkit.services.workers import Crew, Held, Reply
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -77,23 +86,38 @@ def _in_workers(tasks: Iterable[T], make: Callable[[], Callable[[T], R]], jobs: 
     from evalkit.services.workers import running
 
     with running(jobs, make) as crew:
-        early: dict[int, Reply] = {}
-        handed = done = 0
-        for task in tasks:
-            while len((worker := crew.least_busy()).held) >= HELD or handed - done >= WINDOW * jobs:
-                if done in early:
-                    yield _value(early.pop(done))
-                    done += 1
-                else:
-                    early.update(crew.replies())
-            worker.hand(handed, task)
-            handed += 1
-        while done < handed:
+        for worker in crew.workers:
+            _placing[worker.process.pid] = crew
+        try:
+            yield from _handed_out(crew, tasks, jobs)
+        finally:
+            for worker in crew.workers:
+                _placing.pop(worker.process.pid, None)
+
+
+_placing: dict[int | None, Crew] = {}
+"""The crew of the pool running, by its workers' pids: where `place` finds the worker holding a chunk."""
+
+
+def _handed_out(crew: Crew, tasks: Iterable[T], jobs: int) -> Iterator[Any]:
+    early: dict[int, Reply] = {}
+    handed = done = 0
+    for task in tasks:
+        while len((worker := crew.least_busy()).held) >= HELD or handed - done >= WINDOW * jobs:
             if done in early:
                 yield _value(early.pop(done))
                 done += 1
             else:
                 early.update(crew.replies())
+        worker.hand(handed, task)
+        handed += 1
+    while done < handed:
+        if done in early:
+            yield _value(early.pop(done))
+            done += 1
+        else:
+            early.update(crew.replies())
+    crew.synced(handed)  # the chunks held by workers placed in the output as told: all written now
 
 
 def _value(reply: Reply) -> Any:
@@ -117,13 +141,25 @@ class Spooled(NamedTuple):
 
 SPOOL_PREFIX = "evalkit-spool-"
 
+HOLD = "<held by the worker>"
+"""What spool_folder gives for `hold`, in place of a folder: each worker keeps its chunks of output (no
+file, no copy) and writes each into the output itself once the parent says where (`place`)."""
+
 
 @contextlib.contextmanager
-def spool_folder(jobs: int) -> Iterator[str | None]:
+def spool_folder(jobs: int, hold: bool = False) -> Iterator[str | None]:
     """A folder for the workers' chunks of output while the block runs (none for one process), removed with
     what is left in it however the block ends. Its name says which process made it (services/atomic.py's
-    stamped_name): the folders of runs killed outright (SIGKILL) are removed when the next one is made."""
+    stamped_name): the folders of runs killed outright (SIGKILL) are removed when the next one is made.
+    `hold`: every output the chunks go to is a regular file of the caller's, open before the workers start
+    (an atomic output's temporary file): the workers hold their chunks and write them there themselves
+    (HOLD, where workers are forked: they share the parent's descriptors)."""
     folder = None
+    if jobs > 1 and hold and sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError):
+            _remove_orphans()
+        yield HOLD
+        return
     if jobs > 1:
         with contextlib.suppress(OSError):  # no temporary folder at all: the chunks cross the pipe
             folder = _new_spool_folder()
@@ -136,12 +172,18 @@ def spool_folder(jobs: int) -> Iterator[str | None]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _remove_orphans() -> None:
+    from evalkit.services.atomic import orphans
+
+    for orphan in orphans(Path(tempfile.gettempdir()), SPOOL_PREFIX, ""):
+        shutil.rmtree(orphan, ignore_errors=True)
+
+
 def _new_spool_folder() -> str:
-    from evalkit.services.atomic import orphans, stamped_name
+    from evalkit.services.atomic import stamped_name
 
     temporary = Path(tempfile.gettempdir())
-    for orphan in orphans(temporary, SPOOL_PREFIX, ""):
-        shutil.rmtree(orphan, ignore_errors=True)
+    _remove_orphans()
     while True:
         folder = temporary / stamped_name(SPOOL_PREFIX, "")
         try:
@@ -149,6 +191,16 @@ def _new_spool_folder() -> str:
         except FileExistsError:  # the same four random bytes twice
             continue
         return str(folder)
+
+
+def spooler(folder: str | None) -> Callable[[bytes], bytes | Spooled | Held]:
+    """What a worker does with each chunk of output it makes, given what spool_folder gave: `spooled` to
+    `folder`, or, for HOLD, keep the chunk (services/workers.py's `hold`) unless it is small."""
+    if folder != HOLD:
+        return functools.partial(spooled, folder)
+    from evalkit.services.workers import hold
+
+    return lambda data: data if len(data) < SPOOL_MIN_BYTES else hold(data)
 
 
 def spooled(folder: str | None, data: bytes) -> bytes | Spooled:
@@ -188,6 +240,15 @@ def copy_spooled(chunk: Spooled, out: int) -> None:
             offset += sent
     os.unlink(chunk.path)
     _write_back(out, chunk.size)
+
+
+def place(chunk: Held, out: int) -> None:
+    """Append a chunk a worker holds to the regular file `out`, at its position (flush what is buffered
+    first): the worker writes it there while the parent moves on past it; the pool's end waits until every
+    chunk is written (raising PlacingFailed, an OSError, for one that could not be). Raises WorkerDied."""
+    offset = os.lseek(out, 0, os.SEEK_CUR)
+    _placing[chunk.worker].place(chunk, out, offset)
+    os.lseek(out, chunk.size, os.SEEK_CUR)
 
 
 def _write_back(out: int, size: int) -> None:

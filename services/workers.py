@@ -4,7 +4,9 @@ Each worker is a process this module starts itself (forked on Linux: it inherits
 starts in milliseconds) with one pipe to the parent. The parent hands it chunks of work down the pipe and
 reads the replies, in the order it handed them; it waits on every pipe and every process's sentinel at
 once, so it knows which worker holds which chunk and sees a dead worker the moment it dies. No thread of
-the parent's takes part.
+the parent's takes part. A worker may keep a chunk of output it made (`hold`) until the parent tells it
+where in an output file it goes (`Crew.place`), and writes it there between chunks; the pool's end
+(`Crew.synced`) waits for every such write.
 
 A worker dies with its parent however the parent ends: on Linux the kernel kills it (PR_SET_PDEATHSIG);
 everywhere a watchdog thread notices the parent is gone, and the pipe's end tells the worker the parent
@@ -22,7 +24,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:  # imported where a pool is made: a third of the cold start of a one-file `evalkit eval`
     import queue
@@ -49,6 +51,40 @@ class WorkerDied(Exception):
         self, message: str = "a worker process died (killed, or out of memory?); try fewer --jobs"
     ) -> None:
         super().__init__(message)
+
+
+class Held(NamedTuple):
+    """A chunk of output a worker keeps (`hold`) until the parent says where in the output file it goes
+    (`Crew.place`): the worker then writes it there itself, so that the parent never touches its bytes."""
+
+    worker: int  # the pid of the worker holding it
+    key: int
+    size: int
+
+
+class Place(NamedTuple):
+    """The parent's word to a worker: write the chunk it holds as `key` at `offset` of the file `fd` (the
+    worker's copy of the parent's descriptor, inherited when it was forked)."""
+
+    key: int
+    fd: int
+    offset: int
+
+
+class Sync(NamedTuple):
+    """Handed to each worker once its last chunk is placed: it answers once every chunk it was told to
+    place is written, with the first write that failed (an OSError), if one did."""
+
+
+class PlacingFailed(OSError):
+    """A worker could not write a chunk it held into the output file `fd`: the parent names that output."""
+
+    def __init__(self, fd: int, errno: int, strerror: str) -> None:
+        super().__init__(errno, strerror)
+        self.fd = fd
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return PlacingFailed, (self.fd, self.errno, self.strerror)
 
 
 def cores() -> int:
@@ -84,11 +120,19 @@ class Worker:
 
     def hand(self, number: int, task: Any) -> None:
         """Send chunk `number` to the worker. Raises WorkerDied when it is gone."""
+        self.send(task)
+        self.held.append(number)
+
+    def send(self, message: Any) -> None:
+        """`message` down the pipe, as Connection.send sends it without a pickler made for each. Raises
+        WorkerDied when the worker is gone."""
+        import pickle
+
+        data = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
         try:
-            self.connection.send(task)
+            self.connection.send_bytes(data)
         except OSError:  # the worker's end is closed: it died (not BrokenPipeError for the caller's stdout)
             raise WorkerDied from None
-        self.held.append(number)
 
 
 class Crew:
@@ -97,9 +141,42 @@ class Crew:
     def __init__(self, workers: list[Worker]) -> None:
         self.workers = workers
         self._by_handle: dict[Any, Worker] = {}
+        self._by_pid = {worker.process.pid: worker for worker in workers}
+        self.placed = False
         for worker in workers:
             self._by_handle[worker.connection] = worker
             self._by_handle[worker.process.sentinel] = worker
+        import select
+
+        # one poll object for the run, rather than a selector made and filled at each wait for replies
+        self._poll = select.poll() if hasattr(select, "poll") else None  # not on Windows
+        self._by_fd = {worker.connection.fileno(): worker for worker in workers}
+        self._sentinels = {worker.process.sentinel for worker in workers}
+        if self._poll is not None:
+            for fd in [*self._by_fd, *self._sentinels]:
+                self._poll.register(fd, select.POLLIN)
+
+    def place(self, chunk: Held, fd: int, offset: int) -> None:
+        """Tell the worker holding `chunk` to write it at `offset` of `fd`; it does so between chunks, the
+        parent does not wait. Raises WorkerDied when it is gone."""
+        self._by_pid[chunk.worker].send(Place(chunk.key, fd, offset))
+        self.placed = True
+
+    def synced(self, number: int) -> None:
+        """Wait until every worker has written every chunk it was told to place (chunks numbered from
+        `number` on carry the word); raises PlacingFailed for a write that failed, WorkerDied."""
+        if not self.placed:
+            return
+        for worker in self.workers:
+            worker.hand(number, Sync())
+            number += 1
+        answered, failure = 0, None
+        while answered < len(self.workers):
+            for _, (_, value) in self.replies():
+                answered += 1
+                failure = failure or value
+        if failure is not None:
+            raise failure
 
     def least_busy(self) -> Worker:
         return min(self.workers, key=lambda worker: len(worker.held))
@@ -107,20 +184,29 @@ class Crew:
     def replies(self) -> list[tuple[int, Reply]]:
         """Waits for at least one reply; returns every one that has come, with its chunk's number. Raises
         WorkerDied as soon as a worker has ended (during a run, only by being killed)."""
-        from multiprocessing.connection import wait
-
-        ready = wait(list(self._by_handle))
-        if any(isinstance(handle, int) for handle in ready):
+        ready, ended = self._ready()
+        if ended:
             raise WorkerDied
         got = []
-        for connection in ready:
-            worker = self._by_handle[connection]
+        for worker in ready:
             try:
                 reply = worker.connection.recv()
             except (EOFError, OSError):  # it died answering: half a reply is no reply
                 raise WorkerDied from None
             got.append((worker.held.popleft(), reply))
         return got
+
+    def _ready(self) -> tuple[list[Worker], bool]:
+        """Waits for a reply or a worker's end: the workers with a reply to read, and whether one ended."""
+        if self._poll is None:
+            from multiprocessing.connection import wait
+
+            handles = wait(list(self._by_handle))
+            workers = [self._by_handle[handle] for handle in handles if not isinstance(handle, int)]
+            return workers, len(workers) < len(handles)
+        events = self._poll.poll()
+        workers = [self._by_fd[fd] for fd, _ in events if fd in self._by_fd]
+        return workers, any(fd in self._sentinels for fd, _ in events)
 
 
 @contextlib.contextmanager
@@ -215,10 +301,18 @@ def _serve(
     # to a worker that waits to hand back a reply
     threading.Thread(target=_receive, args=(connection, inbox, stopping), daemon=True).start()
     while (task := inbox.get()) is not _STOP and not stopping.is_set():
-        try:
-            reply: Reply = (True, work(task))
-        except Exception as exc:  # the parent raises it, at this chunk's turn
-            reply = (False, exc)
+        if isinstance(task, Place):  # here, between chunks (a thread of its own would take turns for the GIL)
+            _place(task)
+            continue
+        if isinstance(task, Sync):  # every Place before it is carried out
+            reply: Reply = (True, _failed[0] if _failed else None)
+        else:
+            try:
+                reply = (True, work(task))
+            except Exception as exc:  # the parent raises it, at this chunk's turn
+                reply = (False, exc)
+            if _failed:  # a chunk could not be placed: the run ends at this chunk's turn
+                reply = (False, _failed[0])
         try:
             connection.send_bytes(_pickled(reply))
         except OSError:  # the parent closed its end: the run is over
@@ -236,6 +330,38 @@ def _made(make: Callable[[], Callable[[Any], Any]]) -> Callable[[Any], Any]:
             raise failure
 
         return fail
+
+
+_held: dict[int, bytes] = {}
+"""A worker's chunks of output held (`hold`) until the parent says where they go, by key."""
+_keys = iter(range(sys.maxsize))
+_failed: list[PlacingFailed] = []
+"""The first write of a chunk held that failed; nothing more is written once one has."""
+
+
+def hold(data: bytes) -> Held:
+    """Keep `data` in this worker until the parent says where it goes (Place); in a worker only."""
+    key = next(_keys)
+    _held[key] = data
+    return Held(os.getpid(), key, len(data))
+
+
+def _place(order: Place) -> None:
+    """Write the chunk held as `order.key` where the parent said, then start writing it to disk without
+    waiting (as `pool.copy_spooled` does for the chunks it copies)."""
+    data = _held.pop(order.key)
+    if _failed:
+        return
+    view, offset = memoryview(data), order.offset
+    try:
+        while view:
+            written = os.pwrite(order.fd, view, offset)
+            view, offset = view[written:], offset + written
+    except OSError as exc:
+        _failed.append(PlacingFailed(order.fd, exc.errno or 0, exc.strerror or str(exc)))
+        return
+    with contextlib.suppress(OSError, AttributeError):  # no posix_fadvise here
+        os.posix_fadvise(order.fd, order.offset, len(data), os.POSIX_FADV_DONTNEED)
 
 
 def _receive(connection: Connection, inbox: queue.SimpleQueue[Any], stopping: threading.Event) -> None:

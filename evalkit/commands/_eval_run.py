@@ -33,12 +33,13 @@ from evalkit.services.inputs import STDIN, no_submissions
 from evalkit.services.output_over_input import input_written_over
 from evalkit.services.progress import Progress, counted
 from evalkit.services.usage import UsageProblem
-from evalkit.services.workers import WorkerDied
+from evalkit.services.workers import PlacingFailed, WorkerDied
 
 if TYPE_CHECKING:
     import argparse
 
     from evalkit.services.pool import Spooled
+    from evalkit.services.workers import Held
 
 
 class OutputFailed(Exception):
@@ -69,18 +70,21 @@ class Sink:
         with _writing(self.name):
             self.handle.write(text)
 
-    def write_bytes(self, data: bytes | Spooled) -> None:
+    def write_bytes(self, data: bytes | Spooled | Held) -> None:
         """UTF-8 text already encoded (a chunk), past the text layer when there is one below; a chunk a
-        worker spooled to a file is copied on by the kernel."""
+        worker spooled to a file is copied on by the kernel; one a worker holds, it writes itself."""
         with _writing(self.name):
             buffer = getattr(self.handle, "buffer", None)
             if not isinstance(data, bytes):
-                from evalkit.services.pool import copy_spooled
+                from evalkit.services.pool import Spooled, copy_spooled, place
 
                 self.handle.flush()
                 if buffer is not None:
                     buffer.flush()
-                copy_spooled(data, self.handle.fileno())
+                if isinstance(data, Spooled):
+                    copy_spooled(data, self.handle.fileno())
+                else:
+                    place(data, self.handle.fileno())
                 return
             if buffer is None:
                 self.handle.write(data.decode("utf-8"))
@@ -205,6 +209,7 @@ class EvalRun:
                 want,
                 self.args.jobs,
                 bool(self.args.log_file or self.args.report_md),
+                hold=_files_of_our_own(self.args.out, self.args.explain_json),
             )
         else:
             outcomes = evaluate_all(config, itertools.chain(first, items), want, self.args.jobs)
@@ -244,7 +249,7 @@ class EvalRun:
             results = self._open(outputs, args.out) or Sink("stdout", sys.stdout)
             explain = self._open(outputs, args.explain_json)
             report = self._open(outputs, args.report_md)  # opened now: one it cannot write stops the run here
-            for outcome in outcomes:
+            for outcome in _placing_named(outcomes, results, explain):
                 if isinstance(outcome, Rendered):
                     errors += self._write_rendered(outcome, results, explain, progress, reported)
                     continue
@@ -305,7 +310,39 @@ class EvalRun:
             )
 
 
+def _placing_named(outcomes: Iterator[Any], results: Sink, explain: Sink | None) -> Iterator[Any]:
+    """`outcomes`; a chunk a worker could not write into the results or the explanations (PlacingFailed)
+    names that output, as a write of the parent's would."""
+    try:
+        yield from outcomes
+    except PlacingFailed as failed:
+        sink = explain if explain is not None and failed.fd == explain.handle.fileno() else results
+        raise OutputFailed(sink.name, failed.strerror or str(failed)) from None
+
+
 OUTPUT_FLAGS = ("out", "explain_json", "report_md", "log_file")
+
+
+def _files_of_our_own(out: str | None, explain: str | None) -> bool:
+    """Whether the results and explanations go to regular files that `--jobs` workers can write their chunks
+    into themselves, at offsets the parent gives: --out and --explain-json (atomic outputs' temporary
+    files, open before the workers start), or stdout redirected to a file (`> results.jsonl`, not `>>`:
+    there each write would go to the end); not a device or a pipe."""
+    if out is None and not _stdout_is_a_file():
+        return False
+    paths = [path for path in (out, explain) if path is not None]
+    return all(os.path.isfile(path) or not os.path.exists(path) for path in paths)
+
+
+def _stdout_is_a_file() -> bool:
+    try:
+        import fcntl
+        import stat
+
+        fd = sys.stdout.fileno()
+        return stat.S_ISREG(os.fstat(fd).st_mode) and not fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND
+    except (ImportError, AttributeError, ValueError, OSError):  # replaced (no descriptor), closed; Windows
+        return False
 
 
 def _outputs(args: argparse.Namespace) -> list[str]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -127,3 +129,61 @@ def test_an_output_that_is_a_folder_is_refused_before_anything_is_evaluated(
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr == "evalkit eval: cannot write folder: it is a folder\n"
+
+
+def _file_size_limit(size: int) -> Callable[[], None]:
+    """Files the command writes may not grow past `size` bytes (RLIMIT_FSIZE): a write past it fails with
+    EFBIG, "File too large" (Python ignores SIGXFSZ), as a full disk would fail a regular file."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, resource.RLIM_INFINITY))
+
+    return limit
+
+
+BOTH = ["--out", "results.jsonl", "--explain-json", "explain.jsonl"]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize(
+    ("sample", "limit", "flags", "name"),
+    [
+        # 600 lines of the seed's sample: 2.2 MB of results, 1.7 MB of explanations
+        ("sample_submission.json", 1_000_000, ["--out", "results.jsonl"], "results.jsonl"),
+        ("sample_submission.json", 2_000_000, BOTH, "results.jsonl"),
+        # 600 lines of a markup sample: 0.8 MB of results, 1.8 MB of explanations
+        ("13_markup_1.json", 1_000_000, BOTH, "explain.jsonl"),
+    ],
+)
+def test_an_output_file_that_cannot_grow_is_named_also_when_workers_write_it(
+    tmp_path: Path, jobs: str, sample: str, limit: int, flags: list[str], name: str
+) -> None:
+    # with --jobs the workers write their chunks into the output files themselves: a write that fails
+    # there is said by the parent, naming the output
+    line = json.dumps(json.loads((ROOT / "samples" / sample).read_text(encoding="utf-8")))
+    (tmp_path / "batch.jsonl").write_text((line + "\n") * 600, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "evalkit", "eval", "batch.jsonl", "--jobs", jobs, *flags],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_file_size_limit(limit),
+    )
+    assert (done.returncode, done.stderr) == (2, f"evalkit eval: cannot write {name}: File too large\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["batch.jsonl"]
+
+
+def test_stdout_redirected_to_a_file_that_cannot_grow_says_stdout(tmp_path: Path) -> None:
+    (tmp_path / "batch.jsonl").write_text((SEED_LINE + "\n") * 600, encoding="utf-8")
+    with open(tmp_path / "results.jsonl", "w") as stdout:  # written into by the workers themselves
+        done = subprocess.run(
+            [sys.executable, "-m", "evalkit", "eval", "batch.jsonl", "--jobs", "2"],
+            cwd=tmp_path,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            preexec_fn=_file_size_limit(1_000_000),
+        )
+    assert (done.returncode, done.stderr) == (2, "evalkit eval: cannot write stdout: File too large\n")

@@ -275,3 +275,111 @@ def test_a_spool_folder_left_by_a_run_killed_outright_is_removed_by_the_next(
     )
     assert done.returncode == 0, done.stderr
     assert sorted(temporary.iterdir()) == sorted(kept)
+
+
+def test_workers_writing_their_chunks_into_the_outputs_give_one_process_bytes(tmp_path: Path) -> None:
+    """With --out and --explain-json the workers write each chunk into the output files themselves, where
+    the parent says; between them the parent writes the small chunks (of single files) it was sent: the
+    outputs are one process's, byte for byte, and nothing is left in the temporary folder."""
+    samples = sorted((ROOT / "samples").glob("*.json"))
+    lines = [json.dumps(json.loads(path.read_text(encoding="utf-8"))) for path in samples]
+    (tmp_path / "big.jsonl").write_text("".join(f"{lines[i % len(lines)]}\n" for i in range(2500)))
+    (tmp_path / "small.jsonl").write_text(f"{lines[0]}\n\n{lines[1]}\n")
+    inputs = [str(samples[0]), "big.jsonl", str(samples[1]), "small.jsonl", "big.jsonl"]
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    outputs = []
+    for jobs in ("1", "2"):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "evalkit",
+                "eval",
+                *inputs,
+                "--jobs",
+                jobs,
+                "--out",
+                f"results-{jobs}.jsonl",
+                "--explain-json",
+                f"explain-{jobs}.jsonl",
+            ],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "TMPDIR": str(temporary)},
+        )
+        assert (done.returncode, done.stderr) == (0, "")
+        outputs.append([(tmp_path / f"{kind}-{jobs}.jsonl").read_bytes() for kind in ("results", "explain")])
+    assert outputs[1] == outputs[0]
+    assert len(outputs[0][0].splitlines()) == 2 + 2 + 2 * 2500
+    assert list(temporary.iterdir()) == []
+
+
+@pytest.mark.parametrize("mode", ["w", "a"])
+def test_stdout_redirected_to_a_file_gets_one_process_bytes_after_what_it_held(
+    tmp_path: Path, mode: str
+) -> None:
+    """`> file` (mode w): the workers write their chunks into stdout's file at the offsets the parent gives,
+    after what the file held at its position; `>> file` (mode a, where every write goes to the end): they
+    spool them and the parent copies them on. Either way the bytes are one process's."""
+    samples = sorted((ROOT / "samples").glob("*.json"))
+    lines = [json.dumps(json.loads(path.read_text(encoding="utf-8"))) for path in samples]
+    (tmp_path / "big.jsonl").write_text("".join(f"{lines[i % len(lines)]}\n" for i in range(2500)))
+    outputs = []
+    for jobs in ("1", "2"):
+        with open(tmp_path / f"stdout-{jobs}.jsonl", mode, encoding="utf-8") as stdout:
+            stdout.write("a line before\n")
+            stdout.flush()
+            done = subprocess.run(
+                [sys.executable, "-m", "evalkit", "eval", "big.jsonl", "--jobs", jobs],
+                cwd=tmp_path,
+                stdout=stdout,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=120,
+            )
+            assert (done.returncode, done.stderr) == (0, "")
+            stdout.write("a line after\n")
+        outputs.append((tmp_path / f"stdout-{jobs}.jsonl").read_bytes())
+    assert outputs[1] == outputs[0]
+    assert outputs[0].startswith(b"a line before\n{") and outputs[0].endswith(b"}\na line after\n")
+    assert len(outputs[0].splitlines()) == 2500 + 2
+
+
+def _written_into(folder: Path) -> bool:
+    """Whether a temporary output file in `folder` holds bytes yet."""
+    for path in folder.iterdir():
+        with contextlib.suppress(OSError):  # renamed or removed meanwhile
+            if path.name.endswith(".tmp") and path.stat().st_size > 0:
+                return True
+    return False
+
+
+def test_sigterm_while_workers_write_into_the_output_removes_it(tmp_path: Path) -> None:
+    # a regular file read by the workers themselves, who write their chunks into --out's temporary file
+    (tmp_path / "big.jsonl").write_text((SEED_LINE + "\n") * 30_000, encoding="utf-8")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "evalkit", "eval", "big.jsonl", "--jobs", "2", "--out", "results.jsonl"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    workers: list[int] = []
+    try:
+        wait_for(lambda: _written_into(tmp_path), "a worker writing into the output")
+        workers = children(process.pid)
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=DEADLINE_S)
+    finally:
+        for pid in [process.pid, *workers]:
+            if alive(pid) and _runs_on(pid, Path("big.jsonl")):
+                os.kill(pid, signal.SIGKILL)
+        process.wait()
+    assert process.returncode == 128 + signal.SIGTERM
+    assert err.endswith("terminated\n") and "Traceback" not in err
+    wait_for(lambda: not any(alive(pid) for pid in workers), "the workers to end")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["big.jsonl"]

@@ -172,3 +172,59 @@ def test_workers_started_afresh_where_fork_is_not_available() -> None:
         pids = [worker.process.pid for worker in crew.workers]
     assert replies == {number: (True, number * number) for number in range(6)}
     assert not any(pid is not None and in_process_table(pid) for pid in pids)
+
+
+class Holds:
+    """Renders task `n` as `n` bytes of the letter `n % 26`, held by the worker (pool.HOLD) when large."""
+
+    def __call__(self) -> Callable[[int], object]:
+        from evalkit.services.pool import HOLD, spooler
+
+        keep = spooler(HOLD)
+        return lambda task: keep(bytes([97 + task % 26]) * task)
+
+
+def expected_output(tasks: list[int]) -> bytes:
+    return b"".join(bytes([97 + task % 26]) * task for task in tasks)
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    tasks=st.lists(st.sampled_from([0, 10, 70_000, 300_000]), max_size=24),
+    jobs=st.integers(2, 3),
+    head=st.binary(max_size=100),
+)
+def test_chunks_workers_hold_are_written_by_them_in_order_where_the_parent_says(
+    tmp_path_factory: pytest.TempPathFactory, tasks: list[int], jobs: int, head: bytes
+) -> None:
+    from evalkit.services.pool import Spooled, place
+    from evalkit.services.workers import Held
+
+    out = tmp_path_factory.mktemp("held") / "out"
+    with open(out, "wb") as handle:
+        handle.write(head)  # written by the parent before, buffered: placing goes after it
+        for chunk in ordered_map(iter(tasks), Holds(), jobs):
+            assert not isinstance(chunk, Spooled)
+            if isinstance(chunk, Held):
+                handle.flush()
+                place(chunk, handle.fileno())
+            else:  # a small chunk crosses the pipe, and the parent writes it
+                handle.write(chunk)
+        handle.flush()  # what the parent wrote itself; the map has ended: every chunk held is written
+        assert out.read_bytes() == head + expected_output(tasks)
+
+
+@pytest.mark.parametrize("chunks", [2, 6])  # each worker's last: only the pool's end can say it failed
+def test_a_chunk_a_worker_cannot_write_where_told_raises_placing_failed_naming_the_descriptor(
+    tmp_path: Path, chunks: int
+) -> None:
+    from evalkit.services.pool import place
+    from evalkit.services.workers import PlacingFailed
+
+    (tmp_path / "read-only").write_bytes(b"")
+    with open(tmp_path / "read-only", "rb") as handle:
+        with pytest.raises(PlacingFailed) as failed:
+            for chunk in ordered_map(iter([70_000] * chunks), Holds(), 2):
+                place(chunk, handle.fileno())  # the worker's pwrite fails: EBADF
+        assert failed.value.fd == handle.fileno()
+        assert failed.value.strerror == "Bad file descriptor"
