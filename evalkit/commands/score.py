@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from evalkit.qydomain.summary import ScoreSummary
     from evalkit.services.pool import Spooled
     from evalkit.services.progress import Progress
+    from evalkit.services.workers import Held
 
 CHUNK_LINES = 1000  # lines per unit of work: large enough to amortise pickling, small enough to stream
 PROGRESS_MIN_BYTES = 1 << 20  # smaller inputs finish before a bar would be worth drawing
@@ -99,7 +100,8 @@ def _score_file(args: argparse.Namespace, summary: ScoreSummary) -> int:
     with source, _output(args.out) as write:
         tally = _Tally(name, summary, os.fstat(source.fileno()).st_size)
         if stat.S_ISREG(os.fstat(source.fileno()).st_mode):
-            _score_ranges(source, args.input, name, args.jobs, write, tally)
+            hold = args.out is not None  # --out's temporary file: the workers write their chunks into it
+            _score_ranges(source, args.input, name, args.jobs, write, tally, hold)
         else:
             for scored in _score_chunks(_chunks(source, name), name, args.jobs):
                 _take(scored, name, write, tally)
@@ -138,7 +140,9 @@ class Scored(NamedTuple):
     stderr need. Workers do not know where in the file their lines are: they count them, and the parent
     numbers bad lines and writes their error entries."""
 
-    output: bytes | Spooled  # the output lines before the first bad line (all of them when none is bad)
+    output: (
+        bytes | Spooled | Held
+    )  # the output lines before the first bad line (all of them when none is bad)
     scores: dict[str, array[float]]  # the scores of each data source, in input order
     lines: int  # lines read, blank ones too
     bad: list[BadLine]
@@ -162,24 +166,31 @@ class ByteRange(NamedTuple):
 
 
 def _score_ranges(
-    source: BinaryIO, path: str, name: str, jobs: int, write: Callable[[bytes | Spooled], None], tally: _Tally
+    source: BinaryIO,
+    path: str,
+    name: str,
+    jobs: int,
+    write: Callable[[bytes | Spooled | Held], None],
+    tally: _Tally,
+    hold: bool,
 ) -> None:
     """A regular file: the parent finds where ranges of whole lines end (a newline after every RANGE_BYTES,
     found by seeking there: it reads next to nothing of the file), then only writes what workers send
     back. Each worker reads its range itself, scores it and renders its output lines. With one job the
-    ranges are scored here, the same way."""
+    ranges are scored here, the same way. `hold`: the output is a regular file of our own (--out's
+    temporary file), which the workers write their chunks into themselves (pool.py's spool_folder)."""
     from evalkit.services.pool import ordered_map, spool_folder
     from evalkit.services.workers import WorkerDied
 
     try:
-        with spool_folder(jobs) as spool:
+        with spool_folder(jobs, hold) as spool:
             for scored in ordered_map(_ranges(source, path, name), ScoreRanges(spool), jobs):
                 _take(scored, name, write, tally)
     except WorkerDied as died:
         raise UsageProblem(f"{name}: {died}") from None
 
 
-def _take(scored: Scored, name: str, write: Callable[[bytes | Spooled], None], tally: _Tally) -> None:
+def _take(scored: Scored, name: str, write: Callable[[bytes | Spooled | Held], None], tally: _Tally) -> None:
     """Lines scored: their output written, with an error entry for each bad line, their scores summed,
     their bad lines shown."""
     if scored.problem is not None:
@@ -215,19 +226,20 @@ class ScoreRanges:
     spool: str | None
 
     def __call__(self) -> Callable[[ByteRange], Scored]:
-        return functools.partial(score_range, spool=self.spool)
+        from evalkit.services.pool import spooler
+
+        return functools.partial(score_range, keep=spooler(self.spool))
 
 
-def score_range(part: ByteRange, spool: str | None = None) -> Scored:
-    """Score the lines of part.path between part.start and part.end (a worker's unit with --jobs)."""
+def score_range(part: ByteRange, keep: Callable[[bytes], bytes | Spooled | Held] | None = None) -> Scored:
+    """Score the lines of part.path between part.start and part.end (a worker's unit with --jobs); `keep`
+    is what becomes of the output (services/pool.py's spooler: a file, held by the worker, or as it is)."""
     try:
         lines, terminated = _range_lines(part)
     except OSError as error:
         return Scored(b"", {}, 0, [], error.strerror or str(error), part.end)
-    from evalkit.services.pool import spooled
-
     output, scores, bad = score_lines(lines, terminated)
-    return Scored(spooled(spool, output), scores, len(lines), bad, None, part.end)
+    return Scored(output if keep is None else keep(output), scores, len(lines), bad, None, part.end)
 
 
 def _range_lines(part: ByteRange) -> tuple[list[bytes | None], bool]:
@@ -386,13 +398,13 @@ def _show_error(progress: Progress, count: int, message: str) -> None:
 
 
 @contextlib.contextmanager
-def _output(path: str | None) -> Iterator[Callable[[bytes | Spooled], None]]:
+def _output(path: str | None) -> Iterator[Callable[[bytes | Spooled | Held], None]]:
     """Where the scored JSONL goes: stdout, or --out through a temporary file that replaces it only when
     the whole input was read (services/atomic.py). A chunk a worker spooled to a file is copied on by the
-    kernel."""
+    kernel; one a worker holds, it writes into the file itself."""
     if path is None:
 
-        def write_stdout(data: bytes | Spooled) -> None:
+        def write_stdout(data: bytes | Spooled | Held) -> None:
             with _write_errors_stop(None):
                 _write(sys.stdout.buffer, data)
 
@@ -404,21 +416,24 @@ def _output(path: str | None) -> Iterator[Callable[[bytes | Spooled], None]]:
 
     with _write_errors_stop(path), atomic_output(path, binary=True) as handle:
 
-        def write_file(data: bytes | Spooled) -> None:
+        def write_file(data: bytes | Spooled | Held) -> None:
             with _write_errors_stop(path):
                 _write(handle, data)
 
         yield write_file
 
 
-def _write(handle: IO[bytes], data: bytes | Spooled) -> None:
+def _write(handle: IO[bytes], data: bytes | Spooled | Held) -> None:
     if isinstance(data, bytes):
         handle.write(data)
         return
-    from evalkit.services.pool import copy_spooled
+    from evalkit.services.pool import Spooled, copy_spooled, place
 
     handle.flush()
-    copy_spooled(data, handle.fileno())
+    if isinstance(data, Spooled):
+        copy_spooled(data, handle.fileno())
+    else:
+        place(data, handle.fileno())
 
 
 @contextlib.contextmanager

@@ -300,3 +300,36 @@ def test_a_file_a_pipe_and_jobs_2_read_lines_alike(tmp_path: Path) -> None:
     ]
     assert from_jobs.stderr == from_file.stderr
     assert from_pipe.stderr == from_file.stderr.replace("data.jsonl", "/dev/stdin")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_out_file_that_cannot_grow_is_named_also_when_workers_write_it(tmp_path: Path, jobs: str) -> None:
+    """With --jobs and --out the workers write their chunks of output into --out's temporary file
+    themselves: a write that fails there (here RLIMIT_FSIZE, as a full disk) is said by the parent, naming
+    --out, and no file is left; within the limit the file is byte for byte one process's."""
+    import resource
+
+    rows = [dict(ROWS[index % len(ROWS)], id=index, pad="x" * 1000) for index in range(3000)]
+    write_jsonl(tmp_path / "rows.jsonl", jsonl(rows))  # 3.6 MB: ranges of 1 MB, chunks a worker holds
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1_000_000, resource.RLIM_INFINITY))
+
+    done = subprocess.run(
+        [EVALKIT, "score", "rows.jsonl", "--out", "scored.jsonl", "--jobs", jobs],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limit,
+    )
+    assert (done.returncode, done.stderr) == (
+        2,
+        "evalkit score: scored.jsonl: cannot write: File too large\n",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rows.jsonl"]
+    assert evalkit_score("rows.jsonl", "--out", f"{jobs}.jsonl", "--jobs", jobs, cwd=tmp_path).returncode == 0
+    if jobs == "2":
+        serial = evalkit_score("rows.jsonl", "--out", "1.jsonl", cwd=tmp_path)
+        assert serial.returncode == 0
+        assert (tmp_path / "2.jsonl").read_bytes() == (tmp_path / "1.jsonl").read_bytes()
