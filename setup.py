@@ -109,7 +109,11 @@ def _extensions() -> list[Any]:
         # same step): their imports type as Any here, as mypy over the installed package (tasks.py lint)
         # checks them for real; a `type: ignore` about a dependency's types is then unused, not an error
         return mypycify(
-            ["--ignore-missing-imports", "--no-warn-unused-ignores", *(path for paths, _ in groups for path in paths)],
+            [
+                "--ignore-missing-imports",
+                "--no-warn-unused-ignores",
+                *(path for paths, _ in groups for path in paths),
+            ],
             opt_level="3",
             separate=groups,
         )
