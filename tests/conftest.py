@@ -6,9 +6,9 @@ assertion, and on a loaded 2-core machine examples that take 20 ms idle took 230
 it is derandomized, so a red build always reproduces, and prints the failing example's blob for
 `@reproduce_failure`.
 
-The engine's hot modules are compiled by mypyc when evalkit is installed (setup.py). The suite refuses to
-run against compiled modules older than their source, and with EVALKIT_PURE=1 it imports the engine from
-its Python source instead, so that both builds are tested (`python3 tasks.py test` runs both).
+The engine's and the scorers' hot modules are compiled by mypyc when evalkit is installed (setup.py). The
+suite refuses to run against compiled modules older than their source, and with EVALKIT_PURE=1 it imports
+them from their Python source instead, so that both builds are tested (`python3 tasks.py test` runs both).
 """
 
 from __future__ import annotations
@@ -28,50 +28,56 @@ settings.register_profile("evalkit", deadline=None)
 settings.register_profile("ci", parent=settings.get_profile("evalkit"), derandomize=True, print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "evalkit")
 
-ENGINE = Path(__file__).resolve().parent.parent / "engine"
+ROOT = Path(__file__).resolve().parent.parent
+ENGINE = ROOT / "engine"
+QYDOMAIN = ROOT / "qydomain"
+BUILT = {"evalkit.engine": ENGINE, "evalkit.qydomain": QYDOMAIN}
+"""The packages whose hot modules setup.py compiles, by the folder that holds their source."""
 
 
-def compiled_engine_modules() -> dict[Path, Path]:
-    """Each engine module compiled in place (an editable install), by its source."""
+def compiled_modules(folder: Path) -> dict[Path, Path]:
+    """Each module of `folder` compiled in place (an editable install), by its source."""
     compiled = {}
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        for library in ENGINE.glob(f"*{suffix}"):
-            source = ENGINE / (library.name.removesuffix(suffix) + ".py")
+        for library in folder.glob(f"*{suffix}"):
+            source = folder / (library.name.removesuffix(suffix) + ".py")
             if source.exists():
                 compiled[source] = library
     return compiled
 
 
-class _EngineFromSource(importlib.abc.MetaPathFinder):
-    """Imports `evalkit.engine.X` from engine/X.py even where a compiled X sits beside it."""
+class _BuiltFromSource(importlib.abc.MetaPathFinder):
+    """Imports `evalkit.engine.X` from engine/X.py (and `evalkit.qydomain.X` from qydomain/X.py) even where
+    a compiled X sits beside it."""
 
     def find_spec(
         self, name: str, path: Sequence[str] | None, target: object = None
     ) -> importlib.machinery.ModuleSpec | None:
         package, _, module = name.rpartition(".")
-        source = ENGINE / f"{module}.py"
-        if package != "evalkit.engine" or not source.exists():
+        folder = BUILT.get(package)
+        if folder is None or not (folder / f"{module}.py").exists():
             return None
-        return importlib.util.spec_from_file_location(name, source)
+        return importlib.util.spec_from_file_location(name, folder / f"{module}.py")
 
 
-if os.environ.get("EVALKIT_PURE") == "1":  # before any conftest below imports the engine
-    sys.meta_path.insert(0, _EngineFromSource())
+if os.environ.get("EVALKIT_PURE") == "1":  # before any conftest below imports the engine or the scorers
+    sys.meta_path.insert(0, _BuiltFromSource())
 
 
 def pytest_configure(config: pytest.Config) -> None:
     if os.environ.get("EVALKIT_PURE") == "1":
         return
     stale = sorted(
-        source.name
-        for source, library in compiled_engine_modules().items()
+        f"{folder.name}/{source.name}"
+        for folder in BUILT.values()
+        for source, library in compiled_modules(folder).items()
         if source.stat().st_mtime > library.stat().st_mtime
     )
     if stale:
         pytest.exit(
-            f"engine/{', engine/'.join(stale)} changed after it was compiled: rebuild with "
-            "`python3 tasks.py test` (it reinstalls when the engine changes) or "
-            "`.venv/bin/pip install -e .`, or test the source with EVALKIT_PURE=1",
+            f"{', '.join(stale)} changed after it was compiled: rebuild with `python3 tasks.py test` (it "
+            "reinstalls when the engine or the scorers change) or `.venv/bin/pip install -e .`, or test the "
+            "source with EVALKIT_PURE=1",
             returncode=2,
         )
 
@@ -120,7 +126,12 @@ def _read_terminal(descriptor: int) -> str:
 
 @pytest.fixture
 def compiled_engine() -> dict[Path, Path]:
-    return compiled_engine_modules()
+    return compiled_modules(ENGINE)
+
+
+@pytest.fixture
+def compiled_qydomain() -> dict[Path, Path]:
+    return compiled_modules(QYDOMAIN)
 
 
 @pytest.fixture
