@@ -133,8 +133,11 @@ def _keys(request: _Request, node: Schema | None) -> list[types.CompletionItem]:
     return items + [_prefix_item(request, *choice, len(items) + rank) for rank, choice in enumerate(prefixes)]
 
 
-def _key_item(request: _Request, name: str, node: Schema, rank: int) -> types.CompletionItem:
-    text = _key_text(request, name, node)
+def _key_item(
+    request: _Request, name: str, node: Schema, rank: int, text: str | None = None
+) -> types.CompletionItem:
+    """A key to complete: `text` is what it inserts (by default the key and what its value starts with)."""
+    text = _key_text(request, name, node) if text is None else text
     return types.CompletionItem(
         label=name,
         kind=types.CompletionItemKind.Property,
@@ -155,15 +158,7 @@ def _key_docs(request: _Request, name: str, node: Schema) -> str:
 
 def _prefix_item(request: _Request, prefix: str, node: Schema, rank: int) -> types.CompletionItem:
     """A key of the user's own naming that the schema allows by its prefix (`x-`): the prefix alone."""
-    return types.CompletionItem(
-        label=prefix,
-        kind=types.CompletionItemKind.Property,
-        detail=schemanav.type_words(request.top, node),
-        documentation=_documentation(request, _key_docs(request, prefix, node)),
-        sort_text=f"{rank:04d}",
-        text_edit=types.TextEdit(request.replace, prefix),
-        insert_text_format=types.InsertTextFormat.PlainText,
-    )
+    return _key_item(request, prefix, node, rank, text=prefix)
 
 
 def _key_text(request: _Request, name: str, node: Schema) -> str:
