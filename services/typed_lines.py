@@ -1,7 +1,7 @@
 """A JSONL line decoded straight into typed msgspec Structs, for `evalkit eval`'s hot loop: msgspec checks
 every field's type in C as it reads the line and builds no dict for it, which costs less than decoding a dict
 and checking it (`parse_submission`'s `_well_typed`). Only the common submission decodes so: string ids,
-numbers for ratings, nothing beyond the known keys at the top level. Any other line raises, and is decoded
+numbers for ratings, nothing beyond the known keys. Any other line raises, and is decoded
 as a dict and parsed as before (services/batch.py); `evalkit.engine.submission.from_typed` builds the
 Submission. tests/services/test_typed_lines.py holds the two ways together.
 
@@ -15,13 +15,13 @@ from msgspec import Struct
 from msgspec.json import Decoder
 
 
-class TypedResponse(Struct):
+class TypedResponse(Struct, forbid_unknown_fields=True):
     id: str
     text: str
     meta: dict[str, Any] | None = None
 
 
-class TypedRatings(Struct):
+class TypedRatings(Struct, forbid_unknown_fields=True):
     instructions: float
     accuracy: float
     optimality: float
@@ -32,7 +32,9 @@ class TypedRatings(Struct):
 
 class TypedLine(Struct, forbid_unknown_fields=True):
     """A submission's known keys (engine/submission.py's _KNOWN): any other key belongs in `extra`, which
-    the dict's path keeps, so a line with one is refused here."""
+    the dict's path keeps, so a line with one is refused here. So is a key the response's or the ratings'
+    Struct does not know: msgspec skips such a value unread, where the dict's path reads it and may refuse
+    it (a number of more digits than Python converts)."""
 
     prompt: str
     responses: list[TypedResponse]

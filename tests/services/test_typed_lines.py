@@ -27,49 +27,58 @@ NUMBERS = (
     | st.integers(-(2**64), 2**64)
     | st.sampled_from([0, -0.0, 4, 2**53 + 1, 2**1100, -(2**1100), BIG, BIG + 2**969, -BIG - 1, 1e-05])
 )
-WRONG = st.none() | st.booleans() | st.integers(-2, 2) | st.text(max_size=3) | st.just([]) | st.just({})
+WRONG = (
+    st.none() | st.booleans() | st.integers(-2, 2) | st.text(max_size=3) | st.builds(list) | st.builds(dict)
+)
 TEXT = st.text(max_size=6)
 IDS = st.sampled_from(["a", "b"]) | st.integers(0, 2) | st.just(1.0)
 
 
-def maybe(draw: st.DrawFn, value: st.SearchStrategy[Any], present: float = 0.8) -> Any:
-    return draw(value) if draw(st.floats(0, 1)) < present else ...
+def usually(good: st.SearchStrategy[Any], other: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """`good` nineteen times in twenty, else `other` (one_of would draw each of other's branches as often)."""
+    return st.integers(0, 19).flatmap(lambda n: other if n == 0 else good)
+
+
+def maybe(draw: st.DrawFn, value: st.SearchStrategy[Any], present: float) -> Any:
+    return draw(value) if draw(st.integers(0, 99)) < present * 100 else ...
 
 
 @st.composite
 def lines(draw: st.DrawFn) -> str:
     """Submissions' JSON text, mostly well typed, with every way a line may stray: wrong types, integer ids
     and ratings, ratings beyond a float, null optionals, no responses, keys the Structs do not know."""
-    data: dict[str, Any] = {}
-    fields: dict[str, st.SearchStrategy[Any]] = {
-        "prompt": TEXT | WRONG,
-        "responses": st.lists(
-            st.fixed_dictionaries(
-                {"id": IDS, "text": TEXT},
-                optional={"meta": st.none() | st.just({"k": 1}) | WRONG, "extra": WRONG},
-            ),
-            max_size=3,
-        )
-        | WRONG,
-        "ranking": st.lists(IDS, max_size=3) | WRONG,
-        "ratings": st.fixed_dictionaries(
-            dict.fromkeys(DIMENSIONS, NUMBERS),
-            optional={"justification": st.none() | TEXT | WRONG, "note": WRONG},
-        )
-        | WRONG,
-        **{key: st.none() | TEXT | WRONG for key in OPTIONAL_TEXT},
-        "evidence": st.none() | TEXT | st.just([1, "x"]) | st.just({"a": [1]}) | WRONG,
-        "justification": TEXT,
-        "extra": st.just({"a": 1}),
-        "x-note": WRONG,
+    response = st.fixed_dictionaries(
+        {"id": usually(st.sampled_from(["a", "b"]), IDS), "text": usually(TEXT, WRONG)},
+        optional={"meta": usually(st.none() | st.just({"k": 1}), WRONG)},
+    )
+    response = usually(response, response.map(lambda r: {**r, "extra": 1}))
+    ratings = st.fixed_dictionaries(
+        dict.fromkeys(DIMENSIONS, st.floats(0, 5) | st.integers(0, 5)),
+        optional={"justification": usually(st.none() | TEXT, WRONG)},
+    )
+    fields: dict[str, tuple[st.SearchStrategy[Any], float]] = {
+        "prompt": (usually(TEXT, WRONG), 0.97),
+        "responses": (usually(st.lists(response, min_size=1, max_size=3), WRONG), 0.97),
+        "ranking": (usually(st.lists(usually(st.sampled_from(["a", "b"]), IDS), max_size=3), WRONG), 0.97),
+        "ratings": (usually(ratings, ratings.map(lambda r: {**r, "note": 1}) | WRONG), 0.97),
+        **{key: (usually(st.none() | TEXT, WRONG), 0.4) for key in OPTIONAL_TEXT},
+        "evidence": (usually(st.none() | TEXT | st.just([1, "x"]) | st.just({"a": [1]}), WRONG), 0.3),
+        "justification": (TEXT, 0.1),
+        "extra": (st.just({"a": 1}), 0.1),
+        "x-note": (WRONG, 0.1),
     }
-    for key, strategy in fields.items():
-        often = 0.95 if key in ("prompt", "responses", "ranking", "ratings") else 0.4
-        value = maybe(draw, strategy, 0.15 if key in ("justification", "extra", "x-note") else often)
+    data: dict[str, Any] = {}
+    for key, (strategy, present) in fields.items():
+        value = maybe(draw, strategy, present)
         if value is not ...:
             data[key] = value
-    if isinstance(data.get("ratings"), dict) and draw(st.booleans()):
-        data["ratings"].pop(draw(st.sampled_from(DIMENSIONS)), None)
+    if isinstance(data.get("ratings"), dict) and draw(st.integers(0, 4)) == 0:
+        strange = draw(st.sampled_from(DIMENSIONS))
+        data["ratings"] = dict(data["ratings"])
+        if draw(st.booleans()):
+            data["ratings"].pop(strange, None)
+        else:
+            data["ratings"][strange] = draw(NUMBERS | WRONG)
     return json.dumps(data, ensure_ascii=draw(st.booleans()))
 
 
@@ -94,8 +103,8 @@ def test_a_line_the_structs_take_makes_the_submission_its_dict_makes(text: str) 
 @settings(max_examples=300, deadline=None)
 @given(lines())
 def test_the_structs_take_every_well_typed_line_without_extra_keys(text: str) -> None:
-    """Not only a few: a line with string ids, numbers within a float's range and only the known keys is
-    the common submission, and the typed way is for it."""
+    """Not only a few: a line with string ids, numbers within a float's range and only the known keys (of
+    the submission, its responses and its ratings) is the common submission, and the typed way is for it."""
     data = json.loads(text)
     try:
         expected = parse_submission(data)
@@ -107,6 +116,7 @@ def test_the_structs_take_every_well_typed_line_without_extra_keys(text: str) ->
         set(data) <= known
         and all(type(r["id"]) is str and set(r) <= {"id", "text", "meta"} for r in data["responses"])
         and all(type(rid) is str for rid in data["ranking"])
+        and set(data["ratings"]) <= {*DIMENSIONS, "justification"}
         and all(-BIG <= value <= BIG for value in ratings)
     ):
         assert repr(typed(text)) == repr(expected)
@@ -164,3 +174,22 @@ def test_a_batch_of_lines_either_way_evaluates_each_as_its_dict(tmp_path: Path) 
             continue
         expected = {"source": source, **evaluator.evaluate(variant).to_dict()}
         assert line == json.dumps(expected, ensure_ascii=False)
+
+
+def test_a_line_not_utf8_in_a_key_the_structs_skip_is_refused_as_a_line_read_alone_is(tmp_path: Path) -> None:
+    """msgspec checks the UTF-8 of what it decodes, not of a value it skips (a ratings key it does not
+    know): the range is checked whole, and the line's error is the one reading it alone gives."""
+    seed = json.loads(Path("samples/sample_submission.json").read_text(encoding="utf-8"))
+    good = json.dumps(seed).encode()
+    bad = good.replace(b'"ratings": {', b'"ratings": {"note": "\xff", ', 1)
+    assert bad != good
+    batch = tmp_path / "b.jsonl"
+    batch.write_bytes(good + b"\n" + bad + b"\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "evalkit", "eval", str(batch), "--out", str(tmp_path / "out.jsonl")],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1, done.stderr
+    column = bad.index(b"\xff") + 1  # the line is ASCII but for the byte
+    assert f"{batch}:2: error: column {column}: the line is not UTF-8 text (byte 0xff)" in done.stderr
