@@ -99,9 +99,8 @@ class Evaluator:
         stop_after_first: bool,
     ) -> None:
         stopped_by: str | None = None
-        for rule, holds in zip(
-            rules, verdicts, strict=False
-        ):  # verdicts may run on past these rules: zip stops with them
+        for index in range(min(len(rules), len(verdicts))):  # verdicts may run on past these rules
+            rule, holds = rules[index], verdicts[index]  # (compiled, zip() is a call through Python's)
             if stopped_by is not None:
                 skipped.append(SkippedRule(rule.id, rule.type, None, None, stopped_by))
             elif not holds:
