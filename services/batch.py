@@ -438,7 +438,7 @@ class ChunkRenderer:
         self.evaluator, self.notes = evaluator, notes
         self._spooled = spooler(spool)
         self.encoder = _FastEncoder()
-        self._decode: Callable[[str], Any] = decode
+        self._decode: Callable[[str | memoryview], Any] = decode
         self._decode_typed = typed_decoder()
         self._from_typed = from_typed
         self._fields: Callable[[Any], tuple[Any, ...]] = astuple

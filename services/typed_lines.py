@@ -48,6 +48,6 @@ class TypedLine(Struct, forbid_unknown_fields=True):
     evidence: str | list[Any] | dict[str, Any] | None = None
 
 
-def typed_decoder() -> Callable[[str], Any]:
+def typed_decoder() -> Callable[[str | memoryview], Any]:
     """Decodes a line into a TypedLine; raises (msgspec's errors) for any other line."""
     return Decoder(TypedLine).decode
