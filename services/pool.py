@@ -52,11 +52,13 @@ class LineRange(NamedTuple):
 
 
 def file_ranges(handle: BinaryIO, path: str, source: str, size: int) -> Iterator[LineRange]:
-    """Ranges of about `size` bytes of whole lines of the open regular file `handle`, from where it is, found
-    as they are needed (the first is at work while the rest of a large file is unread); raises OSError."""
+    """Ranges of whole lines of the open regular file `handle`, from where it is, found as they are needed
+    (the first is at work while the rest of a large file is unread): up to a few times `size` bytes, and
+    smaller and smaller near the end, so that the workers finish together (inputs.guided_size); raises
+    OSError."""
     from evalkit.services.inputs import line_ranges
 
-    for start, end, first in line_ranges(handle, size):
+    for start, end, first in line_ranges(handle, size, os.fstat(handle.fileno()).st_size):
         yield LineRange(path, source, start, end, first)
 
 
