@@ -21,9 +21,7 @@ import contextlib
 import errno
 import functools
 import os
-import shutil
 import sys
-import tempfile
 from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, TypeVar
@@ -171,17 +169,25 @@ def spool_folder(jobs: int, hold: bool = False) -> Iterator[str | None]:
     try:
         yield folder
     finally:
+        import shutil
+
         shutil.rmtree(folder, ignore_errors=True)
 
 
 def _remove_orphans() -> None:
+    import tempfile
+
     from evalkit.services.atomic import orphans
 
     for orphan in orphans(Path(tempfile.gettempdir()), SPOOL_PREFIX, ""):
+        import shutil  # (2 ms, with its compression modules: only for a run killed outright)
+
         shutil.rmtree(orphan, ignore_errors=True)
 
 
 def _new_spool_folder() -> str:
+    import tempfile
+
     from evalkit.services.atomic import stamped_name
 
     temporary = Path(tempfile.gettempdir())
@@ -210,6 +216,8 @@ def spooled(folder: str | None, data: bytes) -> bytes | Spooled:
     folder, it is small, or the file cannot be written (a full disk: the parent writes it or says why)."""
     if folder is None or len(data) < SPOOL_MIN_BYTES:
         return data
+    import tempfile
+
     path = None
     try:
         handle, path = tempfile.mkstemp(dir=folder)
