@@ -253,7 +253,9 @@ def line_ranges(
     buffer = bytearray()
     while True:
         target = size if file_size is None else guided_size(size, file_size - start)
-        want = max(target - (offset - start), min(target, _MIN_READ))
+        want = target - (offset - start)
+        if want < _MIN_READ:  # the range is as long as it should be, but for the end of its last line
+            want = max(target, _MIN_READ)
         if len(buffer) < want:
             buffer = bytearray(want)
         read = handle.readinto(memoryview(buffer)[:want])
