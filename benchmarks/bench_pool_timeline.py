@@ -13,8 +13,9 @@ each worker's idle time at the end (its last chunk done, the other still working
 chunk to the process's exit: the workers stopped, the output's fsync and rename). The summary gives the
 wall ratio (medians and bests), the ratio by CPU, the CPU a line of the parent and the workers, and the
 idle time at the end. `--before CHECKOUT` (say `git worktree add /tmp/main main`) runs, alternated, the
-pool's modules (services/inputs.py, pool.py, workers.py) of that checkout as well: before and after in the
-same minutes. CPU time is user+sys; this machine is shared, so walls swing: compare runs of the same minute.
+pool's modules of that checkout as well (services/inputs.py, pool.py, workers.py and
+evalkit/commands/_eval_run.py): before and after in the same minutes. CPU time is user+sys; this machine is
+shared, so walls swing: compare runs of the same minute.
 """
 
 from __future__ import annotations
@@ -34,10 +35,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 _BEFORE = r"""
 import importlib.util, sys
-import evalkit.services
-for name in ("inputs", "workers", "pool"):
-    path = f"{CHECKOUT}/services/{name}.py"
-    spec = importlib.util.spec_from_file_location(f"evalkit.services.{name}", path)
+import evalkit.commands, evalkit.services
+for name in ("services/inputs", "services/workers", "services/pool", "evalkit/commands/_eval_run"):
+    module_name = "evalkit." + name.replace("evalkit/", "").replace("/", ".")
+    spec = importlib.util.spec_from_file_location(module_name, f"{CHECKOUT}/{name}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -275,7 +276,7 @@ def main() -> None:
         type=Path,
         metavar="FOLDER",
         help="also run, alternated, with the pool's modules of the checkout FOLDER (services/pool.py, "
-        "services/workers.py, services/inputs.py) in place of this one's",
+        "services/workers.py, services/inputs.py, evalkit/commands/_eval_run.py) in place of this one's",
     )
     args = parser.parse_args()
     from bench_engine import _batch_file
