@@ -31,6 +31,9 @@ from evalkit.engine.text import (
 )
 from evalkit.services.review_files import REVIEW_OUTPUTS
 
+if TYPE_CHECKING:
+    from io import BufferedIOBase
+
 SUBMISSION_SUFFIXES = (".json", ".yaml", ".yml", ".jsonl")
 
 
@@ -240,7 +243,7 @@ _TOO_LONG = "the line is longer than {:,} bytes"
 
 
 def line_ranges(
-    handle: BinaryIO, size: int, file_size: int | None = None
+    handle: BufferedIOBase, size: int, file_size: int | None = None
 ) -> Iterator[tuple[int, int, int]]:
     """(start, end, number of the first line) of ranges of `handle` of about `size` bytes of whole lines (a
     range ends after a newline, or at the end), read from where it is: a parent's share of `--jobs` work,

@@ -24,9 +24,11 @@ import os
 import sys
 from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
+    from io import BufferedIOBase
+
     from evalkit.services.workers import Crew, Held, Reply
 
 T = TypeVar("T")
@@ -49,7 +51,7 @@ class LineRange(NamedTuple):
     first: int
 
 
-def file_ranges(handle: BinaryIO, path: str, source: str, size: int) -> Iterator[LineRange]:
+def file_ranges(handle: BufferedIOBase, path: str, source: str, size: int) -> Iterator[LineRange]:
     """Ranges of whole lines of the open regular file `handle`, from where it is, found as they are needed
     (the first is at work while the rest of a large file is unread): up to a few times `size` bytes, and
     smaller and smaller near the end, so that the workers finish together (inputs.guided_size); raises
