@@ -21,13 +21,13 @@ from evalkit import __version__
 from evalkit.engine.config import Config
 from evalkit.engine.diagnostics import Diagnostic, Severity
 from evalkit.lsp import completion, hover, lenses, quickfix, symbols
-from evalkit.lsp.convert import from_position, text_range
+from evalkit.lsp.convert import from_position, has_bom, text_range
 from evalkit.lsp.docs import dimension_settings
 from evalkit.lsp.documents import count_lines_as_the_protocol
 from evalkit.lsp.failsoft import fail_soft
 from evalkit.lsp.reviewers import Verdicts
 from evalkit.lsp.schemanav import names_dimension
-from evalkit.lsp.session import OpenDocument, Session
+from evalkit.lsp.session import OpenDocument, Session, lines_of
 from evalkit.lsp.stdio import serve_stdio
 from evalkit.lsp.workspace import FolderState, uri_for
 from evalkit.lsp.yamlcontext import cursor_at, target_at
@@ -150,7 +150,6 @@ def complete(ls: EvalkitServer, params: types.CompletionParams) -> types.Complet
         return types.CompletionList(is_incomplete=False, items=[])
     state = document.state
     vocabulary = completion.Vocabulary.of(
-        state.data("rules"),
         dimension_settings(state.settings_config()),
         lambda: (rule_id for (_, rule_id), _ in lenses.rules_in(document.index)),
     )
@@ -246,7 +245,9 @@ async def document_symbols(
         return []
     state = await ls.session.current(document.folder)
     parsed = state.parsed.get(document.name)  # while the file does not parse, its last outline
-    return symbols.document_symbols(parsed, ls.workspace.position_codec) if parsed is not None else []
+    if parsed is None:
+        return []
+    return symbols.document_symbols(parsed, ls.workspace.position_codec, has_bom(document.lines))
 
 
 @SERVER.feature(types.TEXT_DOCUMENT_DEFINITION)
@@ -265,7 +266,11 @@ def definition(ls: EvalkitServer, params: types.DefinitionParams) -> types.Locat
     if parsed is None:
         return None
     return symbols.dimension_location(
-        parsed, target.word, uri_for(parsed.path, state.analyzed), ls.workspace.position_codec
+        parsed,
+        target.word,
+        uri_for(parsed.path, state.analyzed),
+        lines_of(parsed.path, state, state.latest),
+        ls.workspace.position_codec,
     )
 
 
