@@ -290,6 +290,7 @@ def code_lens(ls: EvalkitServer, params: types.CodeLensParams) -> list[types.Cod
         document.lines,
         ls.workspace.position_codec,
         state.impact,
+        state.data("rules"),
     )
 
 
