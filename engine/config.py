@@ -196,10 +196,11 @@ def _load_document(name: str, path: Path, raw: bytes) -> tuple[YamlDocument | No
             ),
         ]
     # the semantic checks read only what has the right shape, so one run reports both kinds of errors;
-    # their warnings wait until the file fits its schema (they would mostly restate a schema error)
+    # their warnings wait until the file reads cleanly and fits its schema (they would mostly restate an
+    # error: a bad `<<` merge leaves its mapping empty, which is no reason to warn of a rule without actions)
     found = schema_diagnostics(document, name)
     semantic = semantic_diagnostics(name, document)
-    if has_errors(found):
+    if has_errors(diagnostics) or has_errors(found):
         semantic = [d for d in semantic if d.severity == Severity.ERROR]
     return document, [*diagnostics, *found, *semantic]
 
