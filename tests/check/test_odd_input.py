@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -44,3 +45,19 @@ def test_a_bad_merge_is_one_error_without_a_warning_about_the_mapping_it_left_em
     message = "error[yaml-syntax] a merge key '<<' takes a mapping or a list of mappings"
     assert problems(result, tmp_path) == [f"rules.yaml:6:7: {message}", f"rules.yaml:10:7: {message}"]
     assert result.returncode == 1
+
+
+def test_a_config_file_that_is_no_mapping_is_marked_from_its_first_token_to_its_last(tmp_path: Path) -> None:
+    (tmp_path / "rules.yaml").write_text("# the rules, as a list\n- id: a\n- id: b  \n\n# the end\n")
+    (tmp_path / "dimensions.yaml").write_text("just some text\n")
+    result = check(tmp_path, "--format", "json")
+    found = [
+        (Path(d["path"]).name, d["line"], d["column"], d["end_line"], d["end_column"], d["message"])
+        for d in json.loads(result.stdout)["diagnostics"]
+    ]
+    assert found == [
+        ("dimensions.yaml", 1, 1, 1, 15, "dimensions.yaml must be a mapping of keys, not a string"),
+        ("rules.yaml", 2, 1, 3, 8, "rules.yaml must be a mapping of keys, not a list"),
+    ]
+    assert result.returncode == 1
+    assert problems(check(tmp_path), tmp_path)[1].startswith("rules.yaml:2:1: error[wrong-type] ")
