@@ -132,11 +132,25 @@ def _folders_named(path: Path) -> list[CheckedFolder]:
     if not path.exists() and not path.is_symlink():  # a link to nothing is checked: the check says so
         raise UsageProblem(f"{path}: no such file or folder")
     if config_name(path) is None:
+        broken = broken_link(path)
+        if broken is not None:
+            raise UsageProblem(broken)
         raise UsageProblem(
             f"{path}: not a config file (expected one of "
             f"{', '.join(n + '.yaml' for n in CONFIG_NAMES)}, or .yml)"
         )
     return [CheckedFolder(path.parent, frozenset({listed(path)}))]
+
+
+def broken_link(path: Path) -> str | None:
+    """What to say of a symbolic link that loops or leads nowhere, naming it; None for any other path."""
+    if not path.is_symlink():
+        return None
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return f"{shown(str(path))}: cannot follow the link: {exc.strerror or exc}"
+    return None
 
 
 def listed(path: Path) -> Path:
