@@ -61,3 +61,31 @@ def test_a_config_file_that_is_no_mapping_is_marked_from_its_first_token_to_its_
     ]
     assert result.returncode == 1
     assert problems(check(tmp_path), tmp_path)[1].startswith("rules.yaml:2:1: error[wrong-type] ")
+
+
+def test_a_problem_in_a_node_that_aliases_bring_to_several_places_is_reported_once(tmp_path: Path) -> None:
+    (tmp_path / "rules.yaml").write_text(
+        "version: 2\n"
+        "x-a: &a {set_flag: x, set_flag: y}\n"
+        "x-list: &list [1, 2]\n"
+        "rating_rules:\n"
+        "  - id: a\n"
+        "    when: {max_total_length: 80}\n"
+        "    actions:\n"
+        "      <<: *a\n"
+        "  - id: b\n"
+        "    when: {max_total_length: 80}\n"
+        "    actions:\n"
+        "      <<: *a\n"
+        "  - id: c\n"
+        "    when: {max_total_length: 80}\n"
+        "    actions:\n"
+        "      <<: *list\n"
+        "      set_flag: z\n",
+        encoding="utf-8",
+    )
+    assert problems(check(tmp_path), tmp_path) == [
+        "rules.yaml:2:23: error[duplicate-key] duplicate key 'set_flag' (first at line 2:10)",
+        "rules.yaml:16:7: error[yaml-syntax] a merge key '<<' takes a mapping or a list of mappings; "
+        "it merges the value at line 3:16",
+    ]
