@@ -101,16 +101,14 @@ def config_files(folder: Path, unsaved: Mapping[str, str] | None = None) -> dict
 
 
 def _present(path: Path) -> bool:
-    """A file, or what stands where one should and cannot be read (a folder, a symbolic link that loops or
-    leads nowhere): analyze() reports why, rather than skipping it as if absent."""
+    """A file, or what stands where one should and cannot be read (a folder, a named pipe, a device, a
+    symbolic link that loops or leads nowhere): analyze() reports why, rather than skipping it as if
+    absent."""
     try:
         os.lstat(path)
     except OSError:  # absent, or a folder we may not enter: analyze() reports the latter
         return False
-    try:
-        return path.is_file() or path.is_dir() or not path.exists()
-    except OSError:  # a symbolic link that loops
-        return True
+    return True
 
 
 def config_name(path: Path) -> str | None:

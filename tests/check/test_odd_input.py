@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -89,3 +90,12 @@ def test_a_problem_in_a_node_that_aliases_bring_to_several_places_is_reported_on
         "rules.yaml:16:7: error[yaml-syntax] a merge key '<<' takes a mapping or a list of mappings; "
         "it merges the value at line 3:16",
     ]
+
+
+def test_a_named_pipe_where_the_only_config_file_belongs_is_named_unreadable(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "rules.yaml")
+    result = check(tmp_path)
+    assert problems(result, tmp_path) == [
+        "rules.yaml:1:1: error[unreadable] cannot read the file: it is a named pipe"
+    ]
+    assert result.returncode == 1
