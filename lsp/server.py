@@ -150,6 +150,7 @@ def complete(ls: EvalkitServer, params: types.CompletionParams) -> types.Complet
         return types.CompletionList(is_incomplete=False, items=[])
     state = document.state
     vocabulary = completion.Vocabulary.of(
+        state.data("rules"),
         dimension_settings(state.settings_config()),
         lambda: (rule_id for (_, rule_id), _ in lenses.rules_in(document.index)),
     )
