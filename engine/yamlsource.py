@@ -383,14 +383,31 @@ SECOND_DOCUMENT = (
 )
 
 
+def _first_too_deep(text: str, path: str, lines: LineMap) -> Diagnostic | None:
+    """Where the nesting first goes deeper than the limit, read by the pure-Python parser (which has no
+    nesting limit of its own, and stops here at the limit's depth, far below Python's recursion limit)."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > limits.MAX_YAML_DEPTH:
+                    return _too_deep(path, event.start_mark, lines)
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.YAMLError:
+        return None
+    return None
+
+
 def _syntax_error(exc: yaml.MarkedYAMLError, path: str, text: str, lines: LineMap) -> Diagnostic:
     """At the parser's position; the context (what was being parsed) says where that began. A `[`, `{` or
     quote left open (`[1,` being typed) is marked where it began, up to what was typed in it."""
     mark = exc.problem_mark or exc.context_mark
     if "maximum nesting depth" in (exc.problem or ""):
         # PyYAML 6.0.4's scanner has a nesting limit of its own (1,000), met while it looks ahead of the
-        # events
-        return _too_deep(path, mark, lines)
+        # events: the first level too deep is found again without it
+        return _first_too_deep(text, path, lines) or _too_deep(path, mark, lines)
     if exc.context == _SINGLE_DOCUMENT and mark is not None:  # PyYAML: "but found another document"
         return error(path, _mark_span(mark, lines), "yaml-syntax", SECOND_DOCUMENT)
     problem = exc.problem or "invalid YAML"

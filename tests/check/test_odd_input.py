@@ -99,3 +99,11 @@ def test_a_named_pipe_where_the_only_config_file_belongs_is_named_unreadable(tmp
         "rules.yaml:1:1: error[unreadable] cannot read the file: it is a named pipe"
     ]
     assert result.returncode == 1
+
+
+def test_nesting_too_deep_is_named_where_it_passes_the_limit_however_deep_it_goes(tmp_path: Path) -> None:
+    for depth in (70, 1_000, 5_000):  # libyaml's scanner refuses 1,000 levels on its own, further right
+        (tmp_path / "rules.yaml").write_text(f"version: 2\nx-a: {'[' * depth}{']' * depth}\n")
+        assert problems(check(tmp_path), tmp_path) == [
+            "rules.yaml:2:69: error[yaml-too-deep] nesting deeper than 64 levels is refused"
+        ]
