@@ -200,6 +200,10 @@ def _load_document(name: str, path: Path, raw: bytes) -> tuple[YamlDocument | No
     semantic = semantic_diagnostics(name, document)
     if has_errors(diagnostics) or has_errors(found):
         semantic = [d for d in semantic if d.severity == Severity.ERROR]
+    # one problem, one diagnostic: `.inf` where an integer belongs is the schema's wrong type, not also a
+    # number that is not finite
+    refused = {d.span for d in found if d.severity == Severity.ERROR}
+    semantic = [d for d in semantic if d.span not in refused]
     return document, [*diagnostics, *found, *semantic]
 
 

@@ -107,3 +107,18 @@ def test_nesting_too_deep_is_named_where_it_passes_the_limit_however_deep_it_goe
         assert problems(check(tmp_path), tmp_path) == [
             "rules.yaml:2:69: error[yaml-too-deep] nesting deeper than 64 levels is refused"
         ]
+
+
+def test_infinity_where_an_integer_belongs_is_one_error(tmp_path: Path) -> None:
+    (tmp_path / "rules.yaml").write_text(
+        "version: 2\n"
+        "rating_rules:\n"
+        "  - id: a\n"
+        "    when: {max_total_length: .inf}\n"
+        "    actions: {increment_score: .nan}\n"
+    )
+    assert problems(check(tmp_path), tmp_path) == [
+        "rules.yaml:4:30: error[wrong-type] expected an integer in rating_rules[0].when.max_total_length, "
+        "found the number inf",
+        "rules.yaml:5:32: error[not-finite] expected a finite number, found .nan",
+    ]
