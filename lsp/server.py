@@ -262,15 +262,15 @@ def definition(ls: EvalkitServer, params: types.DefinitionParams) -> types.Locat
     )
     if target is None or not names_dimension(document.name, target.path, target.is_key):
         return None
-    state = document.state
-    parsed = state.latest.documents.get("dimensions") if state.latest is not None else None
-    if parsed is None:
+    state, config = document.state, document.state.latest
+    parsed = config.documents.get("dimensions") if config is not None else None
+    if parsed is None or config is None:
         return None
     return symbols.dimension_location(
         parsed,
         target.word,
         uri_for(parsed.path, state.analyzed),
-        lines_of(parsed.path, state, state.latest),
+        lines_of(parsed.path, state, config),
         ls.workspace.position_codec,
     )
 
