@@ -122,3 +122,13 @@ def test_infinity_where_an_integer_belongs_is_one_error(tmp_path: Path) -> None:
         "found the number inf",
         "rules.yaml:5:32: error[not-finite] expected a finite number, found .nan",
     ]
+
+
+def test_yamls_own_types_are_named_in_words(tmp_path: Path) -> None:
+    (tmp_path / "rules.yaml").write_text("version: !!binary aGVsbG8=\n")
+    (tmp_path / "dimensions.yaml").write_text("2001-12-14t21:59:43.10-05:00\n")
+    assert problems(check(tmp_path), tmp_path) == [
+        "dimensions.yaml:1:1: error[wrong-type] dimensions.yaml must be a mapping of keys, not a date and time",
+        "rules.yaml:1:10: error[wrong-type] expected an integer or a string in version, found binary data "
+        "(b'hello')",
+    ]
