@@ -128,7 +128,30 @@ def test_yamls_own_types_are_named_in_words(tmp_path: Path) -> None:
     (tmp_path / "rules.yaml").write_text("version: !!binary aGVsbG8=\n")
     (tmp_path / "dimensions.yaml").write_text("2001-12-14t21:59:43.10-05:00\n")
     assert problems(check(tmp_path), tmp_path) == [
-        "dimensions.yaml:1:1: error[wrong-type] dimensions.yaml must be a mapping of keys, not a date and time",
+        "dimensions.yaml:1:1: error[wrong-type] dimensions.yaml must be a mapping of keys, "
+        "not a date and time",
         "rules.yaml:1:10: error[wrong-type] expected an integer or a string in version, found binary data "
         "(b'hello')",
+    ]
+
+
+def test_a_schema_error_in_a_node_that_aliases_bring_to_several_places_is_reported_once(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "rules.yaml").write_text(
+        "version: 2\n"
+        "x-a: &a {set_flg: x}\n"
+        "rating_rules:\n"
+        "  - id: a\n"
+        "    when: {max_total_length: 80}\n"
+        "    actions:\n"
+        "      <<: *a\n"
+        "  - id: b\n"
+        "    when: {max_total_length: 80}\n"
+        "    actions:\n"
+        "      <<: *a\n"
+    )
+    assert problems(check(tmp_path), tmp_path) == [
+        "rules.yaml:2:10: error[unknown-key] unknown key 'set_flg' in rating_rules[0].actions; "
+        "did you mean 'set_flag'?"
     ]
