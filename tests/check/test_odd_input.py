@@ -155,3 +155,18 @@ def test_a_schema_error_in_a_node_that_aliases_bring_to_several_places_is_report
         "rules.yaml:2:10: error[unknown-key] unknown key 'set_flg' in rating_rules[0].actions; "
         "did you mean 'set_flag'?"
     ]
+
+
+def test_a_rule_that_aliases_bring_twice_is_said_to_be_brought_twice(tmp_path: Path) -> None:
+    (tmp_path / "rules.yaml").write_text(
+        "version: 2\n"
+        "x-r: &r {id: r, when: {max_total_length: 80}, actions: {set_flag: x}}\n"
+        "rating_rules: [*r, *r, *r]\n"
+        "ranking_rules: [*r]\n"
+    )
+    assert problems(check(tmp_path), tmp_path) == [
+        "rules.yaml:2:14: error[duplicate-rule-id] duplicate rule id 'r' "
+        "(aliases bring this rule into rating_rules twice)",
+        "rules.yaml:2:14: warning[duplicate-rule-id] rule id 'r' is also used in rating_rules "
+        "(aliases bring this rule into both); results would name two rules alike",
+    ]
