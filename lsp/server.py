@@ -176,7 +176,12 @@ def hover_text(ls: EvalkitServer, params: types.HoverParams) -> types.Hover | No
     line, column = from_position(params.position, document.lines, codec)
     target = target_at(document.index, line, column)
     facts = _hover_facts(ls, document)
-    markdown = hover.hover_markdown(document.name, document.index, target, facts) if target else None
+    rules_data = document.state.data("rules") if target and document.name == "rules" else {}
+    aliased = hover.aliased_rules_at(document.index, rules_data, line, column)
+    if aliased:
+        markdown = hover.alias_markdown(aliased, facts)
+    else:
+        markdown = hover.hover_markdown(document.name, document.index, target, facts) if target else None
     summary = hover.summary_markdown(document.name, line, facts)
     if summary is not None:  # the first line, under the summary lenses
         markdown = f"{summary}\n\n---\n\n{markdown}" if markdown else summary

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
+from lsprotocol import types
 
 if TYPE_CHECKING:
     from conftest import Editor
@@ -49,3 +50,15 @@ async def test_an_edit_to_an_anchored_rule_shows_its_impact_on_the_alias(editor:
     await editor.lenses_when(lambda found: (0, "vs saved: no change on 3 samples") in found)
     await editor.replace("rules.yaml", "max_total_length: 80", "max_total_length: 100000")
     await editor.lenses_when(lambda found: (10, "very_short_answers: fires on 3/3 samples (+2)") in found)
+
+
+async def test_hover_on_an_alias_shows_the_dry_run_of_the_rule_it_brings(editor: Editor) -> None:
+    (editor.config / "rules.yaml").write_text(RULES, encoding="utf-8")
+    await editor.open("rules.yaml")
+    await editor.lenses_when(lambda found: (10, "very_short_answers: fires on 1/3 samples") in found)
+    found = await editor.hover("rules.yaml", 10, 6)
+    assert found is not None and isinstance(found.contents, types.MarkupContent)
+    assert found.contents.value.startswith(
+        "**rule `very_short_answers`** · rating rule (through an alias)\n\n"
+        "Dry run: **fires on 1/3 samples**\n- `b_short.json`: set_flag too_short"
+    )
