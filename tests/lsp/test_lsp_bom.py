@@ -98,3 +98,12 @@ async def test_a_flow_rule_on_the_first_line_has_its_lens_and_definition_after_t
         )
     )
     assert isinstance(found, types.Location) and found.uri == editor.uri("dimensions.yaml")
+
+
+async def test_a_rule_test_files_diagnostic_on_the_first_line_counts_the_bom(editor: Editor) -> None:
+    text = BOM + "{cases: [{name: a, submission: {prompt: x}, expect: {fired: [nope]}}]}\n"
+    found = await editor.open("tests/bom.yaml", text)
+    start = len(BOM + "{cases: [{name: a, submission: {prompt: x}, expect: {fired: [")
+    assert [(span(d.range), d.code) for d in found if d.code == "unknown-rule"] == [
+        ((0, start, 0, start + len("nope")), "unknown-rule")
+    ]
