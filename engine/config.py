@@ -22,7 +22,7 @@ except ImportError:  # 3.12 renamed it _sha2; other interpreters
     from hashlib import sha256
 
 if TYPE_CHECKING:
-    from evalkit.engine.diagnostics import Diagnostic
+    from evalkit.engine.diagnostics import Diagnostic, Span
     from evalkit.engine.yamlsource import YamlDocument
 
 # The YAML parser, the schema and semantic checks and the diagnostics are imported where a file is parsed
@@ -101,16 +101,14 @@ def config_files(folder: Path, unsaved: Mapping[str, str] | None = None) -> dict
 
 
 def _present(path: Path) -> bool:
-    """A file, or what stands where one should and cannot be read (a folder, a symbolic link that loops or
-    leads nowhere): analyze() reports why, rather than skipping it as if absent."""
+    """A file, or what stands where one should and cannot be read (a folder, a named pipe, a device, a
+    symbolic link that loops or leads nowhere): analyze() reports why, rather than skipping it as if
+    absent."""
     try:
         os.lstat(path)
     except OSError:  # absent, or a folder we may not enter: analyze() reports the latter
         return False
-    try:
-        return path.is_file() or path.is_dir() or not path.exists()
-    except OSError:  # a symbolic link that loops
-        return True
+    return True
 
 
 def config_name(path: Path) -> str | None:
@@ -171,7 +169,7 @@ def _decode(raw: bytes, path: str) -> tuple[str | None, Diagnostic | None]:
 
 
 def _load_document(name: str, path: Path, raw: bytes) -> tuple[YamlDocument | None, list[Diagnostic]]:
-    from evalkit.engine.diagnostics import FILE_START, Severity, error, has_errors
+    from evalkit.engine.diagnostics import Severity, error, has_errors
     from evalkit.engine.schema_check import schema_diagnostics
     from evalkit.engine.semantic import semantic_diagnostics
     from evalkit.engine.type_words import found_words
@@ -190,18 +188,37 @@ def _load_document(name: str, path: Path, raw: bytes) -> tuple[YamlDocument | No
             *diagnostics,
             error(
                 str(path),
-                FILE_START,
+                _document_span(document),
                 "wrong-type",
                 f"{path.name} must be a mapping of keys, not {found_words(document.data)}",
             ),
         ]
     # the semantic checks read only what has the right shape, so one run reports both kinds of errors;
-    # their warnings wait until the file fits its schema (they would mostly restate a schema error)
+    # their warnings wait until the file reads cleanly and fits its schema (they would mostly restate an
+    # error: a bad `<<` merge leaves its mapping empty, which is no reason to warn of a rule without actions)
     found = schema_diagnostics(document, name)
     semantic = semantic_diagnostics(name, document)
-    if has_errors(found):
+    if has_errors(diagnostics) or has_errors(found):
         semantic = [d for d in semantic if d.severity == Severity.ERROR]
+    # one problem, one diagnostic: `.inf` where an integer belongs is the schema's wrong type, not also a
+    # number that is not finite
+    refused = {d.span for d in found if d.severity == Severity.ERROR}
+    semantic = [d for d in semantic if d.span not in refused]
     return document, [*diagnostics, *found, *semantic]
+
+
+def _document_span(document: YamlDocument) -> Span:
+    """The document's root node, from its first token to the end of its last line of content (a block
+    node ends where the next token begins: after the blank and comment lines that follow it)."""
+    from evalkit.engine.diagnostics import Span
+
+    span = document.value_span(())
+    if span.end_column != 1 or span.end_line <= span.line:
+        return span
+    lines, last = document.lines(), span.end_line - 1
+    while last > span.line and lines[last - 1].strip()[:1] in ("", "#"):
+        last -= 1
+    return Span(span.line, span.column, last, len(lines[last - 1].rstrip()) + 1)
 
 
 def _yaml_bytes(

@@ -55,8 +55,9 @@ def _condition_blocks(when: Any, at: JsonPath) -> Iterator[tuple[JsonPath, dict[
 
 def duplicate_rule_ids(doc: YamlDocument) -> list[Diagnostic]:
     """An id is unique within its list (an error, README "evalkit check"); one shared by two lists is
-    allowed but warned about, since `fired_rules` would show two rules under one id."""
-    seen: dict[str, tuple[str, int]] = {}
+    allowed but warned about, since `fired_rules` would show two rules under one id. One rule that aliases
+    bring twice is at its anchor both times: the message says so rather than point at itself."""
+    seen: dict[str, tuple[str, Span]] = {}
     out = []
     for at, rule in rule_entries(doc.data):
         rule_id = rule.get("id")
@@ -64,29 +65,29 @@ def duplicate_rule_ids(doc: YamlDocument) -> list[Diagnostic]:
             continue
         span = doc.value_span((*at, "id"))
         if rule_id not in seen:
-            seen[rule_id] = (str(at[0]), span.line)
+            seen[rule_id] = (str(at[0]), span)
             continue
-        first_list, first_line = seen[rule_id]
+        first_list, first = seen[rule_id]
+        aliased = first == span
         if first_list == at[0]:
-            out.append(
-                error(
-                    doc.path,
-                    span,
-                    "duplicate-rule-id",
-                    f"duplicate rule id '{rule_id}' (first defined at line {first_line})",
-                )
+            where = (
+                f"aliases bring this rule into {first_list} twice"
+                if aliased
+                else f"first defined at line {first.line}"
             )
+            out.append(error(doc.path, span, "duplicate-rule-id", f"duplicate rule id '{rule_id}' ({where})"))
         else:
+            where = "aliases bring this rule into both" if aliased else f"line {first.line}"
             out.append(
                 warning(
                     doc.path,
                     span,
                     "duplicate-rule-id",
-                    f"rule id '{rule_id}' is also used in {first_list} (line {first_line}); "
+                    f"rule id '{rule_id}' is also used in {first_list} ({where}); "
                     "results would name two rules alike",
                 )
             )
-    return out
+    return list(dict.fromkeys(out))  # a rule aliases bring three times is one problem
 
 
 def regex_problems(doc: YamlDocument) -> list[Diagnostic]:

@@ -36,4 +36,10 @@ def found_words(value: Any) -> str:
     """What a value is, in words, as what was found: `a mapping`, `a boolean`, `a date` (YAML reads an
     unquoted 2024-01-01 as one)."""
     kind = json_type(value)
-    return "a boolean" if kind == "boolean" else TYPE_WORDS.get(kind, f"a {kind}")
+    if kind == "boolean":
+        return "a boolean"
+    return TYPE_WORDS.get(kind) or _YAML_ONLY_WORDS.get(kind, f"a {kind}")
+
+
+_YAML_ONLY_WORDS = {"bytes": "binary data", "datetime": "a date and time"}
+"""What YAML's own types (`!!binary`, a timestamp) are, in words; a date is `a date`."""

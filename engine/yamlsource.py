@@ -167,12 +167,14 @@ class _Unchecked(Exception):
 
 class _Builder:
     """Turns a composed node tree into plain data, recording spans and duplicate keys. With `checking`, it
-    also enforces the nesting and size limits itself (the tree was not scanned first)."""
+    also enforces the nesting and size limits itself (the tree was not scanned first). A node that aliases
+    bring to several places is built at each, and its problems are reported once."""
 
     def __init__(self, path: str, lines: LineMap, checking: bool = False) -> None:
         self.path, self.lines = path, lines
         self.spans: dict[JsonPath, NodeSpans] = {}
         self.diagnostics: list[Diagnostic] = []
+        self._reported: set[Diagnostic] = set()
         self._constructor = yaml.constructor.SafeConstructor()
         # aliases are walked again where they are used, so these count what the scan counts, or more
         self._max_depth = limits.MAX_YAML_DEPTH if checking else None
@@ -192,7 +194,7 @@ class _Builder:
         try:
             return self._constructor.construct_object(node)
         except ValueError:  # an integer of more digits than Python converts (4,300: int_max_str_digits)
-            self.diagnostics.append(
+            self._report(
                 error(
                     self.path,
                     _span(node, self.lines),
@@ -216,14 +218,7 @@ class _Builder:
                 continue
             key = self._key(key_node)
             if key in seen:
-                self.diagnostics.append(
-                    error(
-                        self.path,
-                        _span(key_node, self.lines),
-                        "duplicate-key",
-                        f"duplicate key '{key}' (first at line {self.spans[(*at, key)].key.line})",  # type: ignore[union-attr]
-                    )
-                )
+                self._report(self._duplicate_key(key, key_node, self.spans[(*at, key)].key))
                 continue
             seen.add(key)
             out[key] = self.build(value_node, (*at, key), _span(key_node, self.lines), depth)
@@ -240,9 +235,27 @@ class _Builder:
             for source in reversed(sources):  # so that the earlier mappings' values and spans win
                 if isinstance(source, yaml.MappingNode):
                     out.update(self._mapping(source, at, depth + 1))
-                else:
-                    self.diagnostics.append(self._bad_merge(key_node, source))
+            bad = next((source for source in sources if not isinstance(source, yaml.MappingNode)), None)
+            if bad is not None:  # one merge key, one problem, however many of its values are no mapping
+                self._report(self._bad_merge(key_node, bad))
         return out
+
+    def _report(self, diagnostic: Diagnostic) -> None:
+        if diagnostic not in self._reported:
+            self._reported.add(diagnostic)
+            self.diagnostics.append(diagnostic)
+
+    def _duplicate_key(self, key: str, key_node: yaml.Node, first: Span | None) -> Diagnostic:
+        """At the second `key`, naming where the first is (its column too when both are on one line)."""
+        span = _span(key_node, self.lines)
+        where = (
+            ""
+            if first is None
+            else f"{first.line}:{first.column}"
+            if first.line == span.line
+            else str(first.line)
+        )
+        return error(self.path, span, "duplicate-key", f"duplicate key '{key}' (first at line {where})")
 
     def _bad_merge(self, key_node: yaml.Node, source: yaml.Node) -> Diagnostic:
         """At the `<<` that merges what is no mapping, naming where that is when an alias brought it from
@@ -370,14 +383,31 @@ SECOND_DOCUMENT = (
 )
 
 
+def _first_too_deep(text: str, path: str, lines: LineMap) -> Diagnostic | None:
+    """Where the nesting first goes deeper than the limit, read by the pure-Python parser (which has no
+    nesting limit of its own, and stops here at the limit's depth, far below Python's recursion limit)."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > limits.MAX_YAML_DEPTH:
+                    return _too_deep(path, event.start_mark, lines)
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.YAMLError:
+        return None
+    return None
+
+
 def _syntax_error(exc: yaml.MarkedYAMLError, path: str, text: str, lines: LineMap) -> Diagnostic:
     """At the parser's position; the context (what was being parsed) says where that began. A `[`, `{` or
     quote left open (`[1,` being typed) is marked where it began, up to what was typed in it."""
     mark = exc.problem_mark or exc.context_mark
     if "maximum nesting depth" in (exc.problem or ""):
         # PyYAML 6.0.4's scanner has a nesting limit of its own (1,000), met while it looks ahead of the
-        # events
-        return _too_deep(path, mark, lines)
+        # events: the first level too deep is found again without it
+        return _first_too_deep(text, path, lines) or _too_deep(path, mark, lines)
     if exc.context == _SINGLE_DOCUMENT and mark is not None:  # PyYAML: "but found another document"
         return error(path, _mark_span(mark, lines), "yaml-syntax", SECOND_DOCUMENT)
     problem = exc.problem or "invalid YAML"

@@ -1,17 +1,19 @@
 """Hover: the schema's description of the key under the cursor, with an example; on a dimension name,
-its ideal and tolerance; on a rule id, the rule's dry-run result on the samples and, with the `journals`
-option, what reviewers decided on its proposals; on the first line of rules.yaml, the samples without a
-result (and why) and the samples the edit changes against the base config (the live impact)."""
+its ideal and tolerance; on a rule id (or an alias that brings rules into a rule list), the rule's dry-run
+result on the samples and, with the `journals` option, what reviewers decided on its proposals; on the
+first line of rules.yaml, the samples without a result (and why) and the samples the edit changes against
+the base config (the live impact)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from evalkit.lsp import schemanav
 from evalkit.lsp.docs import DimensionSetting, dimension_markdown, key_markdown
-from evalkit.lsp.dryrun import DryRunReport
+from evalkit.lsp.dryrun import DryRunReport, RuleKey
 from evalkit.lsp.impact import Impact
-from evalkit.lsp.lenses import WAITING, rule_kind
+from evalkit.lsp.lenses import WAITING, aliased_rules, rule_kind
 from evalkit.lsp.reviewers import Verdicts
 from evalkit.lsp.yamlcontext import StructureIndex, WordAt
 
@@ -35,6 +37,39 @@ def hover_markdown(schema_name: str, index: StructureIndex, target: WordAt, fact
     if kind is not None:
         return _rule_markdown(index, target, kind, facts)
     return _described_key(schema_name, target)
+
+
+def aliased_rules_at(
+    index: StructureIndex, rules_data: dict[str, Any], line: int, column: int
+) -> list[tuple[RuleKey, str | None]]:
+    """The rules an alias at (line, column) brings into a rule list, each with its description;
+    `rules_data` is the rules file as it last parsed."""
+    return [
+        (rule, _description(rules_data.get(f"{rule[0]}_rules"), rule[1]))
+        for rule, at_line, at_column in aliased_rules(index, rules_data)
+        if at_line == line and column >= at_column
+    ]
+
+
+def _description(rules: Any, rule_id: str) -> str | None:
+    for rule in rules if isinstance(rules, list) else []:
+        if isinstance(rule, dict) and rule.get("id") == rule_id:
+            description = rule.get("description")
+            return description if isinstance(description, str) else None
+    return None
+
+
+def alias_markdown(rules: list[tuple[RuleKey, str | None]], facts: HoverFacts) -> str | None:
+    """On an alias that brings rules into a rule list (`- *shared`): each rule's kind, description and dry
+    run, as on a rule's id; `rules` are the rules with their descriptions."""
+    parts = [
+        "\n\n".join(
+            part for part in (f"**rule `{rule_id}`** · {kind} rule (through an alias)", description) if part
+        )
+        + f"\n\n{_dry_run_text((kind, rule_id), facts)}"
+        for (kind, rule_id), description in rules
+    ]
+    return "\n\n---\n\n".join(parts) or None
 
 
 def summary_markdown(schema_name: str, line: int, facts: HoverFacts) -> str | None:

@@ -21,13 +21,13 @@ from evalkit import __version__
 from evalkit.engine.config import Config
 from evalkit.engine.diagnostics import Diagnostic, Severity
 from evalkit.lsp import completion, hover, lenses, quickfix, symbols
-from evalkit.lsp.convert import from_position, text_range
+from evalkit.lsp.convert import from_position, has_bom, text_range
 from evalkit.lsp.docs import dimension_settings
 from evalkit.lsp.documents import count_lines_as_the_protocol
 from evalkit.lsp.failsoft import fail_soft
 from evalkit.lsp.reviewers import Verdicts
 from evalkit.lsp.schemanav import names_dimension
-from evalkit.lsp.session import OpenDocument, Session
+from evalkit.lsp.session import OpenDocument, Session, lines_of
 from evalkit.lsp.stdio import serve_stdio
 from evalkit.lsp.workspace import FolderState, uri_for
 from evalkit.lsp.yamlcontext import cursor_at, target_at
@@ -176,7 +176,12 @@ def hover_text(ls: EvalkitServer, params: types.HoverParams) -> types.Hover | No
     line, column = from_position(params.position, document.lines, codec)
     target = target_at(document.index, line, column)
     facts = _hover_facts(ls, document)
-    markdown = hover.hover_markdown(document.name, document.index, target, facts) if target else None
+    rules_data = document.state.data("rules") if target and document.name == "rules" else {}
+    aliased = hover.aliased_rules_at(document.index, rules_data, line, column)
+    if aliased:
+        markdown = hover.alias_markdown(aliased, facts)
+    else:
+        markdown = hover.hover_markdown(document.name, document.index, target, facts) if target else None
     summary = hover.summary_markdown(document.name, line, facts)
     if summary is not None:  # the first line, under the summary lenses
         markdown = f"{summary}\n\n---\n\n{markdown}" if markdown else summary
@@ -246,7 +251,9 @@ async def document_symbols(
         return []
     state = await ls.session.current(document.folder)
     parsed = state.parsed.get(document.name)  # while the file does not parse, its last outline
-    return symbols.document_symbols(parsed, ls.workspace.position_codec) if parsed is not None else []
+    if parsed is None:
+        return []
+    return symbols.document_symbols(parsed, ls.workspace.position_codec, has_bom(document.lines))
 
 
 @SERVER.feature(types.TEXT_DOCUMENT_DEFINITION)
@@ -260,12 +267,16 @@ def definition(ls: EvalkitServer, params: types.DefinitionParams) -> types.Locat
     )
     if target is None or not names_dimension(document.name, target.path, target.is_key):
         return None
-    state = document.state
-    parsed = state.latest.documents.get("dimensions") if state.latest is not None else None
-    if parsed is None:
+    state, config = document.state, document.state.latest
+    parsed = config.documents.get("dimensions") if config is not None else None
+    if parsed is None or config is None:
         return None
     return symbols.dimension_location(
-        parsed, target.word, uri_for(parsed.path, state.analyzed), ls.workspace.position_codec
+        parsed,
+        target.word,
+        uri_for(parsed.path, state.analyzed),
+        lines_of(parsed.path, state, config),
+        ls.workspace.position_codec,
     )
 
 
@@ -285,6 +296,7 @@ def code_lens(ls: EvalkitServer, params: types.CodeLensParams) -> list[types.Cod
         document.lines,
         ls.workspace.position_codec,
         state.impact,
+        state.data("rules"),
     )
 
 

@@ -29,7 +29,7 @@ from evalkit.engine.config import Config, analyze, config_name
 from evalkit.engine.diagnostics import Diagnostic
 from evalkit.engine.positions import split_lines
 from evalkit.lsp import dryrun, impact, ruletests
-from evalkit.lsp.convert import Problem, to_problem
+from evalkit.lsp.convert import Problem, to_problem, without_bom
 from evalkit.lsp.debounce import Debouncer
 from evalkit.lsp.lenses import NO_SAMPLES
 from evalkit.lsp.options import InitOptions, parse_options
@@ -65,7 +65,7 @@ class OpenDocument:
     path: Path
     name: str  # the schema the file follows: its config name, or `ruletest`
     folder: Path  # its config folder
-    lines: Sequence[str]
+    lines: Sequence[str]  # as the client counts them: with its byte order mark, if it has one
     index: StructureIndex
     state: FolderState
 
@@ -83,7 +83,7 @@ class Session:
         self._checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalkit-check")
         self._runner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalkit-dry-run")
         self._samples: dict[Path, tuple[Any, list[LoadedSubmission]]] = {}
-        self._indexes: dict[str, tuple[str, StructureIndex]] = {}
+        self._indexes: dict[str, tuple[str, list[str], StructureIndex]] = {}
         self.reviewers = ReviewerVerdicts()
         self._told: set[str] = set()  # the problems already shown to the user
         self._verdicts: dict[Path, VerdictCache] = {}  # used on the dry-run worker only
@@ -133,20 +133,23 @@ class Session:
         found = evalkit_file(uri)
         if found is None:
             return None
-        index = self._index(uri)
+        lines, index = self._index(uri)
         if self._set_aside(uri, found, index):
             return None
         state = self.state(found.folder)
-        return OpenDocument(uri, found.path, found.schema, found.folder, index.lines, index, state)
+        return OpenDocument(uri, found.path, found.schema, found.folder, lines, index, state)
 
-    def _index(self, uri: str) -> StructureIndex:
-        """The structure of the document's text, cached per text."""
+    def _index(self, uri: str) -> tuple[list[str], StructureIndex]:
+        """The document's lines (as the client counts them) and the structure of its text (read without
+        a byte order mark, as the engine reads it), cached per text."""
         source = _source(self.server.workspace.get_text_document(uri))
         cached = self._indexes.get(uri)
         if cached is None or cached[0] is not source:
-            cached = (source, StructureIndex(split_lines(source), cached[1] if cached else None))
+            lines = split_lines(source)
+            index = StructureIndex(without_bom(lines), cached[2] if cached else None)
+            cached = (source, lines, index)
             self._indexes[uri] = cached
-        return cached[1]
+        return cached[1], cached[2]
 
     def _set_aside(self, uri: str, found: EvalkitFile, index: StructureIndex) -> bool:
         """Whether the file is someone else's that is only named like a config file (`foreign_keys`):
@@ -177,7 +180,7 @@ class Session:
     def document_changed(self, uri: str) -> None:
         """An edit, open or close: re-check the file's folder once the edits pause."""
         found = evalkit_file(uri)
-        if found is not None and not self._set_aside(uri, found, self._index(uri)):
+        if found is not None and not self._set_aside(uri, found, self._index(uri)[1]):
             self.folder_changed(found.folder)
 
     def folder_changed(self, folder: Path) -> None:
@@ -264,7 +267,7 @@ class Session:
         codec = self.server.workspace.position_codec
         return {
             uri_for(path, state.analyzed): [
-                to_problem(d, _lines_of(path, state, config), codec) for d in found
+                to_problem(d, lines_of(path, state, config), codec) for d in found
             ]
             for path, found in by_path.items()
         }
@@ -426,7 +429,7 @@ def _source(document: TextDocument) -> str:
         return ""
 
 
-def _lines_of(path: str, state: FolderState, config: Config) -> list[str]:
+def lines_of(path: str, state: FolderState, config: Config) -> list[str]:
     """The text the diagnostics of `path` were computed on, for converting their columns."""
     buffer = state.analyzed.get(path)
     if buffer is not None:

@@ -12,12 +12,13 @@ from pygls.workspace.position_codec import PositionCodec
 
 from evalkit.engine.diagnostics import Span
 from evalkit.engine.yamlsource import JsonPath, YamlDocument
-from evalkit.lsp.convert import to_range
+from evalkit.lsp.convert import to_range, with_bom
 
 
-def document_symbols(document: YamlDocument, codec: PositionCodec) -> list[types.DocumentSymbol]:
+def document_symbols(document: YamlDocument, codec: PositionCodec, bom: bool) -> list[types.DocumentSymbol]:
+    """The outline; `bom`: the client's text starts with a byte order mark (the parse dropped it)."""
     data = document.data if isinstance(document.data, dict) else {}
-    outline = _Outline(document, document.lines(), codec)
+    outline = _Outline(document, with_bom(document.lines(), bom), codec)
     return [outline.section(key, value) for key, value in data.items()]
 
 
@@ -87,10 +88,11 @@ def _kind(value: Any, top: bool) -> types.SymbolKind:
 
 
 def dimension_location(
-    document: YamlDocument | None, name: str, uri: str, codec: PositionCodec
+    document: YamlDocument | None, name: str, uri: str, lines: Sequence[str], codec: PositionCodec
 ) -> types.Location | None:
-    """Where dimensions.yaml defines `name` (its key under `dimensions`), or None when it does not."""
+    """Where dimensions.yaml defines `name` (its key under `dimensions`), or None when it does not;
+    `lines`: dimensions.yaml's as the client has them."""
     spans = document.spans.get(("dimensions", name)) if document is not None else None
     if spans is None or spans.key is None or document is None:
         return None
-    return types.Location(uri, to_range(spans.key, document.lines(), codec))
+    return types.Location(uri, to_range(spans.key, lines, codec))

@@ -31,6 +31,8 @@ _BLOCK_SCALAR = re.compile(r"[|>][-+0-9]*")
 _DOCUMENT_MARKER = re.compile(r"(?:---|\.\.\.)(?:[ \t]|$)")
 _WORD_BEFORE = re.compile(r"[\w-]*$")
 _WORD_AFTER = re.compile(r"[\w-]*")
+_ALIAS_NODE = re.compile(r"\*[^\s,\[\]{}]+(?=[ \t]*(?:#.*)?$)")  # a whole node that is an alias
+_ANCHOR = re.compile(r"&[^\s,\[\]{}]+[ \t]+")  # an anchor before the node it names
 
 
 class Element(NamedTuple):
@@ -67,6 +69,14 @@ class KeyLine(NamedTuple):
     line: int
     element: Element
     path: KeyPath  # the key's full path, its own name last
+
+
+class AliasLine(NamedTuple):
+    """An alias written as a block node (`key: *name`, `- *name`): the path of the node it stands for."""
+
+    line: int
+    column: int
+    path: KeyPath
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,6 +313,20 @@ class StructureIndex:
         self._read_to(line)
         return self._flow_before[line]
 
+    def aliases(self) -> list[AliasLine]:
+        """Every alias written as the whole value of a block key or item, in file order."""
+        self._read_to(len(self.lines))
+        found = []
+        for number, text in enumerate(self.lines):
+            if "*" not in text or self._flow_before[number] or self.in_block_scalar(number):
+                continue
+            elements = line_elements(text)
+            column = _node_start(text, elements)
+            alias = _ALIAS_NODE.match(text, column) if elements and column is not None else None
+            if alias is not None:
+                found.append(AliasLine(number, column, _path(self._before[number + 1])))
+        return found
+
     def keys_on(self, line: int) -> list[KeyLine]:
         """The keys written on `line`, left to right."""
         self._read_to(line + 1)
@@ -331,15 +355,21 @@ _BLANKS = re.compile(r"[ \t]*")
 _SCALAR_END = re.compile(r"[,}\]]")
 
 
-def _flow_start(text: str, elements: Sequence[Element]) -> int | None:
-    """The column where a flow collection begins on a block line (whose `elements` are given): a key's
-    value, the content after the `- ` markers, or the line's content when it has neither (`[` under its
-    key), else None."""
+def _node_start(text: str, elements: Sequence[Element]) -> int:
+    """The column where the node of a block line (whose `elements` are given) begins: a key's value, the
+    content after the `- ` markers, or the line's content when it has neither."""
     if elements and elements[-1].kind == "key":
-        column = elements[-1].value_column
-    else:
-        column = elements[-1].column + 1 if elements else 0
-        column += len(text[column:]) - len(text[column:].lstrip(" \t"))
+        return elements[-1].value_column
+    column = elements[-1].column + 1 if elements else 0
+    return column + len(text[column:]) - len(text[column:].lstrip(" \t"))
+
+
+def _flow_start(text: str, elements: Sequence[Element]) -> int | None:
+    """The column where a flow collection begins on a block line (`[` under its key too), after an
+    anchor (`- &shared {id: a}`), else None."""
+    column = _node_start(text, elements)
+    anchor = _ANCHOR.match(text, column)
+    column = anchor.end() if anchor is not None else column
     return column if text[column : column + 1] in ("{", "[") else None
 
 

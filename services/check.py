@@ -8,6 +8,7 @@ files are loaded for cross-references but whose diagnostics alone are reported (
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,9 @@ from evalkit.services.usage import UsageProblem
 if TYPE_CHECKING:
     from evalkit.services.inputs import LoadedSubmission
     from evalkit.services.reviews import Reviews
+
+_POSITION_FIRST = re.compile(r"^line \d+:\d+: ")
+"""A reading problem's own position, before its reason."""
 
 SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 """Never searched for configs (nor any folder whose name starts with a dot: .git, .venv, .tox)."""
@@ -132,11 +136,25 @@ def _folders_named(path: Path) -> list[CheckedFolder]:
     if not path.exists() and not path.is_symlink():  # a link to nothing is checked: the check says so
         raise UsageProblem(f"{path}: no such file or folder")
     if config_name(path) is None:
+        broken = broken_link(path)
+        if broken is not None:
+            raise UsageProblem(broken)
         raise UsageProblem(
             f"{path}: not a config file (expected one of "
             f"{', '.join(n + '.yaml' for n in CONFIG_NAMES)}, or .yml)"
         )
     return [CheckedFolder(path.parent, frozenset({listed(path)}))]
+
+
+def broken_link(path: Path) -> str | None:
+    """What to say of a symbolic link that loops or leads nowhere, naming it; None for any other path."""
+    if not path.is_symlink():
+        return None
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return f"{shown(str(path))}: cannot follow the link: {exc.strerror or exc}"
+    return None
 
 
 def listed(path: Path) -> Path:
@@ -208,7 +226,8 @@ def _sample_problems(samples: Iterable[LoadedSubmission]) -> Iterator[Diagnostic
     for sample in samples:
         if sample.error is not None:
             path, span = problem_position(sample)
-            yield error(path, span, "invalid-sample", sample.error)
+            # the diagnostic says where: not again in its message (`line 1:1: the file is UTF-16 text`)
+            yield error(path, span, "invalid-sample", _POSITION_FIRST.sub("", sample.error))
 
 
 def dry_run(

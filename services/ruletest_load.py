@@ -19,7 +19,7 @@ from evalkit.engine.config import config_files, read_config_file
 from evalkit.engine.diagnostics import FILE_START, Diagnostic, Fix, Span, closest, error, has_errors
 from evalkit.engine.text import NotText, decode_utf8, not_a_regular_file
 from evalkit.engine.yamlsource import YamlDocument, parse_yaml
-from evalkit.services.check import config_folders
+from evalkit.services.check import broken_link, config_folders
 from evalkit.services.usage import UsageProblem
 
 TESTS_FOLDER = "tests"
@@ -59,9 +59,22 @@ def find_suites(paths: Sequence[str]) -> list[tuple[Path, list[Path]]]:
     if not found:
         raise UsageProblem(
             f"no rule tests found in {', '.join(paths)} (expected {TESTS_FOLDER}/*.yaml "
-            "in a folder with config files)"
+            f"in a folder with config files){_broken_links_in(paths)}"
         )
     return list(found.items())
+
+
+def _broken_links_in(paths: Sequence[str]) -> str:
+    """The config files under `paths` that are links looping or leading nowhere, said after a semicolon
+    (a test run found nothing: this may be why), else nothing."""
+    broken = (
+        broken_link(file)
+        for raw in paths
+        if Path(raw).is_dir()
+        for folder in config_folders(Path(raw))
+        for file in config_files(folder).values()
+    )
+    return "".join(f"; {problem}" for problem in broken if problem is not None)
 
 
 def _suites_of(path: Path) -> Iterator[tuple[Path, list[Path]]]:
@@ -80,6 +93,9 @@ def _suites_of(path: Path) -> Iterator[tuple[Path, list[Path]]]:
 def _config_folder_of(test_file: Path) -> Path:
     folder = test_file.parent.parent
     if test_file.parent.name != TESTS_FOLDER or not config_files(folder):
+        broken = broken_link(test_file)
+        if broken is not None:
+            raise UsageProblem(broken)
         raise UsageProblem(
             f"{test_file}: a rule test file belongs in the {TESTS_FOLDER}/ folder of a config folder"
         )
@@ -87,7 +103,11 @@ def _config_folder_of(test_file: Path) -> Path:
 
 
 def find_test_files(folder: Path) -> list[Path]:
+    """The folder's rule test files; a tests/ that is a link looping or leading nowhere stands for them,
+    so that reading it says why none can run."""
     tests = folder / TESTS_FOLDER
+    if broken_link(tests) is not None:
+        return [tests]
     return sorted(p for p in tests.glob("*.y*ml") if p.suffix in (".yaml", ".yml")) if tests.is_dir() else []
 
 

@@ -1,5 +1,6 @@
 """`evalkit test --update`: the actual outcomes of failed cases written back into their test files, through
-a ruamel.yaml round trip that keeps the files' comments and layout, atomically (services/atomic.py)."""
+a ruamel.yaml round trip that keeps the files' comments and layout, their line ends (CRLF stays CRLF) and
+byte order mark, atomically (services/atomic.py)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from evalkit.engine.positions import line_end
 from evalkit.engine.result import Result
 from evalkit.services.atomic import write_text_atomic
 from evalkit.services.ruletest_run import CaseOutcome, expects_anything, fired_ids
 
+BOM = "\ufeff"
 RECORDED = ("fired", "label", "score", "flags")
 """What --update records for a case that has no expectations yet."""
 
@@ -72,7 +75,9 @@ def _rewrite_file(path: Path, outcomes: list[CaseOutcome]) -> None:
     yaml.preserve_quotes = True
     yaml.representer.add_representer(type(None), _represent_null)  # ruamel would write `score:` for null
     yaml.width = 4096  # never re-wrap long strings the author wrote on one line
-    data, indent, block_seq_indent = load_yaml_guess_indent(path.read_text(encoding="utf-8-sig"), yaml=yaml)
+    original = path.read_bytes().decode("utf-8")
+    text = original.removeprefix(BOM)
+    data, indent, block_seq_indent = load_yaml_guess_indent(text, yaml=yaml)
     yaml.indent(mapping=2, sequence=indent or 4, offset=2 if block_seq_indent is None else block_seq_indent)
     for outcome in outcomes:
         case = data["cases"][outcome.case.index]
@@ -82,8 +87,10 @@ def _rewrite_file(path: Path, outcomes: list[CaseOutcome]) -> None:
             _assign(case["expect"], key, value)
     out = StringIO()
     yaml.dump(data, out)
+    # as the author saved it: ruamel writes LF and drops a byte order mark
+    updated = BOM * original.startswith(BOM) + out.getvalue().replace("\n", line_end(text))
     try:
-        write_text_atomic(path, out.getvalue())  # a full disk or SIGTERM leaves the old file whole
+        write_text_atomic(path, updated)  # a full disk or SIGTERM leaves the old file whole
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror, str(path)) from None  # named after the test file
 

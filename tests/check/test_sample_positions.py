@@ -64,11 +64,11 @@ def test_each_problem_is_reported_where_it_is(tmp_path: Path) -> None:
         "expected a number, found a string",
         f"c_lines.jsonl:2:{null_column}: error[invalid-sample] invalid submission: responses[1].text: "
         "expected a string, found null",
-        "d_yaml.yaml:4:11: error[invalid-sample] line 4:11: the flow sequence '[' is not closed "
+        "d_yaml.yaml:4:11: error[invalid-sample] the flow sequence '[' is not closed "
         "(did not find expected ',' or ']' at line 5:1)",
         "e_missing.yaml:5:3: error[invalid-sample] invalid submission: ratings: missing required key "
         "'instructions'",
-        "f_latin1.json:2:17: error[invalid-sample] line 2:17: the file is not UTF-8 text (byte 18: 0xe9)",
+        "f_latin1.json:2:17: error[invalid-sample] the file is not UTF-8 text (byte 18: 0xe9)",
     ]
 
 

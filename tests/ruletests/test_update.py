@@ -117,3 +117,15 @@ def test_update_on_a_full_disk_names_the_test_file_and_leaves_it_whole(suite: Pa
     assert done.stderr == f"evalkit test: {failing}: File too large\n"
     assert failing.read_bytes() == before
     assert [p.name for p in failing.parent.iterdir() if p.name.endswith(".tmp")] == []
+
+
+@pytest.mark.parametrize(("line_end", "bom"), [("\r\n", ""), ("\n", "\ufeff"), ("\r\n", "\ufeff")])
+def test_update_keeps_the_files_line_ends_and_byte_order_mark(suite: Path, line_end: str, bom: str) -> None:
+    failing = suite / "tests" / "failing.yaml"
+    text = failing.read_text(encoding="utf-8")
+    failing.write_bytes((bom + text.replace("\n", line_end)).encode("utf-8"))
+    evalkit_test(suite, "--update")
+    updated = failing.read_bytes().decode("utf-8")
+    assert updated.startswith(bom + "# Cases that fail on purpose")
+    assert updated.count(line_end) == updated.count("\n") > text.count("\n") // 2
+    assert f"      score: 2{line_end}" in updated  # the update itself (it was 2 for "wrong expectations")
