@@ -104,14 +104,16 @@ def _without_boxed_noise(text: str) -> str:
 
 def group_words(words: Iterable[str]) -> list[frozenset[str]]:
     """Normalised words in order, in groups that close at GROUP_SIZE distinct words."""
-    return _grouped([word.strip().lower() for word in words])
+    return _grouped(list(map(str.lower, map(str.strip, words))))
 
 
 def _normalised(text: str) -> list[str]:
     """The comma-separated words of `text`, each stripped and lower-cased."""
     if text.isascii():  # ASCII lower-cases letter by letter: the whole text at once, then each word stripped
         return list(map(str.strip, text.lower().split(",")))
-    return [word.strip().lower() for word in text.split(",")]  # (Unicode's final sigma looks at neighbours)
+    # Unicode's final sigma looks at neighbours ('AΣ' -> 'aς'): `str.lower` through map is CPython's method,
+    # where mypyc compiles `word.lower()` on a str to a lowering one character at a time ('aσ').
+    return list(map(str.lower, map(str.strip, text.split(","))))
 
 
 def _grouped(words: list[str]) -> list[frozenset[str]]:
