@@ -100,7 +100,8 @@ def _score_file(args: argparse.Namespace, summary: ScoreSummary) -> int:
     with source, _output(args.out) as write:
         tally = _Tally(name, summary, os.fstat(source.fileno()).st_size)
         if stat.S_ISREG(os.fstat(source.fileno()).st_mode):
-            hold = args.out is not None  # --out's temporary file: the workers write their chunks into it
+            # --out's temporary file, or stdout redirected to a file: the workers write their chunks into it
+            hold = args.out is not None or _stdout_is_a_file()
             _score_ranges(source, args.input, name, args.jobs, write, tally, hold)
         else:
             for scored in _score_chunks(_chunks(source, name), name, args.jobs):
@@ -397,19 +398,33 @@ def _show_error(progress: Progress, count: int, message: str) -> None:
     print(message, file=sys.stderr)
 
 
+def _stdout_is_a_file() -> bool:
+    """Whether stdout is a regular file written at its position (`> scored.jsonl`, not `>>`, where every write
+    goes to the end): workers can write their chunks into it at the offsets the parent gives, as into --out's
+    temporary file; not a terminal, a pipe or a device. (As eval's _eval_run.py decides it.)"""
+    try:
+        import fcntl
+
+        fd = sys.stdout.fileno()
+        return stat.S_ISREG(os.fstat(fd).st_mode) and not fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND
+    except (ImportError, AttributeError, ValueError, OSError):  # replaced (no descriptor), closed; Windows
+        return False
+
+
 @contextlib.contextmanager
 def _output(path: str | None) -> Iterator[Callable[[bytes | Spooled | Held], None]]:
     """Where the scored JSONL goes: stdout, or --out through a temporary file that replaces it only when
     the whole input was read (services/atomic.py). A chunk a worker spooled to a file is copied on by the
-    kernel; one a worker holds, it writes into the file itself."""
+    kernel; one a worker holds, it writes into the file itself (a write of its that failed is raised when
+    the pool ends, PlacingFailed, an OSError: it names the output too)."""
     if path is None:
 
         def write_stdout(data: bytes | Spooled | Held) -> None:
             with _write_errors_stop(None):
                 _write(sys.stdout.buffer, data)
 
-        yield write_stdout
         with _write_errors_stop(None):
+            yield write_stdout
             sys.stdout.flush()
         return
     from evalkit.services.atomic import atomic_output
