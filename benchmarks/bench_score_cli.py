@@ -41,8 +41,8 @@ RUN = """
 import os, resource, sys
 from evalkit.cli import main
 if os.environ.get("BENCH_NO_SCORERS"):  # every row scores 1.0 without its scorer: all but the scoring
-    from evalkit.qydomain.dispatch import PAIR_SCORERS
-    PAIR_SCORERS.update(dict.fromkeys(PAIR_SCORERS, lambda ground_truth, answer: 1.0))
+    from evalkit.qydomain.dispatch import ROW_SCORERS
+    ROW_SCORERS.update(dict.fromkeys(ROW_SCORERS, lambda ground_truth, answer: 1.0))
 code = main(sys.argv[1:])
 me, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 print("CPU", me.ru_utime + me.ru_stime, workers.ru_utime + workers.ru_stime, file=sys.stderr)
@@ -110,7 +110,9 @@ def best_run(data: Path, jobs: int, rounds: int, scorers: bool = True, stdout: b
     return Timing(min(run.wall for run in runs), least.parent, least.workers)
 
 
-def report(name: str, data: Path, count: int, rounds: int, scorers: bool = True, stdout: bool = False) -> None:
+def report(
+    name: str, data: Path, count: int, rounds: int, scorers: bool = True, stdout: bool = False
+) -> None:
     for jobs in (1, 2):
         run = best_run(data, jobs, rounds, scorers, stdout)
         cpu = run.parent + run.workers

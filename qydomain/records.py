@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 from msgspec import DecodeError, Raw, ValidationError
 from msgspec.json import Decoder, encode, format
 
-from .dispatch import PAIR_SCORERS, ScoreFn, UnknownDataSource, scorer_for, strip_think, too_large
+from .dispatch import ROW_SCORERS, ScoreFn, UnknownDataSource, scorer_for, strip_think, too_large
 
 _OUTPUT_FIELDS = ("model_output", "response")
 _NEEDED = ("data_source", "extra_info", *_OUTPUT_FIELDS)
@@ -91,18 +91,19 @@ def _well_formed(raw: bytes) -> ScoredRow | None:
                 _VALUE.decode(response_member)
     except (KeyError, TypeError, DecodeError, ValidationError, UnicodeDecodeError, RecursionError):
         return None
-    pair_scorer = PAIR_SCORERS.get(data_source) if type(data_source) is str else None
+    row_scorer = ROW_SCORERS.get(data_source) if type(data_source) is str else None
     if (
-        pair_scorer is None
+        row_scorer is None
         or type(extra_info) is not dict
         or type(label := extra_info.get("label")) is not str
         or type(output) is not str
         or not _read_alike(raw, members)
     ):
         return None
-    value = float(pair_scorer(label, strip_think(output)))
-    if value == 0.0 and too_large(data_source, output, extra_info):
-        return None  # the rest says why
+    scored = row_scorer(label, strip_think(output))
+    if isinstance(scored, str):  # bounded: refused, not 0
+        raise RowError("too-large", scored)
+    value = float(scored)
     return ScoredRow(data_source, value, _encoded(members, value))
 
 
@@ -144,14 +145,16 @@ def _score(row: dict[str, Any]) -> tuple[float, str]:
     output: Any = row.get("model_output", row.get("response"))
     if (
         type(data_source) is str
-        and (pair_scorer := PAIR_SCORERS.get(data_source)) is not None
+        and (row_scorer := ROW_SCORERS.get(data_source)) is not None
         and type(extra_info) is dict
         and type(label := extra_info.get("label")) is str
         and type(output) is str
     ):  # a well-formed row (most are): what _checked_score checks and calls, with fewer calls
-        value = float(pair_scorer(label, strip_think(output)))
-    else:
-        value = _checked_score(row)
+        scored = row_scorer(label, strip_think(output))
+        if isinstance(scored, str):  # bounded: refused, not 0
+            raise RowError("too-large", scored)
+        return float(scored), data_source
+    value = _checked_score(row)
     if value == 0.0 and (why := too_large(data_source, output, extra_info)):  # bounded: refused, not 0
         raise RowError("too-large", why)
     return value, data_source
