@@ -31,6 +31,12 @@ _NEEDED = ("data_source", "extra_info", *_OUTPUT_FIELDS)
 _BOM = b"\xef\xbb\xbf"  # a byte-order mark some editors write first
 _MEMBERS = Decoder(dict[str, Raw])
 _VALUE = Decoder()
+_STRING = Decoder(str)
+_LABEL_START = b'{"label": "'
+_LABEL_SKIP = len(_LABEL_START)
+_NAMES = {name: encode(name) + b": " for name in ("data_source", "extra_info", *_OUTPUT_FIELDS)}
+"""The names of the members every row has, as written in a scored line with what follows them."""
+_OPENERS = frozenset(b"{[")  # the first bytes of the values json.dumps's spacing may change
 _SMALLEST_AS_PYTHON = 1e-4
 """msgspec writes a float as Python's repr does from here up (below it, `0.00005` for `5e-05`)."""
 _MAX_DIGITS = sys.get_int_max_str_digits()  # json.loads refuses an integer of more (4,300 by default)
@@ -81,21 +87,22 @@ def _well_formed(raw: bytes) -> ScoredRow | None:
     try:
         members = _MEMBERS.decode(raw)
         data_source = _VALUE.decode(members["data_source"])
-        extra_info = _VALUE.decode(members["extra_info"])
-        output_member, response_member = members.get("model_output"), members.get("response")
-        if output_member is None:
-            output = _VALUE.decode(response_member)  # type: ignore[arg-type]  # TypeError: neither is there
-        else:
-            output = _VALUE.decode(output_member)
-            if response_member is not None:  # read as the rest reads it: a value msgspec refuses goes there
-                _VALUE.decode(response_member)
-    except (KeyError, TypeError, DecodeError, ValidationError, UnicodeDecodeError, RecursionError):
+        extra_member = members["extra_info"]
+        label: Any = _plain_label(extra_member)
+        plain = label is not None
+        if not plain:  # an extra_info of other members, or written otherwise: decoded, and checked below
+            extra_info = _VALUE.decode(extra_member)
+            label = extra_info.get("label") if type(extra_info) is dict else None
+        output_field = "model_output" if "model_output" in members else "response"  # KeyError: neither
+        output = _VALUE.decode(members[output_field])
+        if output_field == "model_output" and "response" in members:  # read as the rest reads it: a value
+            _VALUE.decode(members["response"])  # msgspec refuses goes there
+    except (KeyError, DecodeError, ValidationError, UnicodeDecodeError, RecursionError):
         return None
     row_scorer = ROW_SCORERS.get(data_source) if type(data_source) is str else None
     if (
         row_scorer is None
-        or type(extra_info) is not dict
-        or type(label := extra_info.get("label")) is not str
+        or type(label) is not str
         or type(output) is not str
         or not _read_alike(raw, members)
     ):
@@ -104,7 +111,44 @@ def _well_formed(raw: bytes) -> ScoredRow | None:
     if isinstance(scored, str):  # bounded: refused, not 0
         raise RowError("too-large", scored)
     value = float(scored)
-    return ScoredRow(data_source, value, _encoded(members, value))
+    if "score" in members:  # the score goes where the row had one: the whole row encoded
+        return ScoredRow(data_source, value, _encoded(members, value))
+    return ScoredRow(data_source, value, _line(members, value, output_field, plain))
+
+
+def _plain_label(extra_info: Raw) -> str | None:
+    """The label of an extra_info written `{"label": "…"}` as json.dumps writes it (its only member, spaced
+    so), read straight from the string; None for any other."""
+    written = memoryview(extra_info)
+    if written[:_LABEL_SKIP] != _LABEL_START or written[-2:] != b'"}':
+        return None
+    try:  # one string from the quote after "label": to the one before the brace, or not
+        return _STRING.decode(written[_LABEL_SKIP - 1 : -1])
+    except (DecodeError, ValidationError):  # e.g. {"label": "a","label": "b"}
+        return None
+
+
+def _line(members: dict[str, Raw], value: float, output_field: str, plain_extra_info: bool) -> bytes:
+    """What _encoded gives a row without a "score" member, joined from the members as written rather than
+    encoded and respaced whole: json.dumps's spacing changes nothing in a string (the data source, the
+    output), a number, true, false or null, or an extra_info _plain_label reads (`plain_extra_info`); only
+    another object or array is respaced (alone)."""
+    parts: list[Any] = [b"{"]
+    for name, member in members.items():
+        if len(parts) > 1:
+            parts.append(b", ")
+        parts.append(_NAMES.get(name) or encode(name) + b": ")
+        plain = name in ("data_source", output_field) or (name == "extra_info" and plain_extra_info)
+        if plain or memoryview(member)[0] not in _OPENERS:
+            parts.append(member)
+        else:
+            parts.append(format(member, indent=0))
+    parts.append(b', "score": ')
+    parts.append(
+        encode(value) if value == 0.0 or value >= _SMALLEST_AS_PYTHON else json.dumps(value).encode()
+    )
+    parts.append(b"}")
+    return b"".join(parts)
 
 
 def _read_alike(raw: bytes, members: dict[str, Raw]) -> bool:
