@@ -41,8 +41,9 @@ RUN = """
 import os, resource, sys
 from evalkit.cli import main
 if os.environ.get("BENCH_NO_SCORERS"):  # every row scores 1.0 without its scorer: all but the scoring
-    from evalkit.qydomain.dispatch import ROW_SCORERS
-    ROW_SCORERS.update(dict.fromkeys(ROW_SCORERS, lambda ground_truth, answer: 1.0))
+    from evalkit.qydomain import dispatch  # what score calls: ROW_SCORERS (PAIR_SCORERS before it)
+    table = getattr(dispatch, "ROW_SCORERS", dispatch.PAIR_SCORERS)
+    table.update(dict.fromkeys(table, lambda ground_truth, answer: 1.0))
 code = main(sys.argv[1:])
 me, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 print("CPU", me.ru_utime + me.ru_stime, workers.ru_utime + workers.ru_stime, file=sys.stderr)
