@@ -5,6 +5,7 @@ start of `evalkit eval` on one file.
 
     .venv/bin/python benchmarks/bench_engine.py [--batch 10000] [--runs 15] [--evals-only] [--long-texts]
     .venv/bin/python benchmarks/bench_engine.py --jsonl        # issue 15: one process against the JSON floor
+    .venv/bin/python benchmarks/bench_engine.py --jsonl --jobs-lines 0   # the same without --jobs 2
     .venv/bin/python benchmarks/bench_engine.py --jobs-only --runs 15   # issue 15: only --jobs 2 against 1
     .venv/bin/python benchmarks/bench_engine.py --instructions 2000   # the same work counted by valgrind
 
@@ -176,10 +177,10 @@ def _eval_cpu_split(source: Path, out: Path, jobs: int) -> tuple[float, float, f
 
 def jsonl_against_floor(size: int, runs: int, jobs_lines: int) -> None:
     """Issue 15: `evalkit eval` on a JSONL file of `size` lines in one process against the floor of
-    json.loads on each input line plus json.dumps(ensure_ascii=False) on each result; then `--jobs 2`
-    against `--jobs 1` on `jobs_lines` lines. Wall time and CPU time (user+sys, which other work on the
+    json.loads on each input line plus json.dumps(ensure_ascii=False) on each result, the whole run and a
+    line's marginal cost (marginal_against_floor); then `--jobs 2` against `--jobs 1` on `jobs_lines` lines
+    (none if 0). Wall time and CPU time (user+sys, which other work on the
     machine inflates less), the parent's apart from its workers': the parent must not be the bottleneck."""
-    import timeit
 
     with tempfile.TemporaryDirectory() as tmp:
         source = _batch_file(Path(tmp), size)
@@ -194,7 +195,7 @@ def jsonl_against_floor(size: int, runs: int, jobs_lines: int) -> None:
             for result in results:
                 json.dumps(result, ensure_ascii=False)
 
-        floors = timeit.repeat(floor, number=1, repeat=max(3, runs // 3))
+        floors, floor_cpus = _floor_times(floor, max(3, runs // 3))
         print(f"floor, json.loads + json.dumps of {size:,} lines in process: {_spread(floors)}", flush=True)
         walls, cpus = [], []
         for _ in range(runs):
@@ -207,7 +208,57 @@ def jsonl_against_floor(size: int, runs: int, jobs_lines: int) -> None:
             f"(best {min(walls) / min(floors):.2f}x); CPU {_spread(cpus)}",
             flush=True,
         )
-        jobs_against_one(Path(tmp), runs, jobs_lines)
+        marginal_against_floor(Path(tmp), source, size, runs, floors, floor_cpus)
+        if jobs_lines:
+            jobs_against_one(Path(tmp), runs, jobs_lines)
+
+
+def _floor_times(floor: Callable[[], None], repeat: int) -> tuple[list[float], list[float]]:
+    """The floor's wall and CPU seconds, `repeat` runs of it."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        wall, cpu = time.perf_counter(), time.process_time()
+        floor()
+        cpus.append(time.process_time() - cpu)
+        walls.append(time.perf_counter() - wall)
+    return walls, cpus
+
+
+def marginal_against_floor(
+    folder: Path, source: Path, size: int, runs: int, floors: list[float], floor_cpus: list[float]
+) -> None:
+    """Issue 15 asks for a cost "per line": what one more line costs, without the process's start (which the
+    whole run's wall includes once and the in-process floor does not). `evalkit eval` on `size` lines and on
+    the same lines twice over, `runs` pairs alternated (the load swings alike for both): each pair's
+    difference over `size` is a line's marginal cost, wall and CPU; against the floor's cost a line
+    (its whole run over `size`: it has no start)."""
+    double = folder / "double" / "batch.jsonl"
+    double.parent.mkdir()
+    double.write_bytes(source.read_bytes() * 2)
+    out = folder / "marginal.jsonl"
+    single_runs, double_runs = [], []
+    for turn in range(runs):
+        pair = (source, double) if turn % 2 == 0 else (double, source)
+        times = {path: _eval_cpu_split(path, out, 1) for path in pair}
+        single_runs.append(times[source])
+        double_runs.append(times[double])
+    floor_wall, floor_cpu = statistics.median(floors) / size, statistics.median(floor_cpus) / size
+    for name, index, floor_line in (("wall", 0, floor_wall), ("CPU", 1, floor_cpu)):
+        lines = [(two[index] - one[index]) / size for one, two in zip(single_runs, double_runs, strict=True)]
+        best = (min(row[index] for row in double_runs) - min(row[index] for row in single_runs)) / size
+        print(
+            f"a line's marginal cost by {name} ({size * 2:,} lines less {size:,}, {runs} alternated pairs): "
+            f"median {statistics.median(lines) * 1e6:.1f} us (quartiles "
+            f"{_quartiles_us(lines)}; bests' difference {best * 1e6:.1f} us), the floor "
+            f"{floor_line * 1e6:.1f} us a line: {statistics.median(lines) / floor_line:.2f}x "
+            f"(bests' {best / (min(floors if index == 0 else floor_cpus) / size):.2f}x)",
+            flush=True,
+        )
+
+
+def _quartiles_us(values: list[float]) -> str:
+    low, _, high = statistics.quantiles(values, n=4) if len(values) > 1 else values * 3
+    return f"{low * 1e6:.1f}-{high * 1e6:.1f}"
 
 
 def jobs_against_one(folder: Path, runs: int, jobs_lines: int) -> None:
@@ -347,7 +398,10 @@ def main() -> None:
     parser.add_argument("--long-texts", action="store_true", help="only evaluate() on long texts")
     parser.add_argument("--jsonl", action="store_true", help="only the JSONL batch against the JSON floor")
     parser.add_argument(
-        "--jobs-lines", type=int, default=120_000, help="lines of the --jsonl batch run with --jobs 1 and 2"
+        "--jobs-lines",
+        type=int,
+        default=120_000,
+        help="lines of the --jsonl batch run with --jobs 1 and 2 (0: not run)",
     )
     parser.add_argument(
         "--jobs-only", action="store_true", help="of --jsonl, only --jobs 2 against --jobs 1 (issue 15)"

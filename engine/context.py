@@ -39,7 +39,10 @@ class Signals:
         length = sum([len(t) for t in texts]) + max(len(texts), 1) + len(rewrite)  # texts and rewrite, joined
         if length < SHORT_TEXT:  # lowered as it is written, the rewrite once for both
             rewrite_lower = lower(rewrite)
-            text_lower = "\n".join([lower(t) for t in texts]) + "\n" + rewrite_lower
+            # one copy of the text, not three; no response is an empty one (as the parts below say)
+            text_lower = "\n".join(
+                [*[lower(t) for t in texts], rewrite_lower] if texts else ["", rewrite_lower]
+            )
             return cls(
                 SearchedText([], text_lower),
                 SearchedText([], rewrite_lower),

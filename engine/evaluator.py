@@ -10,11 +10,12 @@ from evalkit.engine.config import Config, ConfigError
 from evalkit.engine.context import RuleState, Signals
 from evalkit.engine.phases import (
     PullCache,
+    WholePulls,
     check_prompt,
     decide_label,
     finalize_rewrite,
     normalize_ranking,
-    pull_dimensions,
+    pull_all,
     require_justification,
 )
 from evalkit.engine.plan import ConfigPlan, RulePlan
@@ -32,6 +33,7 @@ class Evaluator:
         self.config = config
         self.plan: ConfigPlan = config.plan
         self._pulls: PullCache = {}
+        self._whole_pulls: WholePulls = {}
         self._heads: dict[float, str] = {}
         """The global summary's first line for each mean adjustment met (`_summary`)."""
         self._meta_base = {
@@ -52,7 +54,7 @@ class Evaluator:
             submission = parse_submission(submission)
         plan = self.plan
         signals = Signals.of(submission)
-        corrected, rationale = pull_dimensions(plan, submission.ratings, self._pulls)
+        corrected, rationale = pull_all(plan, submission.ratings, self._whole_pulls, self._pulls)
         state = RuleState(dict(corrected), plan.scale, plan.round_digits, plan.dedupe_comments)
         fired: list[FiredRule] = []
         skipped: list[SkippedRule | RulePlan] = []
@@ -97,9 +99,8 @@ class Evaluator:
         stop_after_first: bool,
     ) -> None:
         stopped_by: str | None = None
-        for rule, holds in zip(
-            rules, verdicts, strict=False
-        ):  # verdicts may run on past these rules: zip stops with them
+        for index in range(min(len(rules), len(verdicts))):  # verdicts may run on past these rules
+            rule, holds = rules[index], verdicts[index]  # (compiled, zip() is a call through Python's)
             if stopped_by is not None:
                 skipped.append(SkippedRule(rule.id, rule.type, None, None, stopped_by))
             elif not holds:

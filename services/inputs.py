@@ -31,6 +31,9 @@ from evalkit.engine.text import (
 )
 from evalkit.services.review_files import REVIEW_OUTPUTS
 
+if TYPE_CHECKING:
+    from io import BufferedIOBase
+
 SUBMISSION_SUFFIXES = (".json", ".yaml", ".yml", ".jsonl")
 
 
@@ -239,26 +242,57 @@ def jsonl_lines(path: Path) -> Iterator[tuple[str, str | None, str | None]]:
 _TOO_LONG = "the line is longer than {:,} bytes"
 
 
-def line_ranges(handle: BinaryIO, size: int) -> Iterator[tuple[int, int, int]]:
+def line_ranges(
+    handle: BufferedIOBase, size: int, file_size: int | None = None
+) -> Iterator[tuple[int, int, int]]:
     """(start, end, number of the first line) of ranges of `handle` of about `size` bytes of whole lines (a
     range ends after a newline, or at the end), read from where it is: a parent's share of `--jobs` work,
-    whose workers read the ranges themselves. Reads blocks and counts newlines in C; raises OSError."""
+    whose workers read the ranges themselves. Given the `file_size`, a range is `guided_size` bytes: larger
+    while much is left, smaller near the end. Reads into one buffer and counts newlines in C; raises
+    OSError."""
     start = offset = handle.tell()
     first = 1
-    newlines = 0
-    while block := handle.read(size):
-        cut = block.rfind(b"\n")
-        if cut < 0 or offset + cut + 1 - start < size // 2:
-            newlines += block.count(b"\n")
-            offset += len(block)
+    newlines = 0  # between start and offset
+    buffer = bytearray()
+    while True:
+        target = size if file_size is None else guided_size(size, file_size - start)
+        want = target - (offset - start)
+        if want < _MIN_READ:  # the range is as long as it should be, but for the end of its last line
+            want = max(target, _MIN_READ)
+        if len(buffer) < want:
+            buffer = bytearray(want)
+        read = handle.readinto(memoryview(buffer)[:want])
+        if not read:
+            break
+        cut = buffer.rfind(b"\n", 0, read)
+        if cut < 0 or offset + cut + 1 - start < target // 2:
+            newlines += buffer.count(b"\n", 0, read)
+            offset += read
             continue
-        newlines += block.count(b"\n", 0, cut + 1)
+        newlines += buffer.count(b"\n", 0, cut + 1)
         yield start, offset + cut + 1, first
         start, first = offset + cut + 1, first + newlines
-        newlines = block.count(b"\n", cut + 1)
-        offset += len(block)
+        newlines = buffer.count(b"\n", cut + 1, read)
+        offset += read
     if offset > start:
         yield start, offset, first
+
+
+GROWN = 3
+"""A range is at most this many times `size` (services/batch.py reads one of up to 4 times whole)."""
+TAPER = 8
+"""Near the end a range is this fraction of what is left: with 2 workers each takes a few more, smaller and
+smaller, and both end within a range of the smallest size of each other."""
+SMALLEST = 8
+"""A range is at least `size` divided by this (a few dozen lines of a kilobyte: a millisecond of work)."""
+_MIN_READ = 4096
+
+
+def guided_size(size: int, left: int) -> int:
+    """How long a range to cut (guided scheduling) with `left` bytes left of the file: up to GROWN times
+    `size` while much is left (fewer ranges: less work a line for the parent and the workers), a TAPER'th
+    of what is left near the end, at least `size` // SMALLEST."""
+    return max(size // SMALLEST, min(GROWN * size, left // TAPER), 1)
 
 
 def byte_ranges(handle: BinaryIO, size: int) -> Iterator[tuple[int, int]]:

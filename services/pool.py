@@ -21,14 +21,14 @@ import contextlib
 import errno
 import functools
 import os
-import shutil
 import sys
-import tempfile
 from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
+    from io import BufferedIOBase
+
     from evalkit.services.workers import Crew, Held, Reply
 
 T = TypeVar("T")
@@ -51,12 +51,14 @@ class LineRange(NamedTuple):
     first: int
 
 
-def file_ranges(handle: BinaryIO, path: str, source: str, size: int) -> Iterator[LineRange]:
-    """Ranges of about `size` bytes of whole lines of the open regular file `handle`, from where it is, found
-    as they are needed (the first is at work while the rest of a large file is unread); raises OSError."""
+def file_ranges(handle: BufferedIOBase, path: str, source: str, size: int) -> Iterator[LineRange]:
+    """Ranges of whole lines of the open regular file `handle`, from where it is, found as they are needed
+    (the first is at work while the rest of a large file is unread): up to a few times `size` bytes, and
+    smaller and smaller near the end, so that the workers finish together (inputs.guided_size); raises
+    OSError."""
     from evalkit.services.inputs import line_ranges
 
-    for start, end, first in line_ranges(handle, size):
+    for start, end, first in line_ranges(handle, size, os.fstat(handle.fileno()).st_size):
         yield LineRange(path, source, start, end, first)
 
 
@@ -169,17 +171,25 @@ def spool_folder(jobs: int, hold: bool = False) -> Iterator[str | None]:
     try:
         yield folder
     finally:
+        import shutil
+
         shutil.rmtree(folder, ignore_errors=True)
 
 
 def _remove_orphans() -> None:
+    import tempfile
+
     from evalkit.services.atomic import orphans
 
     for orphan in orphans(Path(tempfile.gettempdir()), SPOOL_PREFIX, ""):
+        import shutil  # (2 ms, with its compression modules: only for a run killed outright)
+
         shutil.rmtree(orphan, ignore_errors=True)
 
 
 def _new_spool_folder() -> str:
+    import tempfile
+
     from evalkit.services.atomic import stamped_name
 
     temporary = Path(tempfile.gettempdir())
@@ -208,6 +218,8 @@ def spooled(folder: str | None, data: bytes) -> bytes | Spooled:
     folder, it is small, or the file cannot be written (a full disk: the parent writes it or says why)."""
     if folder is None or len(data) < SPOOL_MIN_BYTES:
         return data
+    import tempfile
+
     path = None
     try:
         handle, path = tempfile.mkstemp(dir=folder)

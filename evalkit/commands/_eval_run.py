@@ -203,6 +203,11 @@ class EvalRun:
         progress = Progress(total, counted, enabled=total > 1)
         if batch and not stdin and can_render_in_workers(self.args.inputs):
             items.close()  # read again, from the start, and rendered chunk by chunk (by workers with --jobs)
+            if self.args.jobs > 1:
+                # what each worker's renderer imports (msgspec), imported here once, before they are forked:
+                # a worker importing it itself takes longer than this process does (it copies every page
+                # of the parent's that the import writes to), and the first chunk waits for it
+                import msgspec.json  # noqa: F401
             outcomes: Generator[Any, None, None] = evaluate_rendered(
                 config,
                 self.args.inputs,

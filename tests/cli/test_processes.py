@@ -317,6 +317,42 @@ def test_workers_writing_their_chunks_into_the_outputs_give_one_process_bytes(tm
     assert list(temporary.iterdir()) == []
 
 
+def test_ranges_of_every_length_give_one_process_bytes(tmp_path: Path) -> None:
+    """A file long enough to be cut into ranges of every length (768 KB while much is left, then an eighth
+    of what is left down to 32 KB: inputs.guided_size), its lines of every sample and a few blank ones:
+    `--jobs 2` writes the bytes one process writes, every line numbered as its own."""
+    samples = sorted((ROOT / "samples").glob("*.json"))
+    lines = [json.dumps(json.loads(path.read_text(encoding="utf-8"))) for path in samples]
+    body = "".join(f"{lines[i % len(lines)]}\n" + ("\n" if i % 997 == 0 else "") for i in range(9000))
+    (tmp_path / "big.jsonl").write_text(body, encoding="utf-8")
+    assert (tmp_path / "big.jsonl").stat().st_size > 7 * 768 * 1024
+    outputs = []
+    for jobs in ("1", "2"):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "evalkit",
+                "eval",
+                "big.jsonl",
+                "--jobs",
+                jobs,
+                "--out",
+                f"out-{jobs}.jsonl",
+            ],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert (done.returncode, done.stderr) == (0, "")
+        outputs.append((tmp_path / f"out-{jobs}.jsonl").read_bytes())
+    assert outputs[1] == outputs[0]
+    sources = [json.loads(line)["source"] for line in outputs[0].splitlines()]
+    numbers = [number for number, line in enumerate(body.split("\n"), 1) if line]
+    assert sources == [f"big.jsonl:{number}" for number in numbers]
+
+
 @pytest.mark.parametrize("mode", ["w", "a"])
 def test_stdout_redirected_to_a_file_gets_one_process_bytes_after_what_it_held(
     tmp_path: Path, mode: str

@@ -86,3 +86,14 @@ def test_nesting_deeper_than_the_parser_takes_still_tests() -> None:
         )
     )
     assert compile_verdicts([block])(signals) == (True,)
+
+
+def test_no_response_is_an_empty_one_in_a_short_text_as_in_a_long_one() -> None:
+    """A Submission built with no response (the Python API allows it; parsing does not): the text searched
+    is an empty response, a newline and the rewrite, lowered whole when short as by parts when long."""
+    from evalkit.engine.submission import Submission
+
+    block = compile_when({"response_contains_any": ["\nab"]})
+    for rewrite in ("ab", "ab" + "z" * SHORT_TEXT):
+        submission = Submission("P", (), (), dict.fromkeys(DIMENSIONS, 3.0), rewrite_preferred=rewrite)
+        assert compile_verdicts([block])(Signals.of(submission)) == (True,)

@@ -1,6 +1,6 @@
-"""A JSONL file's ranges of lines, read by `evalkit eval` a range at a time (decoded in one call when the
-range is UTF-8), give every line as reading it a line at a time does: numbers, blank lines, a byte order
-mark, "\\r", text that is not UTF-8, a last line without its newline."""
+"""A JSONL file's ranges of lines, read by `evalkit eval` a range at a time (its lines views of the bytes
+read, when the range is UTF-8), give every line as reading it a line at a time does: numbers, blank lines, a
+byte order mark, "\\r", text that is not UTF-8, a last line without its newline."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalkit.services.batch import _range_texts
+from evalkit.services.batch import _as_text, _range_texts
 from evalkit.services.inputs import byte_ranges, range_lines
 from evalkit.services.pool import file_ranges
 
@@ -35,7 +35,11 @@ def test_a_range_read_whole_gives_the_lines_read_one_at_a_time(
         assert ranges == [] if not data else ranges[0].start == 0 and ranges[-1].end == len(data)
         for part in ranges:
             one_at_a_time = list(range_lines(path, part.source, part.start, part.end, part.first))
-            assert list(_range_texts(part)) == one_at_a_time
+            as_text = [
+                (where, text if text is None else _as_text(text), problem)
+                for where, text, problem in _range_texts(part)
+            ]
+            assert as_text == one_at_a_time
 
 
 @settings(max_examples=300, deadline=None)
