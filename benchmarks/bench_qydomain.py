@@ -6,7 +6,9 @@ is missed.
 
 With --rows: CPU µs per row of each data source in bench_score_cli.py's mix (typos with a 150-word passage,
 16-word connections, plots of 10 to 40 sentences), for the scorer alone (`score`) and for the whole line as
-`evalkit score` handles it (`score_json_line`: parse, validate, score, encode); best of several rounds.
+`evalkit score` handles it (`score_json_line`: parse, validate, score, encode); best of several rounds. Also
+plots answered backwards, which score 0 (a pair scored 0 was once split into sentences twice, to say
+whether it was too large to score).
 
     .venv/bin/python benchmarks/bench_qydomain.py [--rows]
 """
@@ -19,6 +21,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from evalkit.qydomain import (
     connections_process_results,
@@ -128,15 +131,17 @@ def per_row() -> int:
     """CPU µs per row of bench_score_cli.py's rows, per data source: the scorer, and the whole line."""
     import json
 
-    from bench_score_cli import make_rows
+    from bench_score_cli import KINDS, make_rows
 
     from evalkit.qydomain import score
     from evalkit.qydomain.records import score_json_line
 
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (other work slows it)")
     rows = make_rows(30_000)
-    for data_source in ("typos", "connections", "unscrambling"):
-        mine = [row for row in rows if row["data_source"] == data_source]
+    kinds = {kind: [row for row in rows if row["data_source"] == kind] for kind in KINDS}
+    kinds["plot scoring 0"] = scoring_zero(len(kinds["unscrambling"]))
+    for name, mine in kinds.items():
+        data_source = mine[0]["data_source"]
         lines = [json.dumps(row).encode() for row in mine]
         scorer = best = float("inf")
         for _ in range(7):
@@ -148,10 +153,21 @@ def per_row() -> int:
             for line in lines:
                 score_json_line(line)
             best = min(best, (time.process_time() - started) / len(mine))
-        print(
-            f"{data_source:<13} scorer {scorer * 1e6:6.1f} us a row   whole line {best * 1e6:6.1f} us a row"
-        )
+        print(f"{name:<14} scorer {scorer * 1e6:6.1f} us a row   whole line {best * 1e6:6.1f} us a row")
     return 0
+
+
+def scoring_zero(count: int) -> list[dict[str, Any]]:
+    """Unscrambling rows whose answer is the plot backwards, an even number of sentences: each scores 0."""
+    rng = random.Random(3)
+    vocabulary = make_words(rng, 3000)
+    rows = []
+    for _ in range(count):
+        plot = [sentence(rng, vocabulary) for _ in range(2 * rng.randint(5, 20))]
+        answer = "<PLOT_SUMMARY>" + ". ".join(reversed(plot)) + ".</PLOT_SUMMARY>"
+        rows.append({"data_source": "unscrambling", "extra_info": {"label": ". ".join(plot) + "."},
+                     "model_output": answer})  # fmt: skip
+    return rows
 
 
 def main() -> int:

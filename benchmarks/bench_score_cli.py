@@ -8,17 +8,20 @@ other work on the machine and CPU time much less, so both are shown, and each fi
 --rounds runs: `CPU us/row` is the parent's and the workers' CPU time per row, and `rows/CPU-s` what one
 core would score at that cost.
 
-    .venv/bin/python benchmarks/bench_score_cli.py [ROWS] [--rounds N] [--kinds] [--floor] [--keep FOLDER]
+    .venv/bin/python benchmarks/bench_score_cli.py [ROWS] [--rounds N] [--kinds] [--floor] [--stdout]
+        [--keep FOLDER]
 
 --kinds also scores each data source's rows on their own (ROWS / 3 rows each); --floor the mix with each
 scorer replaced by a constant (reading, decoding, checking, encoding and writing rows: what no scorer can
-make faster); --keep writes the files into FOLDER and leaves them there (the mix as rows.jsonl), to
+make faster); --stdout the mix with its rows written to stdout redirected to a file (`> FILE`) in place of
+--out; --keep writes the files into FOLDER and leaves them there (the mix as rows.jsonl), to
 profile or compare against.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -38,8 +41,9 @@ RUN = """
 import os, resource, sys
 from evalkit.cli import main
 if os.environ.get("BENCH_NO_SCORERS"):  # every row scores 1.0 without its scorer: all but the scoring
-    from evalkit.qydomain.dispatch import PAIR_SCORERS
-    PAIR_SCORERS.update(dict.fromkeys(PAIR_SCORERS, lambda ground_truth, answer: 1.0))
+    from evalkit.qydomain import dispatch  # what score calls: ROW_SCORERS (PAIR_SCORERS before it)
+    table = getattr(dispatch, "ROW_SCORERS", dispatch.PAIR_SCORERS)
+    table.update(dict.fromkeys(table, lambda ground_truth, answer: 1.0))
 code = main(sys.argv[1:])
 me, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 print("CPU", me.ru_utime + me.ru_stime, workers.ru_utime + workers.ru_stime, file=sys.stderr)
@@ -79,15 +83,20 @@ class Timing(NamedTuple):
     workers: float  # CPU seconds of its worker processes
 
 
-def time_run(data: Path, jobs: int, scorers: bool = True) -> Timing:
-    """One `evalkit score` run: wall seconds and CPU seconds."""
+def time_run(data: Path, jobs: int, scorers: bool = True, stdout: bool = False) -> Timing:
+    """One `evalkit score` run: wall seconds and CPU seconds. `stdout`: the scored rows go to stdout
+    redirected to the file (`> FILE`) rather than to --out."""
     out = data.with_suffix(f".jobs{jobs}.out" if scorers else f".jobs{jobs}.floor")
-    command = [sys.executable, "-c", RUN, "score", str(data), "--out", str(out), "--jobs", str(jobs)]
+    command = [sys.executable, "-c", RUN, "score", str(data), "--jobs", str(jobs)]
+    command += [] if stdout else ["--out", str(out)]
     environment = dict(os.environ, BENCH_NO_SCORERS="" if scorers else "1")
     started = time.perf_counter()
     # From the data's folder: `-c` puts the current folder first on sys.path, and a checkout's evalkit/ there
     # would be imported instead of the installed package.
-    result = subprocess.run(command, capture_output=True, text=True, cwd=data.parent, env=environment)
+    with open(out, "wb") if stdout else contextlib.nullcontext(subprocess.PIPE) as output:
+        result = subprocess.run(
+            command, stdout=output, stderr=subprocess.PIPE, text=True, cwd=data.parent, env=environment
+        )
     wall = time.perf_counter() - started
     if result.returncode != 0:
         raise SystemExit(f"evalkit score failed ({result.returncode}):\n{result.stderr}")
@@ -95,16 +104,18 @@ def time_run(data: Path, jobs: int, scorers: bool = True) -> Timing:
     return Timing(wall, float(parent), float(workers))
 
 
-def best_run(data: Path, jobs: int, rounds: int, scorers: bool = True) -> Timing:
+def best_run(data: Path, jobs: int, rounds: int, scorers: bool = True, stdout: bool = False) -> Timing:
     """The best wall time and the best CPU times of `rounds` runs: interference only ever adds time."""
-    runs = [time_run(data, jobs, scorers) for _ in range(rounds)]
+    runs = [time_run(data, jobs, scorers, stdout) for _ in range(rounds)]
     least = min(runs, key=lambda run: run.parent + run.workers)
     return Timing(min(run.wall for run in runs), least.parent, least.workers)
 
 
-def report(name: str, data: Path, count: int, rounds: int, scorers: bool = True) -> None:
+def report(
+    name: str, data: Path, count: int, rounds: int, scorers: bool = True, stdout: bool = False
+) -> None:
     for jobs in (1, 2):
-        run = best_run(data, jobs, rounds, scorers)
+        run = best_run(data, jobs, rounds, scorers, stdout)
         cpu = run.parent + run.workers
         share = f"{run.parent / count * 1e6:5.1f} parent + {run.workers / count * 1e6:5.1f} workers"
         print(f"{name:<13} --jobs {jobs}: {count / run.wall:8,.0f} rows/s ({run.wall:5.1f} s wall)   "
@@ -122,6 +133,9 @@ def main() -> int:
     parser.add_argument("--keep", metavar="FOLDER", help="write the files here and keep them")
     parser.add_argument(
         "--floor", action="store_true", help="also the mix with every scorer a constant: all but the scoring"
+    )
+    parser.add_argument(
+        "--stdout", action="store_true", help="also the mix written to stdout redirected to a file (> FILE)"
     )
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (other work stretches wall time)")
@@ -141,6 +155,9 @@ def main() -> int:
         if args.floor:
             path, chosen = files["mix"]
             report("no scorers", path, len(chosen), args.rounds, scorers=False)
+        if args.stdout:
+            path, chosen = files["mix"]
+            report("mix > FILE", path, len(chosen), args.rounds, stdout=True)
     return 0
 
 

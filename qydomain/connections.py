@@ -34,7 +34,6 @@ _TAG_PAIRS = (("<solution>", _CLOSE), (_CLOSE, _CLOSE))
 _BOXED_NOISE = ("\\text{", "{", "}", "\\", "$", "\n")
 _MOST_GROUPS = 64  # ground truths of more groups than this take the general way
 _GROUP_NUMBERS = tuple(index // GROUP_SIZE for index in range(_MOST_GROUPS * GROUP_SIZE))
-_WHOLE_GROUPS = frozenset((number,) * GROUP_SIZE for number in range(_MOST_GROUPS))
 
 
 @malformed_scores_zero(0.0)
@@ -62,16 +61,27 @@ def _share_of_full_groups(truth_words: list[str], answer_words: list[str]) -> fl
 
     Then each side's groups are its words four by four, and an answer group is a ground-truth group when its
     four words all belong to that group: each answer word is mapped to its group's number, and the answer's
-    groups that map to four equal numbers are counted, in C, without building a set of words per group."""
+    groups that map to four equal numbers are counted (compiled: dictionary lookups in a loop), without
+    building a set of words per group."""
     count = len(truth_words)
     if count % GROUP_SIZE or len(answer_words) % GROUP_SIZE or count > len(_GROUP_NUMBERS):
         return None
-    group_of = dict(zip(truth_words, _GROUP_NUMBERS[:count], strict=True))
+    group_of = dict(zip(truth_words, _GROUP_NUMBERS, strict=False))
     if len(group_of) < count or len(set(answer_words)) < len(answer_words):  # a word repeated
         return None
-    numbers = list(map(group_of.get, answer_words))  # None: not a ground-truth word
-    groups = zip(numbers[0::4], numbers[1::4], numbers[2::4], numbers[3::4], strict=True)
-    return len(_WHOLE_GROUPS.intersection(groups)) / (count // GROUP_SIZE)
+    # Four distinct answer words of one ground-truth group are that whole group: no other answer group can
+    # be it too, so each one found counts once without a set of the groups found.
+    found = 0
+    for start in range(0, len(answer_words), GROUP_SIZE):
+        number = group_of.get(answer_words[start], -1)
+        if (
+            number != -1
+            and group_of.get(answer_words[start + 1], -1) == number
+            and group_of.get(answer_words[start + 2], -1) == number
+            and group_of.get(answer_words[start + 3], -1) == number
+        ):
+            found += 1
+    return found / (count // GROUP_SIZE)
 
 
 def connections_answer_words(llm_answer: str, expected: int) -> list[str] | None:
@@ -104,14 +114,16 @@ def _without_boxed_noise(text: str) -> str:
 
 def group_words(words: Iterable[str]) -> list[frozenset[str]]:
     """Normalised words in order, in groups that close at GROUP_SIZE distinct words."""
-    return _grouped([word.strip().lower() for word in words])
+    return _grouped(list(map(str.lower, map(str.strip, words))))
 
 
 def _normalised(text: str) -> list[str]:
     """The comma-separated words of `text`, each stripped and lower-cased."""
     if text.isascii():  # ASCII lower-cases letter by letter: the whole text at once, then each word stripped
         return list(map(str.strip, text.lower().split(",")))
-    return [word.strip().lower() for word in text.split(",")]  # (Unicode's final sigma looks at neighbours)
+    # Unicode's final sigma looks at neighbours ('AΣ' -> 'aς'): `str.lower` through map is CPython's method,
+    # where mypyc compiles `word.lower()` on a str to a lowering one character at a time ('aσ').
+    return list(map(str.lower, map(str.strip, text.split(","))))
 
 
 def _grouped(words: list[str]) -> list[frozenset[str]]:

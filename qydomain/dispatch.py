@@ -14,7 +14,14 @@ from typing import Any
 
 from .connections import connections_process_results
 from .typos import typos_process_results
-from .unscrambling import MAX_MATCHING_WORK, matching_work, plot_unscrambling_process_results, sentences
+from .unscrambling import (
+    MAX_MATCHING_WORK,
+    matching_work,
+    plot_unscrambling_process_results,
+    score_or_refusal,
+    sentences,
+    too_large_message,
+)
 
 ScoreFn = Callable[[str, Mapping[str, Any]], float]
 
@@ -84,6 +91,14 @@ PAIR_SCORERS: dict[str, Callable[[object, object], float]] = {
 }
 """What each wrapper calls: `SCORERS[source](output, extra_info)` is
 `float(PAIR_SCORERS[source](extra_info["label"], strip_think(output)))`."""
+ROW_SCORERS: dict[str, Callable[[object, object], float | str]] = {
+    "typos": typos_process_results,
+    "connections": connections_process_results,
+    "unscrambling": score_or_refusal,
+}
+"""What `evalkit score` calls for a well-formed row: PAIR_SCORERS, but for a pair scored 0 without being
+scored, the reason `too_large` gives (a string), found as the pair is scored rather than by splitting it
+again."""
 
 
 def scorer_for(data_source: str) -> ScoreFn:
@@ -103,10 +118,7 @@ def too_large(data_source: str, model_output: str, extra_info: Mapping[str, Any]
     work = matching_work(truth, answer)
     if work <= MAX_MATCHING_WORK:
         return None
-    return (
-        f"too large to score: {len(truth):,} plot sentences against {len(answer):,} in the answer would "
-        f"take {work / MAX_MATCHING_WORK:,.1f} times the matching limit (about half a second)"
-    )
+    return too_large_message(len(truth), len(answer), work)
 
 
 def score(data_source: str, model_output: str, extra_info: Mapping[str, Any]) -> float:

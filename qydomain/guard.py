@@ -20,6 +20,11 @@ def _blank(text: str) -> bool:
     return not text or text.isspace()
 
 
+def malformed(ground_truth: str) -> bool:
+    """Whether a ground truth makes its pair malformed (blank), the other side being a string."""
+    return _blank(ground_truth)
+
+
 def malformed_scores_zero(zero: ScoreT) -> Callable[[PairScorer[ScoreT]], GuardedScorer[ScoreT]]:
     """Wrap a `(ground_truth, llm_answer)` scorer so that a malformed pair returns `zero`."""
 

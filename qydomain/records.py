@@ -19,18 +19,28 @@ from __future__ import annotations
 import json
 import re
 import sys
+from array import array
 from typing import Any, NamedTuple
 
 from msgspec import DecodeError, Raw, ValidationError
 from msgspec.json import Decoder, encode, format
 
-from .dispatch import PAIR_SCORERS, ScoreFn, UnknownDataSource, scorer_for, strip_think, too_large
+from .dispatch import ROW_SCORERS, ScoreFn, UnknownDataSource, scorer_for, strip_think, too_large
 
 _OUTPUT_FIELDS = ("model_output", "response")
 _NEEDED = ("data_source", "extra_info", *_OUTPUT_FIELDS)
 _BOM = b"\xef\xbb\xbf"  # a byte-order mark some editors write first
 _MEMBERS = Decoder(dict[str, Raw])
 _VALUE = Decoder()
+_STRING = Decoder(str)
+_LABEL_START = b'{"label": "'
+_LABEL_SKIP = len(_LABEL_START)
+_NAMES = {name: encode(name) + b": " for name in ("data_source", "extra_info", *_OUTPUT_FIELDS)}
+"""The names of the members every row has, as written in a scored line with what follows them."""
+_OPENERS = frozenset(b"{[")
+_SPACES = frozenset(
+    b" \t\n\r\x0b\x0c"
+)  # what bytes.isspace counts as space  # the first bytes of the values json.dumps's spacing may change
 _SMALLEST_AS_PYTHON = 1e-4
 """msgspec writes a float as Python's repr does from here up (below it, `0.00005` for `5e-05`)."""
 _MAX_DIGITS = sys.get_int_max_str_digits()  # json.loads refuses an integer of more (4,300 by default)
@@ -52,6 +62,81 @@ class ScoredRow(NamedTuple):
     data_source: str
     score: float
     line: bytes
+
+
+class ScoredText(NamedTuple):
+    """The lines of a text scored (`score_text`): the output lines before the first bad line and after each
+    bad line, each run joined (every line ending with b"\n"), the scores of each data source in input order,
+    each bad line's position among the lines, code and message, and how many lines there were."""
+
+    runs: list[bytes]  # one more than there are bad lines
+    scores: dict[str, array[float]]
+    bad: list[tuple[int, str, str]]
+    lines: int
+
+
+def score_text(data: bytes) -> ScoredText:
+    """Score the lines of `data` (`data.split(b"\n")`, less the empty piece after a last b"\n"), none longer
+    than the limit; blank ones are skipped. What `evalkit score` does with each range of a file (its command
+    module's score_lines with those lines, the twin this is held to), with each line a view of `data`
+    rather than a copy of it, found with memchr rather than bytes.split's byte-by-byte loop, and read as
+    ASCII without looking again when all of `data` is ASCII (what json.dumps writes)."""
+    ascii = data.isascii()
+    view = memoryview(data)
+    output: list[bytes] = []
+    runs: list[bytes] = []
+    scores: dict[str, array[float]] = {}
+    bad: list[tuple[int, str, str]] = []
+    size = len(data)
+    start = index = 0
+    while start < size:
+        end = data.find(b"\n", start)
+        newline = end != -1  # the line ended with b"\n" in the input
+        if not newline:
+            end = size
+        first = start
+        while first < end and data[first] in _SPACES:
+            first += 1
+        if first < end:  # else blank: skipped
+            row: ScoredRow | None = None
+            try:
+                if ascii:  # no byte-order mark, nothing to check as UTF-8
+                    row = _quick(view[start:end], True)
+                if row is None:
+                    row = score_json_line(data[start:end])
+            except RowError as error:
+                problem = _with_newline(data[start:end], error) if newline else error
+                bad.append((index, problem.code, str(problem)))
+                runs.append(_joined(output))
+                output = []
+            else:
+                output.append(row.line)
+                kept = scores.get(row.data_source)
+                if kept is None:
+                    scores[row.data_source] = array("d", (row.score,))
+                else:
+                    kept.append(row.score)
+        start = end + 1
+        index += 1
+    runs.append(_joined(output))
+    return ScoredText(runs, scores, bad, index)
+
+
+def _joined(lines: list[bytes]) -> bytes:
+    """Output lines, each ending with b"\n"."""
+    if not lines:
+        return b""
+    lines.append(b"")
+    return b"\n".join(lines)
+
+
+def _with_newline(raw: bytes, error: RowError) -> RowError:
+    """The error of a line as it was in the input, with its b"\n" (where JSON that ends early ends)."""
+    try:
+        score_json_line(raw + b"\n")
+    except RowError as problem:
+        return problem
+    return error  # pragma: no cover  # a line that scores with its b"\n" but not without it
 
 
 def score_json_line(raw: bytes) -> ScoredRow:
@@ -78,40 +163,85 @@ def _well_formed(raw: bytes) -> ScoredRow | None:
     calls instead of a few dozen (they were a third of a row's time without its scorer); None for any other
     row, which _read_carefully then reads field by field."""
     raw = raw.removeprefix(_BOM)
+    return _quick(raw, raw.isascii())
+
+
+def _quick(raw: bytes | memoryview, ascii: bool) -> ScoredRow | None:
+    """_well_formed of a line without a byte-order mark, `ascii` if every byte of it is."""
     try:
         members = _MEMBERS.decode(raw)
         data_source = _VALUE.decode(members["data_source"])
-        extra_info = _VALUE.decode(members["extra_info"])
-        output_member, response_member = members.get("model_output"), members.get("response")
-        if output_member is None:
-            output = _VALUE.decode(response_member)  # type: ignore[arg-type]  # TypeError: neither is there
-        else:
-            output = _VALUE.decode(output_member)
-            if response_member is not None:  # read as the rest reads it: a value msgspec refuses goes there
-                _VALUE.decode(response_member)
-    except (KeyError, TypeError, DecodeError, ValidationError, UnicodeDecodeError, RecursionError):
+        extra_member = members["extra_info"]
+        label: Any = _plain_label(extra_member)
+        plain = label is not None
+        if not plain:  # an extra_info of other members, or written otherwise: decoded, and checked below
+            extra_info = _VALUE.decode(extra_member)
+            label = extra_info.get("label") if type(extra_info) is dict else None
+        output_field = "model_output" if "model_output" in members else "response"  # KeyError: neither
+        output = _VALUE.decode(members[output_field])
+        if output_field == "model_output" and "response" in members:  # read as the rest reads it: a value
+            _VALUE.decode(members["response"])  # msgspec refuses goes there
+    except (KeyError, DecodeError, ValidationError, UnicodeDecodeError, RecursionError):
         return None
-    pair_scorer = PAIR_SCORERS.get(data_source) if type(data_source) is str else None
+    row_scorer = ROW_SCORERS.get(data_source) if type(data_source) is str else None
     if (
-        pair_scorer is None
-        or type(extra_info) is not dict
-        or type(label := extra_info.get("label")) is not str
+        row_scorer is None
+        or type(label) is not str
         or type(output) is not str
-        or not _read_alike(raw, members)
+        or not _read_alike(raw, members, ascii)
     ):
         return None
-    value = float(pair_scorer(label, strip_think(output)))
-    if value == 0.0 and too_large(data_source, output, extra_info):
-        return None  # the rest says why
-    return ScoredRow(data_source, value, _encoded(members, value))
+    scored = row_scorer(label, strip_think(output))
+    if isinstance(scored, str):  # bounded: refused, not 0
+        raise RowError("too-large", scored)
+    value = float(scored)
+    if "score" in members:  # the score goes where the row had one: the whole row encoded
+        return ScoredRow(data_source, value, _encoded(members, value))
+    return ScoredRow(data_source, value, _line(members, value, output_field, plain))
 
 
-def _read_alike(raw: bytes, members: dict[str, Raw]) -> bool:
+def _plain_label(extra_info: Raw) -> str | None:
+    """The label of an extra_info written `{"label": "…"}` as json.dumps writes it (its only member, spaced
+    so), read straight from the string; None for any other."""
+    written = memoryview(extra_info)
+    if written[:_LABEL_SKIP] != _LABEL_START or written[-2:] != b'"}':
+        return None
+    try:  # one string from the quote after "label": to the one before the brace, or not
+        return _STRING.decode(written[_LABEL_SKIP - 1 : -1])
+    except (DecodeError, ValidationError):  # e.g. {"label": "a","label": "b"}
+        return None
+
+
+def _line(members: dict[str, Raw], value: float, output_field: str, plain_extra_info: bool) -> bytes:
+    """What _encoded gives a row without a "score" member, joined from the members as written rather than
+    encoded and respaced whole: json.dumps's spacing changes nothing in a string (the data source, the
+    output), a number, true, false or null, or an extra_info _plain_label reads (`plain_extra_info`); only
+    another object or array is respaced (alone)."""
+    parts: list[Any] = [b"{"]
+    for name, member in members.items():
+        if len(parts) > 1:
+            parts.append(b", ")
+        parts.append(_NAMES.get(name) or encode(name) + b": ")
+        plain = name in ("data_source", output_field) or (name == "extra_info" and plain_extra_info)
+        if plain or memoryview(member)[0] not in _OPENERS:
+            parts.append(member)
+        else:
+            parts.append(format(member, indent=0))
+    parts.append(b', "score": ')
+    parts.append(
+        encode(value) if value == 0.0 or value >= _SMALLEST_AS_PYTHON else json.dumps(value).encode()
+    )
+    parts.append(b"}")
+    return b"".join(parts)
+
+
+def _read_alike(raw: bytes | memoryview, members: dict[str, Raw], ascii: bool) -> bool:
     """Whether json.loads reads the line msgspec has read into `members` alike: valid UTF-8 in the members
-    kept as written too, and no integer of more digits than json.loads converts."""
-    if not raw.isascii():
+    kept as written too, and no integer of more digits than json.loads converts. `ascii`: every byte of
+    `raw` is (no UTF-8 to check)."""
+    if not ascii:
         try:
-            raw.decode("utf-8")  # msgspec checks the strings it decodes, not those it keeps as written
+            bytes(raw).decode("utf-8")  # msgspec checks the strings it decodes, not those it keeps as written
         except UnicodeDecodeError:
             return False
     return len(raw) <= _MAX_DIGITS or not any(map(_long_digits, members.values()))
@@ -127,7 +257,7 @@ def _members(raw: bytes) -> tuple[dict[str, Raw], dict[str, Any]] | None:
         needed = {name: _VALUE.decode(members[name]) for name in _NEEDED if name in members}
     except (DecodeError, ValidationError, UnicodeDecodeError, RecursionError):
         return None
-    return (members, needed) if _read_alike(raw, members) else None
+    return (members, needed) if _read_alike(raw, members, raw.isascii()) else None
 
 
 def _long_digits(member: Raw) -> bool:
@@ -144,14 +274,16 @@ def _score(row: dict[str, Any]) -> tuple[float, str]:
     output: Any = row.get("model_output", row.get("response"))
     if (
         type(data_source) is str
-        and (pair_scorer := PAIR_SCORERS.get(data_source)) is not None
+        and (row_scorer := ROW_SCORERS.get(data_source)) is not None
         and type(extra_info) is dict
         and type(label := extra_info.get("label")) is str
         and type(output) is str
     ):  # a well-formed row (most are): what _checked_score checks and calls, with fewer calls
-        value = float(pair_scorer(label, strip_think(output)))
-    else:
-        value = _checked_score(row)
+        scored = row_scorer(label, strip_think(output))
+        if isinstance(scored, str):  # bounded: refused, not 0
+            raise RowError("too-large", scored)
+        return float(scored), data_source
+    value = _checked_score(row)
     if value == 0.0 and (why := too_large(data_source, output, extra_info)):  # bounded: refused, not 0
         raise RowError("too-large", why)
     return value, data_source

@@ -27,7 +27,7 @@ from __future__ import annotations
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import extractOne
 
-from .guard import malformed_scores_zero
+from .guard import malformed, malformed_scores_zero
 
 _OPEN = "<PLOT_SUMMARY>"
 _CLOSE = "</PLOT_SUMMARY>"
@@ -48,9 +48,33 @@ _PER_ORDERING_BLOCK = 4  # the ordering distance compares integers: cheaper per 
 def plot_unscrambling_process_results(ground_truth: str, llm_answer: str) -> float:
     """The ordering score in [0, 1] (0.0 for a malformed pair, an answer without sentences, or a pair whose
     matching would exceed MAX_MATCHING_WORK)."""
+    scored = _score_or_refusal(ground_truth, llm_answer)
+    return scored if isinstance(scored, float) else 0.0
+
+
+def score_or_refusal(ground_truth: object, llm_answer: object) -> float | str:
+    """plot_unscrambling_process_results's score, or, for a pair it scores 0 without matching it (its work
+    would exceed MAX_MATCHING_WORK), why: `too_large_message`. The sentences are split once either way."""
+    if isinstance(ground_truth, str) and isinstance(llm_answer, str) and not malformed(ground_truth):
+        return _score_or_refusal(ground_truth, llm_answer)
+    return 0.0
+
+
+def too_large_message(truth: int, answer: int, work: int) -> str:
+    """Why a pair of `truth` plot sentences against `answer` in the answer, of matching_work `work`, above
+    MAX_MATCHING_WORK, scores 0 without being matched."""
+    return (
+        f"too large to score: {truth:,} plot sentences against {answer:,} in the answer would "
+        f"take {work / MAX_MATCHING_WORK:,.1f} times the matching limit (about half a second)"
+    )
+
+
+def _score_or_refusal(ground_truth: str, llm_answer: str) -> float | str:
     truth = split_sentences(ground_truth)
     answer = split_sentences(plot_summary(llm_answer), drop=_NOT_SENTENCES)
     if not truth or not answer:
+        if truth and (work := _work(len(truth), truth, answer)) > MAX_MATCHING_WORK:  # the ordering's share
+            return too_large_message(len(truth), 0, work)
         return 0.0
     ordering = _verbatim_ordering(truth, answer)
     n = len(truth)
@@ -59,8 +83,9 @@ def plot_unscrambling_process_results(ground_truth: str, llm_answer: str) -> flo
     # summing it sentence by sentence, but for pairs near the limit.
     if _work_bound(n, matched, ground_truth, llm_answer, len(answer)) > MAX_MATCHING_WORK:
         unmatched = [sentence for sentence, index in zip(truth, ordering, strict=True) if index is None]
-        if _work(n, unmatched, answer) > MAX_MATCHING_WORK:
-            return 0.0
+        work = _work(n, unmatched, answer)
+        if work > MAX_MATCHING_WORK:
+            return too_large_message(n, len(answer), work)
     if not matched:
         _match_the_rest(truth, answer, ordering)
     expected = list(range(n))

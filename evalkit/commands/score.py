@@ -100,7 +100,8 @@ def _score_file(args: argparse.Namespace, summary: ScoreSummary) -> int:
     with source, _output(args.out) as write:
         tally = _Tally(name, summary, os.fstat(source.fileno()).st_size)
         if stat.S_ISREG(os.fstat(source.fileno()).st_mode):
-            hold = args.out is not None  # --out's temporary file: the workers write their chunks into it
+            # --out's temporary file, or stdout redirected to a file: the workers write their chunks into it
+            hold = args.out is not None or _stdout_is_a_file()
             _score_ranges(source, args.input, name, args.jobs, write, tally, hold)
         else:
             for scored in _score_chunks(_chunks(source, name), name, args.jobs):
@@ -233,31 +234,46 @@ class ScoreRanges:
 
 def score_range(part: ByteRange, keep: Callable[[bytes], bytes | Spooled | Held] | None = None) -> Scored:
     """Score the lines of part.path between part.start and part.end (a worker's unit with --jobs); `keep`
-    is what becomes of the output (services/pool.py's spooler: a file, held by the worker, or as it is)."""
+    is what becomes of the output (services/pool.py's spooler: a file, held by the worker, or as it is).
+    A range no line of which can be too long is read at once and scored by qydomain's score_text, the
+    twin of score_lines (tests/qydomain/test_score_text.py)."""
+    from evalkit.engine.limits import MAX_SUBMISSION_BYTES
+
     try:
-        lines, terminated = _range_lines(part)
+        if part.end - part.start <= MAX_SUBMISSION_BYTES:
+            data = _range_data(part)
+        else:
+            data, (lines, terminated) = None, _range_lines(part)
     except OSError as error:
         return Scored(b"", {}, 0, [], error.strerror or str(error), part.end)
-    output, scores, bad = score_lines(lines, terminated)
-    return Scored(output if keep is None else keep(output), scores, len(lines), bad, None, part.end)
+    if data is not None:
+        from evalkit.qydomain.records import score_text
+
+        runs, scores, bad_lines, count = score_text(data)
+        bad = [BadLine(*line, after) for line, after in zip(bad_lines, runs[1:], strict=True)]
+        output = runs[0]
+    else:
+        output, scores, bad = score_lines(lines, terminated)
+        count = len(lines)
+    return Scored(output if keep is None else keep(output), scores, count, bad, None, part.end)
+
+
+def _range_data(part: ByteRange) -> bytes:
+    """The bytes of a range. Raises OSError."""
+    with open(part.path, "rb") as handle:
+        handle.seek(part.start)
+        return handle.read(part.end - part.start)
 
 
 def _range_lines(part: ByteRange) -> tuple[list[bytes | None], bool]:
-    """The lines of a range, without their b"\n" (None for one longer than the limit), and whether the last
-    one ended with b"\n". Raises OSError."""
+    """The lines of a range longer than the limit on a line, without their b"\n" (None for one longer than
+    the limit), and whether the last one ended with b"\n". Raises OSError."""
     from evalkit.engine.limits import MAX_SUBMISSION_BYTES
     from evalkit.engine.text import capped_lines
 
     with open(part.path, "rb") as handle:
         handle.seek(part.start)
-        if part.end - part.start <= MAX_SUBMISSION_BYTES:  # no line can be too long: read it all at once
-            data = handle.read(part.end - part.start)
-            lines: list[bytes | None] = data.split(b"\n")  # type: ignore[assignment]
-            terminated = data.endswith(b"\n")
-            if terminated or not data:
-                lines.pop()  # the empty piece after the last b"\n"
-            return lines, terminated
-        lines = []
+        lines: list[bytes | None] = []
         offset = part.start
         raw: bytes | None = None
         for consumed, raw in capped_lines(handle, MAX_SUBMISSION_BYTES):
@@ -397,19 +413,33 @@ def _show_error(progress: Progress, count: int, message: str) -> None:
     print(message, file=sys.stderr)
 
 
+def _stdout_is_a_file() -> bool:
+    """Whether stdout is a regular file written at its position (`> scored.jsonl`, not `>>`, where every write
+    goes to the end): workers can write their chunks into it at the offsets the parent gives, as into --out's
+    temporary file; not a terminal, a pipe or a device. (As eval's _eval_run.py decides it.)"""
+    try:
+        import fcntl
+
+        fd = sys.stdout.fileno()
+        return stat.S_ISREG(os.fstat(fd).st_mode) and not fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND
+    except (ImportError, AttributeError, ValueError, OSError):  # replaced (no descriptor), closed; Windows
+        return False
+
+
 @contextlib.contextmanager
 def _output(path: str | None) -> Iterator[Callable[[bytes | Spooled | Held], None]]:
     """Where the scored JSONL goes: stdout, or --out through a temporary file that replaces it only when
     the whole input was read (services/atomic.py). A chunk a worker spooled to a file is copied on by the
-    kernel; one a worker holds, it writes into the file itself."""
+    kernel; one a worker holds, it writes into the file itself (a write of its that failed is raised when
+    the pool ends, PlacingFailed, an OSError: it names the output too)."""
     if path is None:
 
         def write_stdout(data: bytes | Spooled | Held) -> None:
             with _write_errors_stop(None):
                 _write(sys.stdout.buffer, data)
 
-        yield write_stdout
         with _write_errors_stop(None):
+            yield write_stdout
             sys.stdout.flush()
         return
     from evalkit.services.atomic import atomic_output

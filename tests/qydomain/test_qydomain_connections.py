@@ -34,6 +34,16 @@ def test_words_are_stripped_and_lower_cased() -> None:
     assert connections_process_results(FRUIT_AND_COLOURS, answer) == 1.0
 
 
+def test_a_final_sigma_lower_cases_as_python_lower_cases_it() -> None:
+    # 'ΑΣ'.lower() is 'ας': a word's final capital sigma becomes the final form. The compiled scorer lowered
+    # non-ASCII words one character at a time ('ασ'), so 'ΑΣ' in the ground truth matched no 'ας' answered.
+    truth = "ΑΣ,b,c,d,e,f,g,h"
+    assert connections_process_results(truth, "<solution>ας,b,c,d,e,f,g,h</solution>") == 1.0
+    assert connections_process_results(truth, "<solution>ας,b,c,d,x,f,g,h</solution>") == 0.5
+    assert connections_process_results("A,AA,B,AAA,AΣ,A,AA", "<solution>A,Aς,AA</solution>") == 0.5
+    assert group_words(["ΑΣ ", "b"]) == [frozenset({"ας", "b"})]
+
+
 def test_a_one_line_block_is_preferred_to_one_spanning_lines() -> None:
     answer = "<solution>w,x,\ny,z</solution>\n<solution>a,b,c,d</solution>"
     assert connections_process_results("a,b,c,d", answer) == 1.0

@@ -278,3 +278,81 @@ def test_the_quick_read_of_a_well_formed_row_gives_what_the_careful_read_gives(
         assert quick is None
     else:
         assert quick is None or quick == careful
+
+
+@st.composite
+def spaced(draw: st.DrawFn, value: object) -> str:
+    """`value` as JSON with any spacing around its separators and brackets (strings as json.dumps writes
+    them, with or without escapes for what is not ASCII)."""
+    gap = st.sampled_from(["", " ", "  ", "\t", "\n"])
+    if isinstance(value, dict):
+        members = [
+            f"{draw(gap)}{json.dumps(key)}{draw(gap)}:{draw(gap)}{draw(spaced(item))}{draw(gap)}"
+            for key, item in value.items()
+        ]
+        return "{" + ",".join(members) + "}" if members else "{" + draw(gap) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(f"{draw(gap)}{draw(spaced(item))}{draw(gap)}" for item in value) + "]"
+    return json.dumps(value, ensure_ascii=draw(st.booleans()))
+
+
+EXTRA_INFO_FORMS = [
+    '{"label": %s}',
+    '{"label":%s}',
+    '{ "label": %s}',
+    '{"label": %s }',
+    '{"label": %s,"label": "z"}',
+    '{"label": %s, "label": "z"}',
+    '{"label": "z", "label": %s}',
+    '{"label": %s, "other": [1 ,{"a":2}]}',
+    '{"label": %s, "other": null}',
+    '{"label": [%s]}',
+]
+
+
+@settings(deadline=None, max_examples=500)
+@given(
+    sources,
+    text.filter(str.strip),
+    text,
+    st.sampled_from(EXTRA_INFO_FORMS),
+    st.dictionaries(
+        st.sampled_from(["other", "x", "score", "data_source", "response"]), json_values, max_size=3
+    ),
+    st.sampled_from(["model_output", "response"]),
+    st.data(),
+)
+def test_a_row_however_it_is_spaced_gets_the_line_the_careful_read_gives(
+    data_source: str,
+    label: str,
+    output: str,
+    extra_info_form: str,
+    others: dict[str, object],
+    output_field: str,
+    data: st.DataObject,
+) -> None:
+    """The quick read joins the scored line from the members as written, respacing only the objects and
+    arrays json.dumps would space otherwise (an extra_info `{"label": "…"}` spaced as json.dumps spaces it
+    is taken as it is): on rows spaced any way, with an extra_info of any form, members of any value before
+    and after, a "score" already there or a member named twice, it gives what _encoded gives the whole row."""
+    from evalkit.qydomain.records import _read_carefully, _well_formed
+
+    gap = st.sampled_from(["", " ", "  ", "\t"])
+    label_written = json.dumps(label, ensure_ascii=data.draw(st.booleans()))
+    members = [(json.dumps(key), data.draw(spaced(value))) for key, value in others.items()] + [
+        ('"data_source"', json.dumps(data_source)),
+        ('"extra_info"', extra_info_form % label_written),
+        (f'"{output_field}"', json.dumps(output, ensure_ascii=data.draw(st.booleans()))),
+    ]
+    order = data.draw(st.permutations(members))
+    written = [f"{data.draw(gap)}{key}{data.draw(gap)}:{data.draw(gap)}{value}" for key, value in order]
+    raw = ("{" + ",".join(written) + data.draw(gap) + "}").encode("utf-8", "surrogatepass")
+    quick = _well_formed(raw)
+    try:
+        careful = _read_carefully(raw)
+    except RowError:
+        assert quick is None
+    else:
+        assert quick is None or quick == careful
+        if extra_info_form.startswith('{"label": %s') and "label" not in extra_info_form[12:]:
+            assert quick is not None or "\\ud" in raw.decode("utf-8", "surrogatepass")  # read quickly

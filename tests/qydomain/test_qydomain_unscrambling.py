@@ -6,8 +6,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalkit.qydomain import plot_unscrambling_process_results
-from evalkit.qydomain.unscrambling import _work_bound, matching_work, plot_summary, sentences
+from evalkit.qydomain import plot_unscrambling_process_results, strip_think
+from evalkit.qydomain.dispatch import too_large
+from evalkit.qydomain.unscrambling import (
+    _work_bound,
+    matching_work,
+    plot_summary,
+    score_or_refusal,
+    sentences,
+)
 
 PLOT = "The hero wakes up. He fights the dragon. He wins the gold."
 
@@ -153,3 +160,32 @@ def test_the_quick_bound_on_the_work_is_never_below_the_work(ground_truth: str, 
     matched = all(sentence in verbatim for sentence in truth)
     bound = _work_bound(len(truth), matched, ground_truth, llm_answer, len(answer))
     assert bound >= matching_work(truth, answer)
+
+
+@settings(deadline=None, max_examples=300)
+@given(
+    sentences_text,
+    st.lists(st.sampled_from(["a. bc", ". ", "<think>a. b.</think>", "x" * 70 + "."]), max_size=5).map(
+        "".join
+    ),
+    sentences_text,
+    st.sampled_from([1, 40, 300, 3000, None]),
+)
+def test_a_score_or_its_refusal_is_the_score_or_too_large_s_reason(
+    ground_truth: str, thinking: str, llm_answer: str, limit: int | None
+) -> None:
+    """What `evalkit score` calls for an unscrambling row (the sentences split once) gives what the scorer
+    gives and, for a pair it scores 0 unmatched, the reason `too_large` gives (it splits them again): at
+    limits that refuse some pairs and not others."""
+    from evalkit.qydomain import dispatch, unscrambling
+
+    saved = unscrambling.MAX_MATCHING_WORK
+    answer = thinking + llm_answer
+    try:
+        if limit is not None:
+            unscrambling.MAX_MATCHING_WORK = dispatch.MAX_MATCHING_WORK = limit
+        why = too_large("unscrambling", answer, {"label": ground_truth})
+        scored = plot_unscrambling_process_results(ground_truth, strip_think(answer))
+        assert score_or_refusal(ground_truth, strip_think(answer)) == (scored if why is None else why)
+    finally:
+        unscrambling.MAX_MATCHING_WORK = dispatch.MAX_MATCHING_WORK = saved

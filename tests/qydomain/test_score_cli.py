@@ -333,3 +333,80 @@ def test_an_out_file_that_cannot_grow_is_named_also_when_workers_write_it(tmp_pa
         serial = evalkit_score("rows.jsonl", "--out", "1.jsonl", cwd=tmp_path)
         assert serial.returncode == 0
         assert (tmp_path / "2.jsonl").read_bytes() == (tmp_path / "1.jsonl").read_bytes()
+
+
+# The `evalkit` script's own call, then what this process wrote itself: its main thread's wchar (write() and
+# sendfile()), its own, where /proc/self/io adds what the workers it waited for wrote.
+WRITTEN_BY_THE_PARENT = """
+import os, sys
+from evalkit.cli import main
+code = main(sys.argv[1:])
+io = open(f"/proc/self/task/{os.getpid()}/io").read()
+counts = dict(line.split(": ") for line in io.splitlines())
+print("wchar", counts["wchar"], file=sys.stderr)
+sys.exit(code)
+"""
+
+
+@pytest.mark.parametrize("mode", ["w", "a"])
+def test_stdout_redirected_to_a_file_gets_one_process_bytes_written_by_the_workers(
+    tmp_path: Path, mode: str
+) -> None:
+    """`> file` (mode w): with --jobs the workers write their chunks into stdout's file themselves, at the
+    offsets the parent gives, after what the file held (the parent writes next to none of it); `>> file`
+    (mode a, where every write goes to the end): they spool them and the parent copies them on. Either way
+    the bytes are one process's."""
+    rows = [dict(ROWS[index % len(ROWS)], id=index, pad="x" * 1000) for index in range(3000)]
+    write_jsonl(tmp_path / "rows.jsonl", jsonl(rows))  # 3.6 MB: ranges of 1 MB, chunks a worker holds
+    outputs, written = [], []
+    for jobs in ("1", "2"):
+        with open(tmp_path / f"stdout-{jobs}.jsonl", mode, encoding="utf-8") as stdout:
+            stdout.write("a line before\n")
+            stdout.flush()
+            done = subprocess.run(
+                [sys.executable, "-c", WRITTEN_BY_THE_PARENT, "score", "rows.jsonl", "--jobs", jobs],
+                cwd=tmp_path,
+                stdout=stdout,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=120,
+            )
+            stdout.write("a line after\n")
+        summary, wchar = done.stderr.splitlines()[0], done.stderr.splitlines()[-1]
+        assert (done.returncode, summary) == (0, "rows.jsonl: 3000 rows scored, 0 bad lines")
+        outputs.append((tmp_path / f"stdout-{jobs}.jsonl").read_bytes())
+        written.append(int(wchar.removeprefix("wchar ")))
+    assert outputs[1] == outputs[0]
+    assert outputs[0].startswith(b"a line before\n{") and outputs[0].endswith(b"}\na line after\n")
+    scored = outputs[0].splitlines()[1:-1]
+    assert [json.loads(line)["score"] for line in scored] == [SCORES[i % len(SCORES)] for i in range(3000)]
+    assert written[0] > len(outputs[0]) - 100  # one process writes every byte itself
+    if mode == "w":
+        assert written[1] < len(outputs[0]) / 10  # the workers wrote the chunks, not the parent
+    else:
+        assert written[1] > len(outputs[0]) - 100
+
+
+def test_stdout_redirected_to_a_file_that_cannot_grow_says_stdout(tmp_path: Path) -> None:
+    """A write into stdout's file that fails, the parent's or a worker's (here RLIMIT_FSIZE, as a full
+    disk), is said in one line naming stdout, exit 2, no traceback."""
+    import resource
+
+    rows = [dict(ROWS[index % len(ROWS)], id=index, pad="x" * 1000) for index in range(3000)]
+    write_jsonl(tmp_path / "rows.jsonl", jsonl(rows))
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1_000_000, resource.RLIM_INFINITY))
+
+    for jobs in ("1", "2"):
+        with open(tmp_path / "scored.jsonl", "w") as stdout:
+            done = subprocess.run(
+                [EVALKIT, "score", "rows.jsonl", "--jobs", jobs],
+                cwd=tmp_path,
+                stdout=stdout,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=120,
+                preexec_fn=limit,
+            )
+        assert (done.returncode, done.stderr) == (2, "evalkit score: stdout: cannot write: File too large\n")
