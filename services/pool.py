@@ -11,7 +11,7 @@ A worker's chunk of output reaches the output one of three ways. Small, it cross
 the outputs are regular files open before the workers start (`eval --out`, stdout redirected with `>`),
 the worker holds it (HOLD) and, once the parent has said where it goes (`place`: the parent only counts its
 bytes and moves its file position past them), writes it there itself: nobody copies it again. Else (a
-pipe, a device, a file opened to append; `score`) it spools it to a file the parent copies on in the
+pipe, a device, a file opened to append) it spools it to a file the parent copies on in the
 kernel (`copy_spooled`).
 """
 
@@ -174,6 +174,20 @@ def spool_folder(jobs: int, hold: bool = False) -> Iterator[str | None]:
         import shutil
 
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def stdout_is_a_file() -> bool:
+    """Whether stdout is a regular file written at its position (`> out.jsonl`, not `>>`, where every write
+    goes to the end): workers can write their chunks into it at the offsets the parent gives, as into an
+    atomic output's temporary file (`spool_folder(jobs, hold=True)`); not a terminal, a pipe or a device."""
+    try:
+        import fcntl
+        import stat
+
+        fd = sys.stdout.fileno()
+        return stat.S_ISREG(os.fstat(fd).st_mode) and not fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND
+    except (ImportError, AttributeError, ValueError, OSError):  # replaced (no descriptor), closed; Windows
+        return False
 
 
 def _remove_orphans() -> None:

@@ -333,21 +333,12 @@ def _files_of_our_own(out: str | None, explain: str | None) -> bool:
     into themselves, at offsets the parent gives: --out and --explain-json (atomic outputs' temporary
     files, open before the workers start), or stdout redirected to a file (`> results.jsonl`, not `>>`:
     there each write would go to the end); not a device or a pipe."""
-    if out is None and not _stdout_is_a_file():
+    from evalkit.services.pool import stdout_is_a_file
+
+    if out is None and not stdout_is_a_file():
         return False
     paths = [path for path in (out, explain) if path is not None]
     return all(os.path.isfile(path) or not os.path.exists(path) for path in paths)
-
-
-def _stdout_is_a_file() -> bool:
-    try:
-        import fcntl
-        import stat
-
-        fd = sys.stdout.fileno()
-        return stat.S_ISREG(os.fstat(fd).st_mode) and not fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND
-    except (ImportError, AttributeError, ValueError, OSError):  # replaced (no descriptor), closed; Windows
-        return False
 
 
 def _outputs(args: argparse.Namespace) -> list[str]:

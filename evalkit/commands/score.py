@@ -101,7 +101,9 @@ def _score_file(args: argparse.Namespace, summary: ScoreSummary) -> int:
         tally = _Tally(name, summary, os.fstat(source.fileno()).st_size)
         if stat.S_ISREG(os.fstat(source.fileno()).st_mode):
             # --out's temporary file, or stdout redirected to a file: the workers write their chunks into it
-            hold = args.out is not None or _stdout_is_a_file()
+            from evalkit.services.pool import stdout_is_a_file
+
+            hold = args.out is not None or stdout_is_a_file()
             _score_ranges(source, args.input, name, args.jobs, write, tally, hold)
         else:
             for scored in _score_chunks(_chunks(source, name), name, args.jobs):
@@ -411,19 +413,6 @@ def _show_error(progress: Progress, count: int, message: str) -> None:
     if count == ERRORS_SHOWN:
         message += "\n(further bad lines are not shown; the output has an error entry for each)"
     print(message, file=sys.stderr)
-
-
-def _stdout_is_a_file() -> bool:
-    """Whether stdout is a regular file written at its position (`> scored.jsonl`, not `>>`, where every write
-    goes to the end): workers can write their chunks into it at the offsets the parent gives, as into --out's
-    temporary file; not a terminal, a pipe or a device. (As eval's _eval_run.py decides it.)"""
-    try:
-        import fcntl
-
-        fd = sys.stdout.fileno()
-        return stat.S_ISREG(os.fstat(fd).st_mode) and not fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND
-    except (ImportError, AttributeError, ValueError, OSError):  # replaced (no descriptor), closed; Windows
-        return False
 
 
 @contextlib.contextmanager
