@@ -8,6 +8,7 @@ enum that stands for a vocabulary (dimension names, submission fields).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from functools import cache
 from typing import Any
@@ -27,12 +28,23 @@ def validator(schema_name: str) -> Validator:
 
 
 def schema_diagnostics(document: YamlDocument, schema_name: str) -> list[Diagnostic]:
-    """Every schema violation in `document`, positioned and worded for people."""
+    """Every schema violation in `document`, positioned and worded for people. A node that aliases bring to
+    several places (an anchored mapping two rules merge) is one problem, reported once, where it is."""
     out: list[Diagnostic] = []
+    seen: set[tuple[Span, str, str]] = set()
     checker = validator(schema_name)
     for err in checker.iter_errors(document.data):
-        out.extend(_translate(err, document, checker))
+        for found in _translate(err, document, checker):
+            key = (found.span, found.code, _PATH_WORDS.sub("", found.message))
+            if key not in seen:
+                seen.add(key)
+                out.append(found)
     return out
+
+
+_PATH_WORDS = re.compile(r" (?:in [^\s,;:]+|at the top level)")
+"""Where a message says the node is (`_where`): the same node reached through two aliases differs there
+only."""
 
 
 def describe_value(value: Any) -> str:
