@@ -110,6 +110,12 @@ module in the test process, even indirectly (tests/test_pure_pass.py holds them 
 `evalkit score` in subprocesses, which import the compiled build whatever EVALKIT_PURE says."""
 
 
+PURE_PASS_UNUSED_PLUGINS = ("pytest-lsp", "textual-snapshot", "syrupy", "xdist", "xdist.looponfail")
+"""pytest plugins the pure pass does not load: the engine's and the scorers' tests use none of them, and
+loading them imports the language server protocol's types and Textual (half its collection: 0.55 of 1.15
+CPU-seconds)."""
+
+
 def _test_env() -> dict[str, str]:
     """The environment the tests run in. With PYTHONDONTWRITEBYTECODE set, every Python process the suite
     starts (pytest on each xdist worker, the commands the tests run, Ray's workers) compiled evalkit's
@@ -145,6 +151,7 @@ def test() -> None:
         *PYTEST,
         "-p",
         "no:cacheprovider",
+        *(f"-pno:{plugin}" for plugin in PURE_PASS_UNUSED_PLUGINS),
         "tests/engine",
         "tests/qydomain",
         *(f"--ignore={path}" for path in SAME_IN_BOTH_BUILDS),

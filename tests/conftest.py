@@ -82,11 +82,19 @@ def pytest_configure(config: pytest.Config) -> None:
         )
 
 
-FIRST = ("ray/test_ray_local_cli.py", "tui/")
+FIRST = (
+    "ray/test_ray_local_cli.py",
+    "tui/",
+    "stats/test_stats_html.py",
+    "cli/test_hostile_inputs.py",
+    "services/test_fast_json.py",
+)
 """Tests run before the rest, in this order: `evalkit eval --ray` starting a local Ray (a long test that
 mostly waits for Ray's processes: started early, its waits overlap the rest of the suite), then the review
-app's (the longest tests of the suite that keep a core busy). The suite's last tests are then short ones,
-and pytest-xdist's workers end close together. (The cluster's xdist group, the largest, goes first anyway.)"""
+app's (the longest tests of the suite that keep a core busy), then the longest of the others (a headless
+Chromium drawing the stats page, 300 MB lines, the JSON writer's properties), which came among the last and
+kept one worker busy seconds after the others had ended. The suite's last tests are then short ones, and
+pytest-xdist's workers end close together. (The cluster's xdist group, the largest, goes first anyway.)"""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -5,6 +5,7 @@ in the fixture and the tests (see conftest.py)."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -55,6 +56,11 @@ def cluster() -> Iterator[str]:
         nodes.add_node(num_cpus=1, object_store_memory=OBJECT_STORE)
         nodes.wait_for_nodes()
         ray.init(address=nodes.address, logging_level="ERROR")
+        import pyarrow.parquet  # noqa: F401  (the tests' imports, made here to be frozen with the rest)
+
+        import evalkit.ray  # noqa: F401
+
+        gc.freeze()  # Ray's, Ray Data's and Arrow's objects: as tests/conftest.py does with the collection's
         yield nodes.address
         ray.shutdown()
         nodes.shutdown()

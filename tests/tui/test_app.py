@@ -22,7 +22,11 @@ from evalkit.tui.screens import HelpScreen, InputScreen, TextScreen
 from evalkit.tui.text_view import TextView
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "sample_submission.json"
-SIZE = (120, 40)
+SIZE = (80, 24)
+"""The terminal of the tests that do not test a size: a small one, which costs less to draw each time."""
+WIDE = (120, 40)
+"""Wide enough that the proposals table cuts a long ranking to 10 cells, which the strip under it then
+shows in full."""
 
 App = Any
 Settle = Callable[..., Any]
@@ -551,7 +555,7 @@ async def test_the_strip_under_the_proposals_shows_the_one_under_the_cursor_in_f
     make_app: Callable[..., App], settle: Settle
 ) -> None:
     app = make_app([SAMPLE.parent / "03_algorithms_dynamic_programming_duplicate.json"])
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         assert shown_text(app, "#proposal-detail").startswith("rating.accuracy: 2 → 2.88\n")
         app.proposals_table.focus()
