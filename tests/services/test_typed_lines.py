@@ -89,7 +89,7 @@ def typed(text: str) -> Any:
         return None
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(lines())
 def test_a_line_the_structs_take_makes_the_submission_its_dict_makes(text: str) -> None:
     submission = typed(text)
