@@ -60,7 +60,7 @@ def cluster() -> Iterator[str]:
 
         import evalkit.ray  # noqa: F401
 
-        gc.freeze()  # Ray's, Ray Data's and Arrow's objects: as tests/conftest.py does with the collection's
+        gc.freeze()  # Ray's, Ray Data's and Arrow's objects: out of the collector's walks at pytest's end
         yield nodes.address
         ray.shutdown()
         nodes.shutdown()
