@@ -305,13 +305,18 @@ def _encoded(members: dict[str, Raw], value: float) -> bytes:
     return format(encode({**members, "score": score}), indent=0)
 
 
+def _reason(message: str) -> str:
+    """json's message without the position it ends on (`Invalid control character at`): the column follows."""
+    return message.removesuffix(" at").removesuffix(" starting")
+
+
 def _parse(raw: bytes) -> dict[str, Any]:
     try:
         row = json.loads(raw.decode("utf-8-sig"))  # -sig: skips a byte-order mark
     except UnicodeDecodeError as error:
         raise RowError("invalid-utf8", f"not UTF-8 text (byte {error.start + 1})") from None
     except json.JSONDecodeError as error:
-        raise RowError("invalid-json", f"invalid JSON: {error.msg} (column {error.colno})") from None
+        raise RowError("invalid-json", f"invalid JSON: {_reason(error.msg)} (column {error.colno})") from None
     except RecursionError:
         raise RowError("invalid-json", "invalid JSON: nested too deeply") from None
     except ValueError:  # an integer of more digits than Python converts (4,300: int_max_str_digits)

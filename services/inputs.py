@@ -195,6 +195,12 @@ def _load_yaml(text: str, source: str) -> Any:
     return document.data
 
 
+def json_reason(error: json.JSONDecodeError) -> str:
+    """What `json` says is wrong, without the position its message ends on (`Invalid control character at`,
+    `Unterminated string starting at`): the caller says where."""
+    return error.msg.removesuffix(" at").removesuffix(" starting")
+
+
 def parse_text(text: str, source: str, suffix: str) -> LoadedSubmission:
     """One submission from its text (`suffix` says the format: .json, .yaml or .yml)."""
     if not text.strip():
@@ -206,7 +212,7 @@ def parse_text(text: str, source: str, suffix: str) -> LoadedSubmission:
         one_line = len(split_lines(body)) <= 1  # a JSONL line ended early: at its end, not the next line's
         line, column = LineMap(text).position(min(exc.pos, len(body)) if one_line else exc.pos)
         where = f"column {column}" if one_line else f"line {line}:{column}"
-        return LoadedSubmission(source, error=f"invalid JSON at {where}: {exc.msg}")
+        return LoadedSubmission(source, error=f"invalid JSON at {where}: {json_reason(exc)}")
     except ValueError as exc:
         return LoadedSubmission(source, error=str(exc))
     return _parsed(source, data)

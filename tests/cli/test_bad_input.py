@@ -46,6 +46,20 @@ def test_score_says_its_name_before_what_it_cannot_do(tmp_path: Path) -> None:
     assert done.stderr == "evalkit score: missing.jsonl: cannot read: No such file or directory\n"
 
 
+def test_a_json_line_broken_inside_a_string_says_what_without_a_dangling_at(tmp_path: Path) -> None:
+    # json's own messages end on " at" before the position it would add; the position is said once, first
+    (tmp_path / "data.jsonl").write_text('{"prompt": "a\tb"}\n{"prompt": "open', encoding="utf-8")
+    evaluated = evalkit("eval", "data.jsonl", cwd=tmp_path)
+    scored = evalkit("score", "data.jsonl", "--out", "scored.jsonl", cwd=tmp_path)
+    assert evaluated.returncode == 1
+    assert evaluated.stderr.splitlines() == [
+        "data.jsonl:1: error: invalid JSON at column 14: Invalid control character",
+        "data.jsonl:2: error: invalid JSON at column 12: Unterminated string",
+    ]
+    assert "data.jsonl:1: invalid JSON: Invalid control character (column 14)" in scored.stderr
+    assert "data.jsonl:2: invalid JSON: Unterminated string (column 12)" in scored.stderr
+
+
 def test_review_export_says_each_submission_it_cannot_read_and_exits_1(tmp_path: Path) -> None:
     shutil.copy(SAMPLE, tmp_path / "good.json")
     (tmp_path / "bad.json").write_bytes(b'{"prompt": "\xff"}')
