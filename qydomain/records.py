@@ -305,17 +305,33 @@ def _encoded(members: dict[str, Raw], value: float) -> bytes:
     return format(encode({**members, "score": score}), indent=0)
 
 
+def _without_line_end(text: str, error: json.JSONDecodeError) -> json.JSONDecodeError:
+    """The error of `text` read without its line end, where `error` is at that end: a row that ends inside
+    a string is an unterminated string, not a string holding a newline (an invalid control character)."""
+    body = text.rstrip("\r\n")
+    if body == text or error.pos < len(body):
+        return error
+    try:
+        json.loads(body)
+    except json.JSONDecodeError as bare:
+        return bare
+    return error
+
+
 def _reason(message: str) -> str:
     """json's message without the position it ends on (`Invalid control character at`): the column follows."""
     return message.removesuffix(" at").removesuffix(" starting")
 
 
 def _parse(raw: bytes) -> dict[str, Any]:
+    text = ""
     try:
-        row = json.loads(raw.decode("utf-8-sig"))  # -sig: skips a byte-order mark
+        text = raw.decode("utf-8-sig")  # -sig: skips a byte-order mark
+        row = json.loads(text)
     except UnicodeDecodeError as error:
         raise RowError("invalid-utf8", f"not UTF-8 text (byte {error.start + 1})") from None
     except json.JSONDecodeError as error:
+        error = _without_line_end(text, error)
         raise RowError("invalid-json", f"invalid JSON: {_reason(error.msg)} (column {error.colno})") from None
     except RecursionError:
         raise RowError("invalid-json", "invalid JSON: nested too deeply") from None

@@ -201,6 +201,20 @@ def json_reason(error: json.JSONDecodeError) -> str:
     return error.msg.removesuffix(" at").removesuffix(" starting")
 
 
+def error_without_line_end(text: str, error: json.JSONDecodeError) -> json.JSONDecodeError:
+    """The error of `text` read without its line end, where `error` is at that end: a line that ends inside
+    a string is an unterminated string, not a string holding a newline (json calls the newline an invalid
+    control character). qydomain/records.py reads a scored row the same way."""
+    body = text.rstrip("\r\n")
+    if body == text or error.pos < len(body):
+        return error
+    try:
+        json.loads(body)
+    except json.JSONDecodeError as bare:
+        return bare
+    return error
+
+
 def parse_text(text: str, source: str, suffix: str) -> LoadedSubmission:
     """One submission from its text (`suffix` says the format: .json, .yaml or .yml)."""
     if not text.strip():
@@ -210,6 +224,8 @@ def parse_text(text: str, source: str, suffix: str) -> LoadedSubmission:
     except json.JSONDecodeError as exc:  # its line and column count "\n" only; an editor also counts "\r"
         body = text.rstrip("\r\n")
         one_line = len(split_lines(body)) <= 1  # a JSONL line ended early: at its end, not the next line's
+        if one_line:
+            exc = error_without_line_end(text, exc)
         line, column = LineMap(text).position(min(exc.pos, len(body)) if one_line else exc.pos)
         where = f"column {column}" if one_line else f"line {line}:{column}"
         return LoadedSubmission(source, error=f"invalid JSON at {where}: {json_reason(exc)}")

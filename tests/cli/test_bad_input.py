@@ -177,3 +177,18 @@ def test_review_export_and_stats_out_refuse_a_folder_before_any_work(tmp_path: P
     assert (exported.returncode, counted.returncode) == (2, 2)
     assert exported.stderr == "evalkit review: out: cannot write: it is a folder\n"
     assert counted.stderr == "evalkit stats: out: cannot write: it is a folder\n"
+
+
+def test_a_json_line_that_ends_inside_a_string_is_an_unterminated_string(tmp_path: Path) -> None:
+    # the newline ends the line; json alone would call it a control character inside the string
+    (tmp_path / "data.jsonl").write_bytes(b'{"prompt": "open\n{"prompt": "crlf\r\n{"prompt": "a\tb"}\n')
+    evaluated = evalkit("eval", "data.jsonl", cwd=tmp_path)
+    scored = evalkit("score", "data.jsonl", "--out", "scored.jsonl", cwd=tmp_path)
+    assert evaluated.stderr.splitlines() == [
+        "data.jsonl:1: error: invalid JSON at column 12: Unterminated string",
+        "data.jsonl:2: error: invalid JSON at column 12: Unterminated string",
+        "data.jsonl:3: error: invalid JSON at column 14: Invalid control character",
+    ]
+    assert "data.jsonl:1: invalid JSON: Unterminated string (column 12)" in scored.stderr
+    assert "data.jsonl:2: invalid JSON: Unterminated string (column 12)" in scored.stderr
+    assert "data.jsonl:3: invalid JSON: Invalid control character (column 14)" in scored.stderr

@@ -271,7 +271,7 @@ def test_jobs_2_workers_reading_their_own_ranges_of_a_large_file_give_jobs_1s_ou
 def test_a_file_a_pipe_and_jobs_2_read_lines_alike(tmp_path: Path) -> None:
     """One process reads a file a range at a time, split at newlines, a pipe line by line, and workers their
     own ranges: blank lines and lines of spaces are skipped, CRLF lines scored, and a line of JSON that ends
-    too early is said to end where json.loads sees it end (after the newline, on a line that has one)."""
+    too early is said to end at its own end, with or without a newline (not at column 1 of the next line)."""
     lines = [
         json.dumps(ROWS[0]) + "\r",
         "",
@@ -294,7 +294,7 @@ def test_a_file_a_pipe_and_jobs_2_read_lines_alike(tmp_path: Path) -> None:
         1.0, "data.jsonl:4", SCORES[3], "data.jsonl:6"
     ]  # fmt: skip
     assert from_file.stderr.splitlines()[:3] == [
-        "data.jsonl:4: invalid JSON: Expecting value (column 1)",
+        "data.jsonl:4: invalid JSON: Expecting value (column 7)",
         "data.jsonl:6: invalid JSON: Expecting value (column 7)",
         "data.jsonl: 2 rows scored, 2 bad lines",
     ]
