@@ -16,15 +16,16 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from evalkit import schemas
 from evalkit.engine import DIMENSIONS, Evaluator, SubmissionError, load_config, parse_submission
 from evalkit.engine.submission import _checked, _well_typed
+from tests.budget import examples
 
 SCHEMA = jsonschema.Draft202012Validator(schemas.load("submission"))
-SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 BUSY_RULES = """\
 version: busy
@@ -304,6 +305,7 @@ def _ranking_as_the_seed_says(
     st.booleans(),
     st.booleans(),
 )
+@example(["a", "b"], ["b", "a"], False, True)  # complete: each id once, none unknown
 def test_the_ranking_is_corrected_as_the_seed_says(
     ids: list[str], ranking: list[str], allow_duplicates: bool, append_missing: bool
 ) -> None:

@@ -23,6 +23,7 @@ from evalkit.qydomain import (
 from evalkit.qydomain.tags import blocks_between
 from evalkit.qydomain.typos import between_delimiters
 from evalkit.qydomain.unscrambling import answer_ordering, plot_summary
+from tests.budget import examples
 
 TOKENS = [
     "<solution>", "</solution>", " --- ", "<PLOT_SUMMARY>", "</PLOT_SUMMARY>", "**End of Plot Summary**",
@@ -34,7 +35,7 @@ any_text = st.one_of(st.text(), tokens_text)
 anything = st.one_of(any_text, st.none(), st.integers(), st.binary(), st.lists(st.text(max_size=3)))
 # A busy machine must not fail a test about values: no deadline per example.
 relaxed = settings(deadline=None)
-thorough = settings(relaxed, max_examples=200)
+thorough = settings(relaxed, max_examples=examples(200))
 SCORERS = (typos_process_results, connections_process_results, plot_unscrambling_process_results)
 
 # Plain words and sentences: no separators, no tags, nothing the parsers would cut.
