@@ -43,32 +43,36 @@ def maybe(draw: st.DrawFn, value: st.SearchStrategy[Any], present: float) -> Any
     return draw(value) if draw(st.integers(0, 99)) < present * 100 else ...
 
 
+RESPONSE = st.fixed_dictionaries(
+    {"id": usually(st.sampled_from(["a", "b"]), IDS), "text": usually(TEXT, WRONG)},
+    optional={"meta": usually(st.none() | st.just({"k": 1}), WRONG)},
+)
+RESPONSE = usually(RESPONSE, RESPONSE.map(lambda r: {**r, "extra": 1}))
+RATINGS = st.fixed_dictionaries(
+    dict.fromkeys(DIMENSIONS, st.floats(0, 5) | st.integers(0, 5)),
+    optional={"justification": usually(st.none() | TEXT, WRONG)},
+)
+FIELDS: dict[str, tuple[st.SearchStrategy[Any], float]] = {
+    "prompt": (usually(TEXT, WRONG), 0.97),
+    "responses": (usually(st.lists(RESPONSE, min_size=1, max_size=3), WRONG), 0.97),
+    "ranking": (usually(st.lists(usually(st.sampled_from(["a", "b"]), IDS), max_size=3), WRONG), 0.97),
+    "ratings": (usually(RATINGS, RATINGS.map(lambda r: {**r, "note": 1}) | WRONG), 0.97),
+    **{key: (usually(st.none() | TEXT, WRONG), 0.4) for key in OPTIONAL_TEXT},
+    "evidence": (usually(st.none() | TEXT | st.just([1, "x"]) | st.just({"a": [1]}), WRONG), 0.3),
+    "justification": (TEXT, 0.1),
+    "extra": (st.just({"a": 1}), 0.1),
+    "x-note": (WRONG, 0.1),
+}
+"""Each key of a submission line, its values and how often it is there (built once: a strategy built inside
+`lines` was built again for every example, most of the property's time)."""
+
+
 @st.composite
 def lines(draw: st.DrawFn) -> str:
     """Submissions' JSON text, mostly well typed, with every way a line may stray: wrong types, integer ids
     and ratings, ratings beyond a float, null optionals, no responses, keys the Structs do not know."""
-    response = st.fixed_dictionaries(
-        {"id": usually(st.sampled_from(["a", "b"]), IDS), "text": usually(TEXT, WRONG)},
-        optional={"meta": usually(st.none() | st.just({"k": 1}), WRONG)},
-    )
-    response = usually(response, response.map(lambda r: {**r, "extra": 1}))
-    ratings = st.fixed_dictionaries(
-        dict.fromkeys(DIMENSIONS, st.floats(0, 5) | st.integers(0, 5)),
-        optional={"justification": usually(st.none() | TEXT, WRONG)},
-    )
-    fields: dict[str, tuple[st.SearchStrategy[Any], float]] = {
-        "prompt": (usually(TEXT, WRONG), 0.97),
-        "responses": (usually(st.lists(response, min_size=1, max_size=3), WRONG), 0.97),
-        "ranking": (usually(st.lists(usually(st.sampled_from(["a", "b"]), IDS), max_size=3), WRONG), 0.97),
-        "ratings": (usually(ratings, ratings.map(lambda r: {**r, "note": 1}) | WRONG), 0.97),
-        **{key: (usually(st.none() | TEXT, WRONG), 0.4) for key in OPTIONAL_TEXT},
-        "evidence": (usually(st.none() | TEXT | st.just([1, "x"]) | st.just({"a": [1]}), WRONG), 0.3),
-        "justification": (TEXT, 0.1),
-        "extra": (st.just({"a": 1}), 0.1),
-        "x-note": (WRONG, 0.1),
-    }
     data: dict[str, Any] = {}
-    for key, (strategy, present) in fields.items():
+    for key, (strategy, present) in FIELDS.items():
         value = maybe(draw, strategy, present)
         if value is not ...:
             data[key] = value
