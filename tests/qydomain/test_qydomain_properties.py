@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from evalkit.qydomain import (
@@ -46,6 +46,7 @@ clean_word = word.map(str.strip).filter(bool)
 
 @relaxed
 @given(any_text, any_text)
+@example("a,b,c,d", "a,b</solution>")  # a closing tag that closes no block: the answer is looked for boxed
 def test_every_score_is_in_the_unit_interval_and_typos_scores_are_zero_or_one(
     ground_truth: str, answer: str
 ) -> None:
