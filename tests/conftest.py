@@ -4,7 +4,8 @@ Hypothesis explores new examples on every local run, with no per-example deadlin
 assertion, and on a loaded 2-core machine examples that take 20 ms idle took 230 ms and failed the run
 (speed is measured by benchmarks/, not by tests). In CI (`CI` set, as .ci/run and most CI services do)
 it is derandomized, so a red build always reproduces, and prints the failing example's blob for
-`@reproduce_failure`.
+`@reproduce_failure`. The profile `pure-pass` (the same, with fewer examples: tests/budget.py) is the pure
+pass's, which tasks.py chooses with `--hypothesis-profile=pure-pass`.
 
 The engine's and the scorers' hot modules are compiled by mypyc when evalkit is installed (setup.py). The
 suite refuses to run against compiled modules older than their source, and with EVALKIT_PURE=1 it imports
@@ -24,9 +25,17 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from tests.budget import PURE_PASS, pure_pass_examples
+
 settings.register_profile("evalkit", deadline=None)
 settings.register_profile("ci", parent=settings.get_profile("evalkit"), derandomize=True, print_blob=True)
-settings.load_profile("ci" if os.environ.get("CI") else "evalkit")
+BASE_PROFILE = "ci" if os.environ.get("CI") else "evalkit"
+settings.register_profile(
+    PURE_PASS,
+    parent=settings.get_profile(BASE_PROFILE),
+    max_examples=pure_pass_examples(settings.get_profile(BASE_PROFILE).max_examples),
+)
+settings.load_profile(BASE_PROFILE)
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "engine"

@@ -11,6 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+from tests.budget import PURE_PASS, examples
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = {"evalkit.engine": ROOT / "engine", "evalkit.qydomain": ROOT / "qydomain"}
@@ -93,3 +96,17 @@ def test_the_walk_finds_compiled_modules_where_they_are_reached() -> None:
     reached = _reached(ROOT / "tests/engine/test_regex.py")
     assert {"evalkit.engine.evaluator", "evalkit.engine.regex", "evalkit.engine.conditions"} <= reached
     assert "evalkit.engine.limits" in _reached(ROOT / "tests/engine/test_limits_yaml.py")
+
+
+def test_the_pure_pass_explores_a_quarter_of_each_propertys_examples_and_at_least_25() -> None:
+    assert f"--hypothesis-profile={PURE_PASS}" in TASKS._pure_pass()  # type: ignore[attr-defined]
+    counts = (10, 40, 100, 300, 600)
+    before = settings.get_current_profile_name()
+    if before != PURE_PASS:
+        assert [examples(full) for full in counts] == list(counts)
+    settings.load_profile(PURE_PASS)
+    try:
+        assert [examples(full) for full in counts] == [10, 25, 25, 75, 150]
+        assert (settings().max_examples, settings().deadline) == (25, None)  # properties at the default count
+    finally:
+        settings.load_profile(before)

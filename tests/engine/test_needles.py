@@ -24,6 +24,7 @@ from evalkit.engine.needles import (
     found_by_folding,
     found_by_lowering,
 )
+from tests.budget import examples
 
 Search = Callable[[list[TextPart], Needles], AbstractSet[str]]
 
@@ -36,7 +37,7 @@ ALPHABET = (
     "\u0345\u00e9\u00c9\u4e00\U0001f600\ud800"
 )
 TEXTS = st.text(alphabet=ALPHABET, max_size=12)
-SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def reference(parts: list[str], needles: list[str]) -> set[str]:

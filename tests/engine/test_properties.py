@@ -16,15 +16,17 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from evalkit import schemas
 from evalkit.engine import DIMENSIONS, Evaluator, SubmissionError, load_config, parse_submission
+from evalkit.engine.plan import ConfigPlan
 from evalkit.engine.submission import _checked, _well_typed
+from tests.budget import examples
 
 SCHEMA = jsonschema.Draft202012Validator(schemas.load("submission"))
-SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 BUSY_RULES = """\
 version: busy
@@ -77,6 +79,14 @@ def evaluators(tmp_path_factory: pytest.TempPathFactory) -> list[Evaluator]:
     return [Evaluator(load_config()), Evaluator(load_config(folder))]
 
 
+@pytest.fixture(scope="module")
+def default_plan() -> ConfigPlan:
+    """The default config's plan, loaded once: the functions under test read it and change nothing in it."""
+    plan = load_config().plan
+    assert plan is not None
+    return plan
+
+
 # --- strategies --------------------------------------------------------------------------------------
 
 texts = st.text(max_size=20)
@@ -111,9 +121,21 @@ responses = st.fixed_dictionaries(
 )
 
 
+answer_lists = st.lists(responses, min_size=1, max_size=4)
+labels = st.one_of(optional_text, st.sampled_from(["algorithms", "easy", "  padded  "]))
+evidence = st.one_of(
+    st.none(),
+    texts,
+    st.lists(texts, max_size=2),
+    st.dictionaries(st.text(max_size=3), texts, max_size=2),
+)
+extra_keys = st.sampled_from(["exporter", "x-extra", "notes"])
+# (built once, here: a strategy built inside a composite is built again for each example it draws)
+
+
 @st.composite
 def valid_submissions(draw: st.DrawFn) -> dict[str, Any]:
-    answers = draw(st.lists(responses, min_size=1, max_size=4))
+    answers = draw(answer_lists)
     known = [r["id"] for r in answers]
     ranking = draw(st.lists(st.one_of(st.sampled_from(known), ids), max_size=6))
     ratings: dict[str, Any] = {name: draw(numbers) for name in DIMENSIONS}
@@ -127,18 +149,11 @@ def valid_submissions(draw: st.DrawFn) -> dict[str, Any]:
     }
     for key in ("category", "subcategory", "difficulty", "ranking_rationale", "rewrite_preferred"):
         if draw(st.booleans()):
-            data[key] = draw(st.one_of(optional_text, st.sampled_from(["algorithms", "easy", "  padded  "])))
+            data[key] = draw(labels)
     if draw(st.booleans()):
-        data["evidence"] = draw(
-            st.one_of(
-                st.none(),
-                texts,
-                st.lists(texts, max_size=2),
-                st.dictionaries(st.text(max_size=3), texts, max_size=2),
-            )
-        )
+        data["evidence"] = draw(evidence)
     if draw(st.booleans()):
-        data[draw(st.sampled_from(["exporter", "x-extra", "notes"]))] = draw(json_values)
+        data[draw(extra_keys)] = draw(json_values)
     return data
 
 
@@ -304,6 +319,7 @@ def _ranking_as_the_seed_says(
     st.booleans(),
     st.booleans(),
 )
+@example(["a", "b"], ["b", "a"], False, True)  # complete: each id once, none unknown
 def test_the_ranking_is_corrected_as_the_seed_says(
     ids: list[str], ranking: list[str], allow_duplicates: bool, append_missing: bool
 ) -> None:
@@ -352,14 +368,15 @@ PULLED_RATINGS = st.one_of(
 @given(
     st.lists(st.dictionaries(st.sampled_from(DIMENSIONS), PULLED_RATINGS, min_size=1), min_size=1, max_size=8)
 )
-def test_the_ratings_looked_up_at_once_are_those_pulled_one_by_one(batch: list[dict[str, Any]]) -> None:
+def test_the_ratings_looked_up_at_once_are_those_pulled_one_by_one(
+    default_plan: ConfigPlan, batch: list[dict[str, Any]]
+) -> None:
     """`pull_all` (one lookup for all of a submission's ratings) gives what `pull_dimensions` gives, value for
     value and of the same type, across a batch that shares its caches: repeated, zero and integer ratings,
     dimensions in any order and number."""
     from evalkit.engine.phases import pull_all, pull_dimensions
 
-    plan = load_config().plan
-    assert plan is not None
+    plan = default_plan
     whole: dict[Any, Any] = {}
     for ratings in batch + batch[::-1]:
         corrected, rationale = pull_all(plan, ratings, whole, {})

@@ -9,11 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from evalkit.engine import ConfigError, Evaluator, analyze, load_config
 from evalkit.engine.regex import PatternError, compile_pattern
+from tests.budget import examples
 
 Writer = Callable[..., Path]
 Factory = Callable[..., dict[str, Any]]
@@ -132,7 +133,7 @@ def test_a_pattern_finds_its_match_in_utf8_text_as_python_characters() -> None:
     assert not regex.found(b"")
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(
     st.sampled_from([r"é+\w", r"O\([^)]*\)", r"(?i)straße", r"\bß", r"\d+", "^a", "b$", "(?m)^b", "", "."]),
     st.text(alphabet="abéßSTRAE ()\n9٣", max_size=12),
@@ -164,8 +165,10 @@ TOKENS = st.sampled_from([*LITERALS, *GROUPS, *REPEATS])
 SUBJECTS = st.text(alphabet="abéOlog ().A9\n]{}|Qb", max_size=14)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(st.lists(TOKENS, max_size=7).map("".join), st.lists(SUBJECTS, min_size=1, max_size=4))
+@example("a{", ["a{"])  # a `{` that no `}` closes
+@example(r"[\]b]a", ["]a"])  # an escape inside a class
 def test_every_match_holds_the_text_its_pattern_requires(pattern: str, subjects: list[str]) -> None:
     """Whatever the pattern, what `required_text` reads from it is in every match RE2 finds, and so a
     pattern searches exactly as google-re2's own search does."""

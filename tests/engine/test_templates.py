@@ -16,6 +16,7 @@ from jinja2 import TemplateSyntaxError, meta
 
 from evalkit.engine import ConfigError, Evaluator, analyze, limits, load_config
 from evalkit.engine.templates import TemplateProblem, _render, compile_template, environment
+from tests.budget import examples
 
 Evaluate = Callable[..., dict[str, Any]]
 Factory = Callable[..., dict[str, Any]]
@@ -227,7 +228,7 @@ VALUES = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(
         st.one_of(

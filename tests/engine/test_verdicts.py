@@ -14,6 +14,7 @@ from evalkit.engine.conditions import compile_verdicts, compile_when
 from evalkit.engine.context import Signals
 from evalkit.engine.needles import SHORT_TEXT
 from evalkit.engine.submission import parse_submission
+from tests.budget import examples
 
 WORDS = st.text(alphabet="aAbß\u0130é ({[.?$", max_size=4)  # case folding, regex metacharacters
 PATTERNS = st.sampled_from(["a", "^a", "b$", "(a+)+$", "[aé]{2}", "\\.", "(?i)ss", ""])
@@ -53,7 +54,7 @@ submissions = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(whens(), max_size=5), submissions, st.sampled_from(["", "é" * SHORT_TEXT, "z" * SHORT_TEXT]))
 def test_verdicts_agree_with_each_condition(
     rules: list[dict[str, Any]], data: dict[str, Any], filler: str

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from evalkit.qydomain import (
@@ -23,6 +23,7 @@ from evalkit.qydomain import (
 from evalkit.qydomain.tags import blocks_between
 from evalkit.qydomain.typos import between_delimiters
 from evalkit.qydomain.unscrambling import answer_ordering, plot_summary
+from tests.budget import examples
 
 TOKENS = [
     "<solution>", "</solution>", " --- ", "<PLOT_SUMMARY>", "</PLOT_SUMMARY>", "**End of Plot Summary**",
@@ -34,7 +35,7 @@ any_text = st.one_of(st.text(), tokens_text)
 anything = st.one_of(any_text, st.none(), st.integers(), st.binary(), st.lists(st.text(max_size=3)))
 # A busy machine must not fail a test about values: no deadline per example.
 relaxed = settings(deadline=None)
-thorough = settings(relaxed, max_examples=200)
+thorough = settings(relaxed, max_examples=examples(200))
 SCORERS = (typos_process_results, connections_process_results, plot_unscrambling_process_results)
 
 # Plain words and sentences: no separators, no tags, nothing the parsers would cut.
@@ -45,14 +46,12 @@ clean_word = word.map(str.strip).filter(bool)
 
 @relaxed
 @given(any_text, any_text)
-def test_every_score_is_in_the_unit_interval(ground_truth: str, answer: str) -> None:
+@example("a,b,c,d", "a,b</solution>")  # a closing tag that closes no block: the answer is looked for boxed
+def test_every_score_is_in_the_unit_interval_and_typos_scores_are_zero_or_one(
+    ground_truth: str, answer: str
+) -> None:
     for scorer in SCORERS:
         assert 0 <= scorer(ground_truth, answer) <= 1
-
-
-@relaxed
-@given(any_text, any_text)
-def test_typos_scores_are_zero_or_one(ground_truth: str, answer: str) -> None:
     assert typos_process_results(ground_truth, answer) in (0, 1)
 
 
@@ -151,9 +150,7 @@ def _edit_distance(a: list[str], b: list[str]) -> int:
 short_sentence = st.text(alphabet="abc ", min_size=1, max_size=6).map(str.strip).filter(bool)
 
 
-@thorough
-@given(st.lists(short_sentence, min_size=1, max_size=8), st.lists(short_sentence, min_size=1, max_size=8))
-def test_answer_ordering_takes_the_first_closest_sentence(truth: list[str], answer: list[str]) -> None:
+def answer_ordering_takes_the_first_closest_sentence(truth: list[str], answer: list[str]) -> None:
     expected = []
     for sentence in truth:
         distances = [_edit_distance(list(sentence), list(candidate)) for candidate in answer]
@@ -161,11 +158,19 @@ def test_answer_ordering_takes_the_first_closest_sentence(truth: list[str], answ
     assert answer_ordering(truth, answer) == expected
 
 
-@thorough
-@given(st.lists(short_sentence, min_size=1, max_size=8), st.lists(short_sentence, min_size=1, max_size=8))
-def test_unscrambling_score_follows_the_formula(truth: list[str], answer: list[str]) -> None:
+def unscrambling_score_follows_the_formula(truth: list[str], answer: list[str]) -> None:
     n = len(truth)
     ordering = [str(index) for index in answer_ordering(truth, answer)]
     distance = _edit_distance([str(index) for index in range(n)], ordering)
     result = plot_unscrambling_process_results(". ".join(truth) + ".", ". ".join(answer) + ".")
     assert result == max(0.0, (n - distance) / n)
+
+
+@thorough
+@given(st.lists(short_sentence, min_size=1, max_size=8), st.lists(short_sentence, min_size=1, max_size=8))
+def test_answer_ordering_takes_the_first_closest_sentence_and_the_score_follows_the_formula(
+    truth: list[str], answer: list[str]
+) -> None:
+    """The two laws above on the same 200 pairs (drawing them is most of the cost)."""
+    answer_ordering_takes_the_first_closest_sentence(truth, answer)
+    unscrambling_score_follows_the_formula(truth, answer)

@@ -12,6 +12,7 @@ from msgspec import Raw
 from msgspec.json import Decoder
 
 from evalkit.qydomain.records import RowError, _checked_score, score_json_line
+from tests.budget import examples
 
 # Compact in places, an escape where the label has the character itself: all of it must survive.
 ROW = (
@@ -71,7 +72,7 @@ text = st.lists(st.sampled_from(TOKENS), max_size=12).map("".join)
 KEYS = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E, exclude_characters='"\\'), max_size=6)
 
 
-@settings(deadline=None, max_examples=300)
+@settings(deadline=None, max_examples=examples(300))
 @given(
     st.sampled_from(["typos", "connections", "unscrambling"]),
     text.filter(str.strip),
@@ -193,7 +194,7 @@ def test_what_only_json_loads_reads_is_scored_too(line: bytes) -> None:
     assert json.loads(scored.line) == dict(json.loads(line), score=1.0) or b"NaN" in scored.line
 
 
-@settings(deadline=None, max_examples=300)
+@settings(deadline=None, max_examples=examples(300))
 @given(
     st.lists(
         st.sampled_from([b"9", b"9" * 100, b"9" * 4200, b"a", b"a" * 3000, b" ", b"7" * 4301]), max_size=8
@@ -260,7 +261,7 @@ def row_fields(draw: st.DrawFn) -> dict[str, object]:
     return row
 
 
-@settings(deadline=None, max_examples=500)
+@settings(deadline=None, max_examples=examples(500))
 @given(row_fields(), st.booleans(), st.booleans())
 def test_the_quick_read_of_a_well_formed_row_gives_what_the_careful_read_gives(
     row: dict[str, object], ascii_only: bool, compact: bool
@@ -310,7 +311,7 @@ EXTRA_INFO_FORMS = [
 ]
 
 
-@settings(deadline=None, max_examples=500)
+@settings(deadline=None, max_examples=examples(500))
 @given(
     sources,
     text.filter(str.strip),

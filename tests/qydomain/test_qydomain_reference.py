@@ -15,10 +15,11 @@ from evalkit.qydomain import (
     plot_unscrambling_process_results,
     typos_process_results,
 )
+from tests.budget import examples
 from tests.qydomain.reference import reference_connections, reference_typos, reference_unscrambling
 
 # A busy machine must not fail a test about values: no deadline per example.
-thorough = settings(deadline=None, max_examples=300)
+thorough = settings(deadline=None, max_examples=examples(300))
 
 # ---------------------------------------------------------------- inputs
 

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalkit.qydomain.summary import HISTOGRAM_BINS, ScoreSummary
+from tests.budget import examples
 
 # Scores as the scorers give them (0 or 1, k/4, (n - d)/n) and any float besides.
 scores = st.one_of(
@@ -20,7 +21,7 @@ scores = st.one_of(
 )
 
 
-@settings(deadline=None, max_examples=300)
+@settings(deadline=None, max_examples=examples(300))
 @given(st.lists(scores, min_size=1, max_size=60), st.integers(0, 60))
 def test_the_summary_is_what_statistics_gives_from_every_score(values: list[float], split: int) -> None:
     summary = ScoreSummary()

@@ -15,6 +15,7 @@ from evalkit.qydomain.unscrambling import (
     score_or_refusal,
     sentences,
 )
+from tests.budget import examples
 
 PLOT = "The hero wakes up. He fights the dragon. He wins the gold."
 
@@ -150,7 +151,7 @@ sentences_text = st.lists(
 ).map("".join)
 
 
-@settings(deadline=None, max_examples=300)
+@settings(deadline=None, max_examples=examples(300))
 @given(sentences_text, sentences_text)
 def test_the_quick_bound_on_the_work_is_never_below_the_work(ground_truth: str, llm_answer: str) -> None:
     """The scorer compares the bound from the texts' lengths with MAX_MATCHING_WORK first, and sums the work
@@ -162,7 +163,7 @@ def test_the_quick_bound_on_the_work_is_never_below_the_work(ground_truth: str, 
     assert bound >= matching_work(truth, answer)
 
 
-@settings(deadline=None, max_examples=300)
+@settings(deadline=None, max_examples=examples(300))
 @given(
     sentences_text,
     st.lists(st.sampled_from(["a. bc", ". ", "<think>a. b.</think>", "x" * 70 + "."]), max_size=5).map(

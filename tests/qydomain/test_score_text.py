@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from evalkit.commands.score import score_lines
 from evalkit.qydomain.records import score_text
+from tests.budget import examples
 
 ROWS = [
     {"data_source": "typos", "extra_info": {"label": "hi"}, "model_output": "<solution>hi</solution>"},
@@ -55,7 +56,7 @@ LINES = [
 ]
 
 
-@settings(deadline=None, max_examples=300)
+@settings(deadline=None, max_examples=examples(300))
 @given(st.lists(st.sampled_from(LINES), max_size=12), st.booleans(), st.sampled_from([b"", b"\xff", b"\xc3"]))
 def test_score_text_gives_what_score_lines_gives_the_lines_split(
     lines: list[bytes], terminated: bool, odd: bytes
