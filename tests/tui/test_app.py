@@ -16,6 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 
 from evalkit.tui.commands import palette_commands
+from evalkit.tui.footer import KeyFooter
 from evalkit.tui.journal import Journal
 from evalkit.tui.proposals_table import ProposalsTable
 from evalkit.tui.screens import HelpScreen, InputScreen, TextScreen
@@ -611,7 +612,7 @@ async def test_moving_through_the_proposals_repaints_without_a_new_layout(
 
         monkeypatch.setattr(Widget, "refresh", counted)
         app.proposals_table.focus()
-        for _ in range(50):  # the footer lays itself out again for the table's keys, later on a busy machine
+        for _ in range(50):  # anything focusing the table set off is laid out, later on a busy machine
             layouts.clear()
             await pilot.pause(0.05)
             if not layouts:
@@ -666,3 +667,28 @@ async def test_an_absent_journal_in_a_writable_folder_is_neither_reported_nor_cr
         assert app.journal_problem is None and journal_notices(notices) == []
         assert "read-only" not in app.status_text().plain
     assert not (tmp_path / "new.decisions.jsonl").exists()
+
+
+def footer_keys(app: App) -> list[Any]:
+    """The key widgets (Textual's FooterKey: .key, .description) the footer of the screen on top shows."""
+    return list(app.screen.query_one(KeyFooter).children)
+
+
+async def test_the_footer_is_built_again_only_when_the_keys_it_shows_change(
+    make_app: Callable[..., App], settle: Settle, until: Until
+) -> None:
+    app = make_app([SAMPLE])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        shown = footer_keys(app)
+        assert [key.description for key in shown][:3] == ["Accept", "Discard", "Edit"]
+        app.proposals_table.focus()  # the table shows the same keys as the queue
+        await pilot.pause()
+        await pilot.pause()
+        assert app.focused is app.proposals_table and footer_keys(app) == shown  # the same widgets
+        await pilot.press("slash")  # the filter takes typed letters: their bindings leave the footer
+        await until(pilot, lambda: len(footer_keys(app)) == 2, "the filter's footer")
+        assert [key.key for key in footer_keys(app)] == ["slash", "ctrl+p"]
+        await pilot.press("escape")
+        await until(pilot, lambda: len(footer_keys(app)) == len(shown), "the queue's footer again")
+        assert [key.key for key in footer_keys(app)] == [key.key for key in shown]
