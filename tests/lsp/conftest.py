@@ -33,11 +33,23 @@ FAST = {"diagnosticsDelayMs": 0, "dryRunDelayMs": 0}  # no waiting for debounces
 _projects = itertools.count()
 
 
+SERVERS = "language-servers"
+"""The xdist group of every test that talks to a language server. A server fixture is session-scoped, so
+each pytest-xdist worker that runs a test of the `client` fixture started its own two servers (VS Code's,
+Neovim's) and warmed them up: about 0.85 CPU-seconds each, on three workers. In one group they start once."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's, which reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A reply that breaks the client's declared capabilities fails the test, not just warns."""
+    """A reply that breaks the client's declared capabilities fails the test, not just warns; the tests
+    that talk to a server (a fixture named `client` or `..._client`) run on one xdist worker (`SERVERS`)."""
     for item in items:
         if Path(str(item.fspath)).is_relative_to(Path(__file__).parent):
             item.add_marker(pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"))
+            if any(
+                name == "client" or name.endswith("_client") for name in getattr(item, "fixturenames", ())
+            ):
+                item.add_marker(pytest.mark.xdist_group(SERVERS))
 
 
 @pytest.fixture(scope="session")
