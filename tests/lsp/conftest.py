@@ -313,27 +313,15 @@ async def failing_client(lsp_client: LanguageClient, workspace_root: Path):
     await lsp_client.shutdown_session()
 
 
-FILE_SAMPLES = "one_sample.json"  # the `samples` option of `file_samples_client`: a file, not a folder
+NO_FOLDER_SAMPLES = "no/such/samples"  # the `samples` option of `no_folder_samples_client`
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), scope="session")
-async def file_samples_client(lsp_client: LanguageClient, workspace_root: Path):
-    """VS Code with the `samples` initialization option naming a file."""
+async def no_folder_samples_client(lsp_client: LanguageClient, workspace_root: Path):
+    """VS Code with the `samples` initialization option naming no folder: a path each test makes what it
+    needs, nothing or a file (one server for both: they differ in what is on disk, not in the setting)."""
     await start_session(
-        lsp_client, client_capabilities("visual-studio-code"), workspace_root, {"samples": FILE_SAMPLES}
-    )
-    yield
-    await lsp_client.shutdown_session()
-
-
-MISSING_SAMPLES = "no/such/samples"  # the `samples` option of `missing_samples_client`
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), scope="session")
-async def missing_samples_client(lsp_client: LanguageClient, workspace_root: Path):
-    """VS Code with the `samples` initialization option naming a folder that does not exist."""
-    await start_session(
-        lsp_client, client_capabilities("visual-studio-code"), workspace_root, {"samples": MISSING_SAMPLES}
+        lsp_client, client_capabilities("visual-studio-code"), workspace_root, {"samples": NO_FOLDER_SAMPLES}
     )
     yield
     await lsp_client.shutdown_session()
