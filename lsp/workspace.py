@@ -8,6 +8,7 @@ so a change in dimensions.yaml re-checks rules.yaml, and renaming a rule re-chec
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +43,9 @@ class EvalkitFile:
     folder: Path  # its config folder
 
 
+@functools.lru_cache(maxsize=4096)
 def _fs_path(uri: str) -> Path | None:
+    """The path of a `file:` URI. Cached: every check of a folder looks at every open document's URI."""
     try:
         raw = to_fs_path(uri)
     except Exception:  # a URI pygls cannot read (another scheme, bad escapes) is simply not ours
@@ -93,9 +96,14 @@ def uri_for(path: str, buffers: Mapping[str, Buffer]) -> str:
 
 def folder_buffers(documents: Iterable[tuple[str, Any]], folder: Path) -> dict[str, Buffer]:
     """The open config files and rule test files of `folder`, by path. `documents` are pygls's
-    (uri, TextDocument) pairs."""
+    (uri, TextDocument) pairs: every open document of the editor, of any folder. Only those in `folder` or
+    in a folder in it are looked at further (a rule test file's folder is found by listing the folder
+    above it, on disk)."""
     buffers = {}
     for uri, document in documents:
+        path = _fs_path(uri)
+        if path is None or folder not in (path.parent, path.parent.parent):
+            continue
         found = evalkit_file(uri)
         if found is not None and found.folder == folder:
             buffers[str(found.path)] = Buffer(uri, document.version, document.source)

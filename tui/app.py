@@ -20,7 +20,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Input, Static, TabbedContent
+from textual.widgets import DataTable, Input, Static, TabbedContent
 
 from evalkit.engine.config import Config, analyze
 from evalkit.engine.result import Result
@@ -33,6 +33,7 @@ from evalkit.tui.decisions import EDIT
 from evalkit.tui.detail import DetailTabs, Shown, header_text
 from evalkit.tui.edits import edit_text, parse_edit
 from evalkit.tui.export import write_jsonl_atomic
+from evalkit.tui.footer import KeyFooter
 from evalkit.tui.help import help_text
 from evalkit.tui.journal import Journal, JournalError
 from evalkit.tui.model import ReviewError, ReviewSession
@@ -133,7 +134,7 @@ class ReviewApp(App[int]):
                 yield self.proposals_table
                 yield self.proposal_detail
                 yield self.tabs
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.filter_input.cursor_blink = self.blink

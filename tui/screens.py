@@ -13,7 +13,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
-from textual.widgets import Footer, Input, Static, TextArea
+from textual.widgets import Input, Static, TextArea
+
+from evalkit.tui.footer import KeyFooter
 
 Validate = Callable[[str], Any]  # returns the value, or raises ValueError with a message for the reviewer
 
@@ -55,7 +57,7 @@ class _EditorScreen(ModalScreen[Any]):
             yield self.editor()
             yield Static(Text(self.HINT, "dim"), id="edit-hint", markup=False)
             yield Static("", id="edit-error", markup=False)
-        yield Footer()
+        yield KeyFooter()
 
     def submit(self, text: str) -> None:
         try:

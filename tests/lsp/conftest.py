@@ -9,6 +9,8 @@ config folder and a `samples/` folder beside it) through `editor`, which opens, 
 from __future__ import annotations
 
 import asyncio
+import copy
+import functools
 import itertools
 import shutil
 import sys
@@ -20,8 +22,10 @@ from typing import Any
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from pygls.protocol import default_converter
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp.client import register_lsp_features
 
 from evalkit.engine.config import config_name
 
@@ -33,11 +37,50 @@ FAST = {"diagnosticsDelayMs": 0, "dryRunDelayMs": 0}  # no waiting for debounces
 _projects = itertools.count()
 
 
+_CONVERTER = default_converter()
+
+
+def _make_client() -> LanguageClient:
+    """pytest-lsp's test client (`make_test_lsp_client`), on a converter every client of the session shares:
+    each made its own, and wrote and compiled its functions for every message type again."""
+    client = LanguageClient(converter_factory=lambda: _CONVERTER)
+    register_lsp_features(client)
+    return client
+
+
+def server(command: list[str]) -> ClientServerConfig:
+    """How pytest-lsp starts a server (`command`) and its client."""
+    return ClientServerConfig(server_command=command, client_factory=_make_client)
+
+
+@functools.cache
+def _capabilities(client: str) -> types.ClientCapabilities:
+    return client_capabilities(client)
+
+
+def capabilities_of(client: str) -> types.ClientCapabilities:
+    """pytest-lsp's `client_capabilities(client)`, read once (each call read the file into a new converter:
+    25 ms); a copy, which the caller may change."""
+    return copy.deepcopy(_capabilities(client))
+
+
+SERVERS = "language-servers"
+"""The xdist group of every test that talks to a language server. A server fixture is session-scoped, so
+each pytest-xdist worker that runs a test of the `client` fixture started its own two servers (VS Code's,
+Neovim's) and warmed them up: about 0.85 CPU-seconds each, on three workers. In one group they start once."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's, which reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A reply that breaks the client's declared capabilities fails the test, not just warns."""
+    """A reply that breaks the client's declared capabilities fails the test, not just warns; the tests
+    that talk to a server (a fixture named `client` or `..._client`) run on one xdist worker (`SERVERS`)."""
     for item in items:
         if Path(str(item.fspath)).is_relative_to(Path(__file__).parent):
             item.add_marker(pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"))
+            if any(
+                name == "client" or name.endswith("_client") for name in getattr(item, "fixturenames", ())
+            ):
+                item.add_marker(pytest.mark.xdist_group(SERVERS))
 
 
 @pytest.fixture(scope="session")
@@ -71,9 +114,9 @@ async def start_session(
     )
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), params=CLIENTS, scope="session")
+@pytest_lsp.fixture(config=server(SERVER_COMMAND), params=CLIENTS, scope="session")
 async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, workspace_root: Path):
-    await start_session(lsp_client, client_capabilities(request.param), workspace_root)
+    await start_session(lsp_client, capabilities_of(request.param), workspace_root)
     yield
     await lsp_client.shutdown_session()
 
@@ -253,14 +296,14 @@ def make_editor(workspace_root: Path) -> Callable[..., Editor]:
 
 def pull_capabilities() -> types.ClientCapabilities:
     """VS Code's capabilities plus pull diagnostics (textDocument/diagnostic)."""
-    capabilities = client_capabilities("visual-studio-code")
+    capabilities = capabilities_of("visual-studio-code")
     capabilities.text_document.diagnostic = types.DiagnosticClientCapabilities(  # type: ignore[union-attr]
         related_document_support=True
     )
     return capabilities
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), scope="session")
+@pytest_lsp.fixture(config=server(SERVER_COMMAND), scope="session")
 async def pull_client(lsp_client: LanguageClient, workspace_root: Path):
     await start_session(lsp_client, pull_capabilities(), workspace_root)
     yield
@@ -270,21 +313,21 @@ async def pull_client(lsp_client: LanguageClient, workspace_root: Path):
 SHARED_SAMPLES = "shared_samples"  # the `samples` option of `options_client`, relative to the workspace root
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), scope="session")
+@pytest_lsp.fixture(config=server(SERVER_COMMAND), scope="session")
 async def options_client(lsp_client: LanguageClient, workspace_root: Path):
     """VS Code with the `samples` initialization option set."""
     await start_session(
-        lsp_client, client_capabilities("visual-studio-code"), workspace_root, {"samples": SHARED_SAMPLES}
+        lsp_client, capabilities_of("visual-studio-code"), workspace_root, {"samples": SHARED_SAMPLES}
     )
     yield
     await lsp_client.shutdown_session()
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), scope="session")
+@pytest_lsp.fixture(config=server(SERVER_COMMAND), scope="session")
 async def head_client(lsp_client: LanguageClient, workspace_root: Path):
     """VS Code with the `impactBase` initialization option set to HEAD."""
     await start_session(
-        lsp_client, client_capabilities("visual-studio-code"), workspace_root, {"impactBase": "HEAD"}
+        lsp_client, capabilities_of("visual-studio-code"), workspace_root, {"impactBase": "HEAD"}
     )
     yield
     await lsp_client.shutdown_session()
@@ -293,35 +336,23 @@ async def head_client(lsp_client: LanguageClient, workspace_root: Path):
 FAILING_SERVER = [sys.executable, str(Path(__file__).parent / "failing_server.py")]
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=FAILING_SERVER), scope="session")
+@pytest_lsp.fixture(config=server(FAILING_SERVER), scope="session")
 async def failing_client(lsp_client: LanguageClient, workspace_root: Path):
     """VS Code on a server whose evaluation raises on a sample whose prompt starts with `RAISE`."""
-    await start_session(lsp_client, client_capabilities("visual-studio-code"), workspace_root)
+    await start_session(lsp_client, capabilities_of("visual-studio-code"), workspace_root)
     yield
     await lsp_client.shutdown_session()
 
 
-FILE_SAMPLES = "one_sample.json"  # the `samples` option of `file_samples_client`: a file, not a folder
+NO_FOLDER_SAMPLES = "no/such/samples"  # the `samples` option of `no_folder_samples_client`
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), scope="session")
-async def file_samples_client(lsp_client: LanguageClient, workspace_root: Path):
-    """VS Code with the `samples` initialization option naming a file."""
+@pytest_lsp.fixture(config=server(SERVER_COMMAND), scope="session")
+async def no_folder_samples_client(lsp_client: LanguageClient, workspace_root: Path):
+    """VS Code with the `samples` initialization option naming no folder: a path each test makes what it
+    needs, nothing or a file (one server for both: they differ in what is on disk, not in the setting)."""
     await start_session(
-        lsp_client, client_capabilities("visual-studio-code"), workspace_root, {"samples": FILE_SAMPLES}
-    )
-    yield
-    await lsp_client.shutdown_session()
-
-
-MISSING_SAMPLES = "no/such/samples"  # the `samples` option of `missing_samples_client`
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), scope="session")
-async def missing_samples_client(lsp_client: LanguageClient, workspace_root: Path):
-    """VS Code with the `samples` initialization option naming a folder that does not exist."""
-    await start_session(
-        lsp_client, client_capabilities("visual-studio-code"), workspace_root, {"samples": MISSING_SAMPLES}
+        lsp_client, capabilities_of("visual-studio-code"), workspace_root, {"samples": NO_FOLDER_SAMPLES}
     )
     yield
     await lsp_client.shutdown_session()

@@ -19,8 +19,7 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
-FILE_SAMPLES = "one_sample.json"  # the `samples` setting of `file_samples_client`
-MISSING_SAMPLES = "no/such/samples"  # and of `missing_samples_client`
+NO_FOLDER_SAMPLES = "no/such/samples"  # the `samples` setting of `no_folder_samples_client`
 
 
 async def refused(client: LanguageClient, editor: Editor, chosen: Path, words: str) -> None:
@@ -42,18 +41,20 @@ async def refused(client: LanguageClient, editor: Editor, chosen: Path, words: s
 
 
 async def test_a_samples_setting_naming_a_file_is_refused_and_said(
-    file_samples_client: LanguageClient, workspace_root: Path, make_editor: Callable[..., Editor]
+    no_folder_samples_client: LanguageClient, workspace_root: Path, make_editor: Callable[..., Editor]
 ) -> None:
-    editor = make_editor(file_samples_client)
-    chosen = workspace_root / FILE_SAMPLES
+    editor = make_editor(no_folder_samples_client)
+    chosen = workspace_root / NO_FOLDER_SAMPLES
+    chosen.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(editor.root / "samples" / "b_short.json", chosen)
     words = "a file, not a folder of sample submissions"
-    await refused(file_samples_client, editor, chosen, words)
+    await refused(no_folder_samples_client, editor, chosen, words)
 
 
 async def test_a_samples_setting_naming_nothing_is_said_and_not_taken_for_a_missing_samples_folder(
-    missing_samples_client: LanguageClient, workspace_root: Path, make_editor: Callable[..., Editor]
+    no_folder_samples_client: LanguageClient, workspace_root: Path, make_editor: Callable[..., Editor]
 ) -> None:
-    editor = make_editor(missing_samples_client)  # its samples/ folder is not used: the setting wins
-    chosen = workspace_root / MISSING_SAMPLES
-    await refused(missing_samples_client, editor, chosen, "a folder that does not exist")
+    editor = make_editor(no_folder_samples_client)  # its samples/ folder is not used: the setting wins
+    chosen = workspace_root / NO_FOLDER_SAMPLES
+    chosen.unlink(missing_ok=True)  # the other test's file, if it ran first
+    await refused(no_folder_samples_client, editor, chosen, "a folder that does not exist")

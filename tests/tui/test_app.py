@@ -16,6 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 
 from evalkit.tui.commands import palette_commands
+from evalkit.tui.footer import KeyFooter
 from evalkit.tui.journal import Journal
 from evalkit.tui.proposals_table import ProposalsTable
 from evalkit.tui.screens import HelpScreen, InputScreen, TextScreen
@@ -57,7 +58,7 @@ def decisions_column(app: App) -> list[str]:
     return [str(table.get_row_at(row)[3]) for row in range(table.row_count)]
 
 
-async def test_opens_on_the_first_submission_with_its_proposals(
+async def test_opens_on_the_first_submission_with_its_proposals_and_help_opens_and_closes(
     make_app: Callable[..., App], settle: Settle
 ) -> None:
     app = make_app([SAMPLE])
@@ -70,6 +71,14 @@ async def test_opens_on_the_first_submission_with_its_proposals(
         assert "corrected: resp_b > resp_a" in shown_text(app, "#overview-text")
         assert "accuracy" in shown_text(app, "#overview-text")
         assert "0/1 reviewed" in app.status_text().plain
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        help_text = app.screen.help_text.plain
+        assert "accept the proposal under the cursor" in help_text and str(app.journal.path) in help_text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)
         assert not app.journal.path.exists()  # nothing decided, nothing written
 
 
@@ -87,12 +96,19 @@ async def test_accept_discard_and_the_cursor_moving_on(make_app: Callable[..., A
         ]
 
 
-async def test_edit_a_rating_with_a_wrong_value_then_a_right_one(
+async def test_escape_leaves_an_editor_without_a_decision_then_a_rating_is_edited(
     make_app: Callable[..., App], settle: Settle
 ) -> None:
     app = make_app([SAMPLE])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
+        await pilot.press("l")
+        await pilot.pause()
+        assert isinstance(app.screen, InputScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, InputScreen) and entries(app) == []
+        # then a wrong value, refused in the editor, and a right one
         await pilot.press("e")
         await pilot.pause()
         assert isinstance(app.screen, InputScreen)
@@ -115,20 +131,6 @@ async def test_edit_a_rating_with_a_wrong_value_then_a_right_one(
             "note": None,
             "step": 1,
         }
-
-
-async def test_escape_leaves_an_editor_without_a_decision(
-    make_app: Callable[..., App], settle: Settle
-) -> None:
-    app = make_app([SAMPLE])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("l")
-        await pilot.pause()
-        assert isinstance(app.screen, InputScreen)
-        await pilot.press("escape")
-        await pilot.pause()
-        assert not isinstance(app.screen, InputScreen) and entries(app) == []
 
 
 async def test_edit_the_rewrite_in_the_text_editor(make_app: Callable[..., App], settle: Settle) -> None:
@@ -257,7 +259,7 @@ async def test_filter_by_flag_then_leave_it(
         assert app.session.view == [] and "No submission matches" in shown_text(app, "#detail-header")
 
 
-async def test_sort_cycles_and_keeps_the_current_submission(
+async def test_sort_cycles_and_keeps_the_current_submission_and_the_header_position_follows(
     make_app: Callable[..., App], settle: Settle, mixed_batch: Path
 ) -> None:
     app = make_app([mixed_batch])
@@ -269,6 +271,15 @@ async def test_sort_cycles_and_keeps_the_current_submission(
         assert app.session.view[-1] == 2  # the broken one has no score
         await pilot.press("s", "s", "s")
         assert app.session.sort == "input"
+        # the header's position follows a new sort or filter
+        await pilot.press("j", "j")
+        assert app.current == 3 and shown_text(app, "#detail-header").startswith("4/4 ")
+        await pilot.press("s", "s", "s")  # by status: the broken line (error) goes last
+        assert app.session.sort == "status" and app.current == 3
+        assert shown_text(app, "#detail-header").startswith("3/4 ")
+        app.set_filter("-status:error")
+        await pilot.pause()
+        assert shown_text(app, "#detail-header").startswith("3/3 ")
 
 
 async def test_number_keys_switch_tabs_and_draw_them(
@@ -294,20 +305,6 @@ async def test_number_keys_switch_tabs_and_draw_them(
             assert app.tabs.active == tab and needle in shown_text(app, selector)
         await pilot.press("1")
         assert app.tabs.active == "overview"
-
-
-async def test_help_screen_opens_and_closes(make_app: Callable[..., App], settle: Settle) -> None:
-    app = make_app([SAMPLE])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("question_mark")
-        await pilot.pause()
-        assert isinstance(app.screen, HelpScreen)
-        help_text = app.screen.help_text.plain
-        assert "accept the proposal under the cursor" in help_text and str(app.journal.path) in help_text
-        await pilot.press("escape")
-        await pilot.pause()
-        assert not isinstance(app.screen, HelpScreen)
 
 
 async def test_command_palette_filters_by_flag(
@@ -423,14 +420,6 @@ async def test_live_rules_reevaluate_and_show_what_changed(
         assert app.query_one(ProposalsTable).proposals[0].proposed == 3.5  # the last good rules stay
 
 
-async def test_q_quits_with_exit_code_zero(make_app: Callable[..., App], settle: Settle) -> None:
-    app = make_app([SAMPLE])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("q")
-    assert app.return_code == 0
-
-
 async def test_a_hand_edited_journal_with_odd_values_is_skipped_not_shown(
     make_app: Callable[..., App], settle: Settle, tmp_path: Path
 ) -> None:
@@ -452,22 +441,6 @@ async def test_a_hand_edited_journal_with_odd_values_is_skipped_not_shown(
         await pilot.press("s", "s")  # sorting by label compares labels as text
         assert app.session.sort == "label"
         assert "rating.accuracy" in shown_text(app, "#proposal-detail")
-
-
-async def test_the_header_position_follows_a_new_sort_or_filter(
-    make_app: Callable[..., App], settle: Settle, mixed_batch: Path
-) -> None:
-    app = make_app([mixed_batch])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("j", "j", "j")
-        assert app.current == 3 and shown_text(app, "#detail-header").startswith("4/4 ")
-        await pilot.press("s", "s", "s")  # by status: the broken line (error) goes last
-        assert app.session.sort == "status" and app.current == 3
-        assert shown_text(app, "#detail-header").startswith("3/4 ")
-        app.set_filter("-status:error")
-        await pilot.pause()
-        assert shown_text(app, "#detail-header").startswith("3/3 ")
 
 
 async def test_config_diagnostics_read_as_check_prints_them(
@@ -611,7 +584,7 @@ async def test_moving_through_the_proposals_repaints_without_a_new_layout(
 
         monkeypatch.setattr(Widget, "refresh", counted)
         app.proposals_table.focus()
-        for _ in range(50):  # the footer lays itself out again for the table's keys, later on a busy machine
+        for _ in range(50):  # anything focusing the table set off is laid out, later on a busy machine
             layouts.clear()
             await pilot.pause(0.05)
             if not layouts:
@@ -657,7 +630,7 @@ async def test_a_journal_that_cannot_be_written_is_reported_at_once_and_the_app_
     assert journal.read_text(encoding="utf-8").startswith(line)
 
 
-async def test_an_absent_journal_in_a_writable_folder_is_neither_reported_nor_created(
+async def test_an_absent_journal_in_a_writable_folder_is_neither_reported_nor_created_and_q_quits_with_0(
     make_app: Callable[..., App], settle: Settle, tmp_path: Path, notices: list[str]
 ) -> None:
     app = make_app([SAMPLE], journal=tmp_path / "new.decisions.jsonl")
@@ -665,4 +638,31 @@ async def test_an_absent_journal_in_a_writable_folder_is_neither_reported_nor_cr
         await settle(pilot)
         assert app.journal_problem is None and journal_notices(notices) == []
         assert "read-only" not in app.status_text().plain
+        await pilot.press("q")
+    assert app.return_code == 0
     assert not (tmp_path / "new.decisions.jsonl").exists()
+
+
+def footer_keys(app: App) -> list[Any]:
+    """The key widgets (Textual's FooterKey: .key, .description) the footer of the screen on top shows."""
+    return list(app.screen.query_one(KeyFooter).children)
+
+
+async def test_the_footer_is_built_again_only_when_the_keys_it_shows_change(
+    make_app: Callable[..., App], settle: Settle, until: Until
+) -> None:
+    app = make_app([SAMPLE])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        shown = footer_keys(app)
+        assert [key.description for key in shown][:3] == ["Accept", "Discard", "Edit"]
+        app.proposals_table.focus()  # the table shows the same keys as the queue
+        await pilot.pause()
+        await pilot.pause()
+        assert app.focused is app.proposals_table and footer_keys(app) == shown  # the same widgets
+        await pilot.press("slash")  # the filter takes typed letters: their bindings leave the footer
+        await until(pilot, lambda: len(footer_keys(app)) == 2, "the filter's footer")
+        assert [key.key for key in footer_keys(app)] == ["slash", "ctrl+p"]
+        await pilot.press("escape")
+        await until(pilot, lambda: len(footer_keys(app)) == len(shown), "the queue's footer again")
+        assert [key.key for key in footer_keys(app)] == [key.key for key in shown]
