@@ -22,6 +22,7 @@ class KeyFooter(Footer):
         super().__init__(**options)
         self._shown: tuple[object, ...] | None = None  # what the last compose drew, as _keys() says it
         self._rebuild_pending = False
+        self._signalled = False  # a bindings signal came (Footer draws nothing before the first)
 
     def _keys(self) -> tuple[object, ...]:
         """What the footer's compose draws from: the shown bindings with whether each is enabled and its
@@ -35,9 +36,10 @@ class KeyFooter(Footer):
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
         if self.is_attached and screen is self.screen and screen.app.app_focus:  # Footer rebuilds
-            if self._rebuild_pending or (self._bindings_ready and self._keys() == self._shown):
+            if self._rebuild_pending or (self._signalled and self._keys() == self._shown):
                 return  # a rebuild is on its way and reads the keys when it runs, or nothing changed
             self._rebuild_pending = True
+        self._signalled = True
         super().bindings_changed(screen)
 
     async def recompose(self) -> None:
@@ -45,6 +47,6 @@ class KeyFooter(Footer):
         await super().recompose()
 
     def compose(self) -> ComposeResult:
-        if self._bindings_ready:  # before the first signal, Footer draws nothing
+        if self._signalled:  # before the first signal, Footer draws nothing
             self._shown = self._keys()
         yield from super().compose()
