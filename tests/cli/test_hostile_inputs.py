@@ -19,20 +19,25 @@ EVALKIT = Path(sys.executable).parent / "evalkit"
 SAMPLE = REPO / "samples" / "sample_submission.json"
 MEMORY_LIMIT = 400 * 1024 * 1024
 """Address space for one command: evalkit needs under 150 MB; the inputs below asked for gigabytes."""
+HUGE_LINE = 150_000_000
+"""The line of the huge-line tests: three times a submission's limit (50 MB), and more than a command can
+hold within HUGE_LINE_MEMORY_LIMIT (reading it whole with `readline()` runs out of memory even at 250 MB
+beside evalkit's own 70 MB: measured), while refusing it takes 160 MB."""
+HUGE_LINE_MEMORY_LIMIT = 250 * 1024 * 1024
 
 
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+def _limit_memory(limit: int = MEMORY_LIMIT) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-def evalkit(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+def evalkit(*args: str, cwd: Path = REPO, memory: int = MEMORY_LIMIT) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
         [str(EVALKIT), *args],
         cwd=cwd,
         capture_output=True,
         text=True,
         timeout=120,
-        preexec_fn=_limit_memory,
+        preexec_fn=lambda: _limit_memory(memory),
         stdin=subprocess.DEVNULL,
     )
     assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr
@@ -186,23 +191,23 @@ def test_review_export_names_each_pipe_in_a_folder(folder_with_pipes: Path, tmp_
 
 @pytest.fixture
 def huge_line(tmp_path: Path) -> Callable[[str], Path]:
-    """A JSONL file whose line 2 is 300 MB of NUL bytes (a sparse file: no disk spent), between two good
-    lines; `row` is the text of the good lines."""
+    """A JSONL file whose line 2 is HUGE_LINE bytes of NULs (a sparse file: no disk spent), between two
+    good lines; `row` is the text of the good lines."""
 
     def write(row: str) -> Path:
         path = tmp_path / "huge.jsonl"
         with open(path, "wb") as handle:
             handle.write(row.encode() + b"\n")
-            handle.seek(300_000_000, os.SEEK_CUR)
+            handle.seek(HUGE_LINE, os.SEEK_CUR)
             handle.write(b"\n" + row.encode() + b"\n")
         return path
 
     return write
 
 
-def test_eval_refuses_a_300_mb_line_without_holding_it(huge_line: Callable[[str], Path]) -> None:
+def test_eval_refuses_a_150_mb_line_without_holding_it(huge_line: Callable[[str], Path]) -> None:
     path = huge_line(json.dumps(json.loads(SAMPLE.read_text())))
-    done = evalkit("eval", str(path))
+    done = evalkit("eval", str(path), memory=HUGE_LINE_MEMORY_LIMIT)
     assert done.returncode == 1
     first, second, third = (json.loads(line) for line in done.stdout.splitlines())
     assert "error" not in first and "error" not in third
@@ -214,10 +219,12 @@ SCORE_ROW = json.dumps(
 )
 
 
-def test_score_refuses_a_300_mb_line_and_goes_on(huge_line: Callable[[str], Path], tmp_path: Path) -> None:
+def test_score_refuses_a_150_mb_line_without_holding_it_and_goes_on(
+    huge_line: Callable[[str], Path], tmp_path: Path
+) -> None:
     path = huge_line(SCORE_ROW)
     out = tmp_path / "scored.jsonl"
-    done = evalkit("score", str(path), "--out", str(out))
+    done = evalkit("score", str(path), "--out", str(out), memory=HUGE_LINE_MEMORY_LIMIT)
     assert done.returncode == 1
     first, second, third = (json.loads(line) for line in out.read_text().splitlines())
     assert "score" in first and "score" in third
