@@ -42,9 +42,11 @@ def diff_json(*args: str | Path, cwd: Path) -> tuple[int, dict[str, Any]]:
     return done.returncode, json.loads(done.stdout)
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    repo = tmp_path / "project"
+@pytest.fixture(scope="module")
+def committed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A git repository holding the shipped config (`config/`) and the samples (`samples/`) in one commit:
+    built once for the module, copied for each test that changes it."""
+    repo = tmp_path_factory.mktemp("committed") / "project"
     shutil.copytree(
         REPO / "config_samples",
         repo / "config",
@@ -57,6 +59,12 @@ def repo(tmp_path: Path) -> Path:
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "config")
     return repo
+
+
+@pytest.fixture
+def repo(committed: Path, tmp_path: Path) -> Path:
+    """The committed repository, a copy of this test's own."""
+    return Path(shutil.copytree(committed, tmp_path / "project", symlinks=True))
 
 
 def edit_rules(repo: Path, old: str, new: str) -> None:
