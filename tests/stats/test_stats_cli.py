@@ -5,6 +5,7 @@ and the errors that stop it."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from datetime import datetime, timedelta
@@ -262,6 +263,33 @@ def test_stats_imports_no_textual_nor_pygls(reviewer: Any) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code, str(ana)], capture_output=True, text=True, timeout=120)
     assert done.stdout.splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize(("chosen", "threads"), [(None, 1), ("2", 2)])
+def test_agreement_starts_no_blas_threads_unless_the_user_asks_for_them(
+    reviewer: Any, chosen: str | None, threads: int
+) -> None:
+    """numpy's OpenBLAS starts a thread per core when it loads (alpha has no use for them: on 2 cores they
+    cost more CPU than the import); OPENBLAS_NUM_THREADS, when the user sets it, is theirs. The variable
+    is put back as it was."""
+    ana, ben = reviewer("ana", accept), reviewer("ben", label_poor)
+    code = (
+        "import os, sys; from evalkit.cli import main; main(['stats', *sys.argv[1:], '--format', 'json']); "
+        "print(len(os.listdir('/proc/self/task')), os.environ.get('OPENBLAS_NUM_THREADS'), "
+        "'numpy' in sys.modules)"
+    )
+    environment = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if chosen is not None:
+        environment["OPENBLAS_NUM_THREADS"] = chosen
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(ana), str(ben)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environment,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == f"{threads} {chosen} True"
 
 
 @pytest.mark.parametrize(
