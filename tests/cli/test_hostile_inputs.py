@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -72,19 +73,50 @@ HOSTILE_TEMPLATES = {
 }
 
 
-@pytest.mark.parametrize("lines, line", HOSTILE_TEMPLATES.values(), ids=HOSTILE_TEMPLATES.keys())
+class HostileRun(NamedTuple):
+    """`evalkit check` and `evalkit eval` run once over a rules.yaml holding every hostile template, one rule
+    each: a template's diagnostic is at its own line, so each test finds its own among the findings."""
+
+    rules: Path
+    first_lines: dict[str, int]  # the file line of each template's "first line"
+    checked: subprocess.CompletedProcess[str]
+    evaluated: subprocess.CompletedProcess[str]
+
+
+@pytest.fixture(scope="module")
+def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> HostileRun:
+    folder = tmp_path_factory.mktemp("hostile")
+    text, first_lines = "rating_rules:\n", {}
+    for number, (name, (lines, _)) in enumerate(HOSTILE_TEMPLATES.items()):
+        rule = (
+            rules_with_template(lines).replace("rating_rules:\n", "").replace("id: t\n", f"id: t{number}\n")
+        )
+        first_lines[name] = text.count("\n") + 5  # the rule's line + 4, as in rules_with_template
+        text += rule
+    (folder / "rules.yaml").write_text(text)
+    checked = evalkit("check", str(folder))
+    evaluated = evalkit("eval", str(SAMPLE), "--config-dir", str(folder))
+    return HostileRun(folder / "rules.yaml", first_lines, checked, evaluated)
+
+
+@pytest.mark.xdist_group("hostile-templates")  # on one worker: hostile_run runs once
+@pytest.mark.parametrize("name", HOSTILE_TEMPLATES)
 def test_a_hostile_template_is_bad_template_at_its_line_in_check_and_eval(
-    tmp_path: Path, lines: list[str], line: int
+    hostile_run: HostileRun, name: str
 ) -> None:
-    (tmp_path / "rules.yaml").write_text(rules_with_template(lines))
-    where = f"{tmp_path / 'rules.yaml'}:{line + 5}:9: "
-    checked = evalkit("check", str(tmp_path))
-    assert checked.returncode == 1
-    (finding, _summary) = checked.stdout.splitlines()
+    line = HOSTILE_TEMPLATES[name][1]
+    start = hostile_run.first_lines[name]
+    end = start + len(HOSTILE_TEMPLATES[name][0]) + 1  # the first line of the next rule's
+    where = f"{hostile_run.rules}:{start + line - 1}:9: "
+    assert hostile_run.checked.returncode == 1
+    *findings, summary = hostile_run.checked.stdout.splitlines()
+    assert summary.endswith(f": {len(HOSTILE_TEMPLATES)} errors")  # one for each template
+    own = [f for f in findings if start <= int(f.removeprefix(f"{hostile_run.rules}:").split(":")[0]) < end]
+    (finding,) = own
     assert finding.startswith(where) and "error[bad-template]" in finding
-    evaluated = evalkit("eval", str(SAMPLE), "--config-dir", str(tmp_path))
+    evaluated = hostile_run.evaluated
     assert evaluated.returncode == 2 and evaluated.stdout == ""
-    assert evaluated.stderr.splitlines()[0] == finding
+    assert evaluated.stderr.splitlines()[: len(findings)] == findings
 
 
 def test_a_template_that_builds_too_much_renders_an_error_and_the_run_goes_on(tmp_path: Path) -> None:
