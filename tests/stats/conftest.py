@@ -84,13 +84,17 @@ def review(
     return journal.path
 
 
+def _workspace(folder: Path) -> Path:
+    (folder / "samples").mkdir()
+    for name in SAMPLES:
+        shutil.copy(REPO / "samples" / name, folder / "samples" / name)
+    return folder
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     """A folder with `samples/` holding a few of the shipped samples."""
-    (tmp_path / "samples").mkdir()
-    for name in SAMPLES:
-        shutil.copy(REPO / "samples" / name, tmp_path / "samples" / name)
-    return tmp_path
+    return _workspace(tmp_path)
 
 
 @pytest.fixture
@@ -99,7 +103,19 @@ def reviewer(workspace: Path) -> Callable[..., Path]:
     return lambda name, policy, **options: review(workspace, name, policy, **options)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
+def module_workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`workspace`, for the tests of a module that read one command's output (a module fixture's)."""
+    return _workspace(tmp_path_factory.mktemp("workspace"))
+
+
+@pytest.fixture(scope="module")
+def module_reviewer(module_workspace: Path) -> Callable[..., Path]:
+    """`reviewer`, in module_workspace."""
+    return lambda name, policy, **options: review(module_workspace, name, policy, **options)
+
+
+@pytest.fixture(scope="session")
 def evalkit() -> Callable[..., subprocess.CompletedProcess[str]]:
     """evalkit(*args, cwd=REPO): the console script, run as a user runs it."""
 
