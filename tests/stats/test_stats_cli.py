@@ -10,7 +10,7 @@ import subprocess
 import sys
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -355,23 +355,48 @@ def test_each_skipped_line_is_a_warning_diagnostic_at_its_line(reviewer: Any, ev
     ]
 
 
-@pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity", "1e400"])
+NOT_FINITE = {"NaN": "nan", "Infinity": "inf", "-Infinity": "minus-inf", "1e400": "overflow"}
+"""Ratings that are not finite numbers as a journal may hold them, by the reviewer whose journal does."""
+
+
+class NotFiniteRuns(NamedTuple):
+    journals: dict[str, Path]
+    json: subprocess.CompletedProcess[str]
+    text: subprocess.CompletedProcess[str]
+
+
+@pytest.fixture(scope="module")
+def not_finite(module_reviewer: Any, evalkit: Any) -> NotFiniteRuns:
+    """A journal for each value of NOT_FINITE, whose last entry edits a rating to it, and `evalkit stats`
+    over all of them, in JSON and in text."""
+    journals = {}
+    for value, name in NOT_FINITE.items():
+        journal = module_reviewer(name, accept)
+        decided = [json.loads(line) for line in journal.read_text().splitlines()]
+        rating = next(entry for entry in decided if entry["target"].startswith("rating."))
+        edit = {**rating, "action": "edit", "step": decided[-1]["step"] + 1, "value": 12345.5}
+        with journal.open("a") as handle:
+            handle.write(json.dumps(edit).replace("12345.5", value) + "\n")
+        journals[value] = journal
+    paths = [str(journal) for journal in journals.values()]
+    return NotFiniteRuns(journals, evalkit("stats", *paths, "--format", "json"), evalkit("stats", *paths))
+
+
+@pytest.mark.xdist_group("stats-not-finite")  # on one worker: not_finite runs once
+@pytest.mark.parametrize("value", NOT_FINITE)
 def test_a_rating_that_is_not_a_finite_number_is_skipped_not_averaged(
-    reviewer: Any, evalkit: Any, value: str
+    not_finite: NotFiniteRuns, value: str
 ) -> None:
-    journal = reviewer("ana", accept)
-    decided = [json.loads(line) for line in journal.read_text().splitlines()]
-    rating = next(entry for entry in decided if entry["target"].startswith("rating."))
-    edit = {**rating, "action": "edit", "step": decided[-1]["step"] + 1, "value": 12345.5}
-    with journal.open("a") as handle:
-        handle.write(json.dumps(edit).replace("12345.5", value) + "\n")
-    done = evalkit("stats", str(journal), "--format", "json")
+    done = not_finite.json
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout, parse_constant=lambda name: pytest.fail(f"{name} in the JSON"))
-    assert report["journals"][0]["skipped_entries"] == 1
+    (journal,) = (
+        entry for entry in report["journals"] if entry["journal"] == str(not_finite.journals[value])
+    )
+    assert journal["skipped_entries"] == 1
     assert all(dim["mean_abs_final_minus_proposed"] < 10 for dim in report["dimensions"])
-    text = evalkit("stats", str(journal)).stdout
-    assert " nan" not in text and " inf" not in text
+    text = not_finite.text.stdout
+    assert not_finite.text.returncode == 0 and " nan" not in text and " inf" not in text
 
 
 def test_a_time_without_an_offset_is_taken_as_utc_beside_the_apps_own(reviewer: Any, evalkit: Any) -> None:
