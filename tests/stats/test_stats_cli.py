@@ -306,10 +306,11 @@ def test_agreement_starts_no_blas_threads_unless_the_user_asks_for_them(
     ],
 )
 def test_what_cannot_be_done_exits_2_with_one_line(
-    tmp_path: Path, reviewer: Any, evalkit: Any, args: list[str], message: str
+    tmp_path: Path, reviewer: Any, in_process: Any, args: list[str], message: str
 ) -> None:
+    # through the console script: tests/cli/test_bad_input.py's NAMED_IN_MESSAGES (stats, stats --input)
     journal = reviewer("ana", accept)
-    done = evalkit("stats", *[arg.format(journal=journal) for arg in args], cwd=tmp_path)
+    done = in_process("stats", *[arg.format(journal=journal) for arg in args], cwd=tmp_path)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith(message) and len(done.stderr.splitlines()) == 1
 
