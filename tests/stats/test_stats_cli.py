@@ -265,6 +265,30 @@ def test_stats_imports_no_textual_nor_pygls(reviewer: Any) -> None:
     assert done.stdout.splitlines()[-1] == "[]"
 
 
+def test_a_config_checked_before_is_read_from_evals_cache(tmp_path: Path, reviewer: Any) -> None:
+    """stats evaluates as eval does: a config checked before is compiled from the cache, without the YAML
+    parser and the schema checks (services/config_cache.py), and the report is the same."""
+    ana = reviewer("ana", accept)
+    environment = {k: v for k, v in os.environ.items() if k != "EVALKIT_NO_CACHE"}
+    environment["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    runs = [
+        subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "evalkit", "stats", str(ana), "--format", "json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=environment,
+        )
+        for _ in range(2)
+    ]
+    assert [run.returncode for run in runs] == [0, 0]
+    checked = [
+        any(line.endswith(" evalkit.engine.schema_check") for line in run.stderr.splitlines()) for run in runs
+    ]
+    assert checked == [True, False]
+    assert runs[0].stdout == runs[1].stdout
+
+
 @pytest.mark.parametrize(("chosen", "threads"), [(None, 1), ("2", 2)])
 def test_agreement_starts_no_blas_threads_unless_the_user_asks_for_them(
     reviewer: Any, chosen: str | None, threads: int
