@@ -162,6 +162,23 @@ def test_checking_imports_neither_textual_nor_pygls_and_jinja_only_for_templates
         assert done.stdout.splitlines()[-1] == expected
 
 
+def test_checking_reads_the_schemas_beside_their_module_without_importlib_resources() -> None:
+    """The schemas are files beside evalkit.schemas: read as such, as pip installs them, without the
+    zipfile module and importlib.resources' readers, a fourteenth of check's start."""
+    code = (
+        "import sys; from evalkit.cli import main; code = main(['check', sys.argv[1]]); "
+        "print(sorted(m for m in ('zipfile', 'importlib.resources') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(INVALID / "unknown_dimension")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "error[" in done.stdout  # the schemas were read: a finding says so
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
 @pytest.mark.parametrize("opening", ['"', "[", "{"])
 def test_a_quote_or_bracket_left_open_on_a_rules_first_line_is_marked_where_it_opens(
     tmp_path: Path, opening: str
