@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,11 +53,13 @@ def test_findings_exit_1_one_line_each_sorted_by_file_and_line() -> None:
         ("check", "no/such/folder"),
         ("check", "README-not-a-config.yaml"),
         ("check", "--format", "xml", "config_samples"),
-        ("check", "config_samples", "--samples", "no/such/samples"),
     ],
 )
-def test_usage_problems_exit_2_with_a_message_and_no_traceback(args: tuple[str, ...]) -> None:
-    done = evalkit(*args)
+def test_usage_problems_exit_2_with_a_message_and_no_traceback(
+    args: tuple[str, ...], in_process: Any
+) -> None:
+    # through the console script: test_samples_that_are_missing_or_a_file_say_which
+    done = in_process(*args)
     assert done.returncode == 2 and done.stdout == ""
     assert "evalkit check: " in done.stderr or "usage:" in done.stderr
     assert "Traceback" not in done.stderr
@@ -72,6 +75,8 @@ def test_samples_that_are_missing_or_a_file_say_which() -> None:
         "samples/01_algorithms_graphs_complete.json: --samples expects a folder of submissions, not a file\n"
     )
     assert missing.returncode == a_file.returncode == 2
+    assert missing.stdout == a_file.stdout == ""
+    assert "Traceback" not in missing.stderr + a_file.stderr
 
 
 def test_warnings_pass_unless_strict() -> None:
