@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 NAMES = ("dimensions", "ranking", "prompt", "rewrite", "rules", "submission", "ruletest")
@@ -17,7 +17,13 @@ def text(name: str) -> str:
     """The schema file's text, as shipped."""
     if name not in NAMES:
         raise KeyError(name)
-    return resources.files(__name__).joinpath(f"{name}.schema.json").read_text(encoding="utf-8")
+    file_name = f"{name}.schema.json"
+    try:  # beside this module, where pip puts package data; importlib.resources imports zipfile and more
+        return Path(__file__).with_name(file_name).read_text(encoding="utf-8")
+    except OSError:  # (imported from a zip archive)
+        from importlib import resources
+
+        return resources.files(__name__).joinpath(file_name).read_text(encoding="utf-8")
 
 
 @cache

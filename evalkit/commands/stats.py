@@ -109,12 +109,14 @@ def _render(kind: str, stats: ReviewStats, about: dict[str, str]) -> str:
 
 
 def _config(config_dir: str | None) -> Config:
-    from evalkit.engine.config import analyze
+    """The config, from eval's compiled-config cache when it was checked before (services/config_cache.py):
+    stats evaluates each reviewed submission as eval does, and needs no more of it."""
+    from evalkit.services.config_cache import load_for_eval
     from evalkit.services.config_files import refuse_without_config_files
 
     if config_dir is not None and not Path(config_dir).is_dir():
         raise UsageProblem(f"--config-dir {config_dir}: no such folder")
-    config = analyze(config_dir)
+    config = load_for_eval(config_dir)
     refuse_without_config_files(config)
     if config.plan is None:
         for diagnostic in config.diagnostics:

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,11 +53,13 @@ def test_findings_exit_1_one_line_each_sorted_by_file_and_line() -> None:
         ("check", "no/such/folder"),
         ("check", "README-not-a-config.yaml"),
         ("check", "--format", "xml", "config_samples"),
-        ("check", "config_samples", "--samples", "no/such/samples"),
     ],
 )
-def test_usage_problems_exit_2_with_a_message_and_no_traceback(args: tuple[str, ...]) -> None:
-    done = evalkit(*args)
+def test_usage_problems_exit_2_with_a_message_and_no_traceback(
+    args: tuple[str, ...], in_process: Any
+) -> None:
+    # through the console script: test_samples_that_are_missing_or_a_file_say_which
+    done = in_process(*args)
     assert done.returncode == 2 and done.stdout == ""
     assert "evalkit check: " in done.stderr or "usage:" in done.stderr
     assert "Traceback" not in done.stderr
@@ -72,6 +75,8 @@ def test_samples_that_are_missing_or_a_file_say_which() -> None:
         "samples/01_algorithms_graphs_complete.json: --samples expects a folder of submissions, not a file\n"
     )
     assert missing.returncode == a_file.returncode == 2
+    assert missing.stdout == a_file.stdout == ""
+    assert "Traceback" not in missing.stderr + a_file.stderr
 
 
 def test_warnings_pass_unless_strict() -> None:
@@ -160,6 +165,23 @@ def test_checking_imports_neither_textual_nor_pygls_and_jinja_only_for_templates
             [sys.executable, "-c", code, str(folder)], capture_output=True, text=True, timeout=60
         )
         assert done.stdout.splitlines()[-1] == expected
+
+
+def test_checking_reads_the_schemas_beside_their_module_without_importlib_resources() -> None:
+    """The schemas are files beside evalkit.schemas: read as such, as pip installs them, without the
+    zipfile module and importlib.resources' readers, a fourteenth of check's start."""
+    code = (
+        "import sys; from evalkit.cli import main; code = main(['check', sys.argv[1]]); "
+        "print(sorted(m for m in ('zipfile', 'importlib.resources') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(INVALID / "unknown_dimension")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "error[" in done.stdout  # the schemas were read: a finding says so
+    assert done.stdout.splitlines()[-1] == "[]"
 
 
 @pytest.mark.parametrize("opening", ['"', "[", "{"])

@@ -58,15 +58,25 @@ def test_check_passes_an_anchor_held_in_an_x_key_and_eval_evaluates_what_merged_
     assert fired["actions"] == [{"set_flag": "merged_and_overridden"}, {"assign_label": "needs_review"}]
 
 
-@pytest.mark.parametrize("name", CONFIG_FILES)
-def test_every_config_file_takes_x_keys(tmp_path: Path, name: str) -> None:
-    folder = tmp_path / "config"
+@pytest.fixture(scope="module")
+def x_keys_everywhere(tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
+    """`evalkit check` of the shipped config with an `x-notes` key holding an anchor atop every file."""
+    folder = tmp_path_factory.mktemp("x-keys") / "config"
     shutil.copytree(REPO / "config_samples", folder, ignore=shutil.ignore_patterns("tests", "__*"))
-    path = folder / f"{name}.yaml"
-    path.write_text(
-        f"x-notes: &notes {{owner: rules team}}\n{path.read_text(encoding='utf-8')}", encoding="utf-8"
-    )
-    done = evalkit("check", str(folder))
+    for name in CONFIG_FILES:
+        path = folder / f"{name}.yaml"
+        path.write_text(
+            f"x-notes: &notes {{owner: rules team}}\n{path.read_text(encoding='utf-8')}", encoding="utf-8"
+        )
+    return evalkit("check", str(folder))
+
+
+@pytest.mark.xdist_group("check-x-keys")  # on one worker: x_keys_everywhere runs once
+@pytest.mark.parametrize("name", CONFIG_FILES)
+def test_every_config_file_takes_x_keys(
+    x_keys_everywhere: subprocess.CompletedProcess[str], name: str
+) -> None:
+    done = x_keys_everywhere
     assert (done.returncode, done.stdout) == (0, "1 config folder, 5 files: no problems\n")
     assert "^x-" in schemas.load(name)["patternProperties"]
 

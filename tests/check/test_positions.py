@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from hypothesis import given, settings
@@ -61,47 +62,90 @@ def check(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.fixture(params=["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])
-def folder(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
-    (tmp_path / "rules.yaml").write_bytes(RULES.replace("\n", request.param).encode())
-    return tmp_path
+LINE_ENDS = {"LF": "\n", "CRLF": "\r\n", "CR": "\r"}
+
+
+class Checked(NamedTuple):
+    """`evalkit check` in each format, run once from `root` over a folder for each kind of line end (its
+    name in LINE_ENDS) holding RULES written with it."""
+
+    root: Path
+    runs: dict[str, subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory: pytest.TempPathFactory) -> Checked:
+    root = tmp_path_factory.mktemp("line-ends")
+    for name, line_end in LINE_ENDS.items():
+        (root / name).mkdir()
+        (root / name / "rules.yaml").write_bytes(RULES.replace("\n", line_end).encode())
+    runs = {}
+    for output in ("text", "json", "sarif", "github"):
+        runs[output] = subprocess.run(
+            [str(EVALKIT), "check", "--format", output, *LINE_ENDS],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=root,
+            check=False,
+        )
+    return Checked(root, runs)
+
+
+@pytest.fixture(params=LINE_ENDS)
+def folder(request: pytest.FixtureRequest) -> str:
+    """The name of the folder, under `checked.root`, whose rules.yaml has these line ends."""
+    return str(request.param)
 
 
 def at(folder: Path, line: int, column: int) -> str:
     return protocol_lines((folder / "rules.yaml").read_bytes().decode())[line - 1][column - 1 :]
 
 
-def test_text_output_points_at_each_problem(folder: Path) -> None:
-    done = check(folder)
+ONE_WORKER = pytest.mark.xdist_group("check-line-ends")
+"""The tests that read `checked` run on one xdist worker, which runs it once."""
+
+
+@ONE_WORKER
+def test_text_output_points_at_each_problem(checked: Checked, folder: str) -> None:
+    done = checked.runs["text"]
     assert done.returncode == 1, done.stderr
     found = [
-        re.match(r"rules\.yaml:(\d+):(\d+): error\[([a-z-]+)\]", line)
+        re.match(r"rules\.yaml:(\d+):(\d+): error\[([a-z-]+)\]", line.removeprefix(f"{folder}/"))
         for line in done.stdout.splitlines()[:-1]
+        if line.startswith(f"{folder}/")
     ]
     assert [(int(m[1]), int(m[2]), m[3]) for m in found if m] == [
         (ln, col, code) for ln, col, _, code in EXPECTED
     ]
     for line, column, text, _ in EXPECTED:
-        assert at(folder, line, column).startswith(text)
+        assert at(checked.root / folder, line, column).startswith(text)
 
 
-def test_json_sarif_and_github_outputs_agree(folder: Path) -> None:
+@ONE_WORKER
+def test_json_sarif_and_github_outputs_agree(checked: Checked, folder: str) -> None:
     expected = [(line, column) for line, column, _, _ in EXPECTED]
-    listed = json.loads(check(folder, "--format", "json").stdout)
-    assert [(d["line"], d["column"]) for d in listed["diagnostics"]] == expected
-    sarif = json.loads(check(folder, "--format", "sarif").stdout)
-    regions = [r["locations"][0]["physicalLocation"]["region"] for r in sarif["runs"][0]["results"]]
+    listed = json.loads(checked.runs["json"].stdout)
+    own = [d for d in listed["diagnostics"] if d["path"] == f"{folder}/rules.yaml"]
+    assert [(d["line"], d["column"]) for d in own] == expected
+    sarif = json.loads(checked.runs["sarif"].stdout)
+    results = [
+        r
+        for r in sarif["runs"][0]["results"]
+        if r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == f"{folder}/rules.yaml"
+    ]
+    regions = [r["locations"][0]["physicalLocation"]["region"] for r in results]
     assert [(r["startLine"], r["startColumn"]) for r in regions] == expected
     fixes = [
         r["fixes"][0]["artifactChanges"][0]["replacements"][0]["deletedRegion"]
-        for r in sarif["runs"][0]["results"]
+        for r in results
         if "fixes" in r
     ]
     assert [(r["startLine"], r["startColumn"]) for r in fixes] == [
         (7, 7),
         (13, 34),
     ]  # the key; inside `{delta`
-    github = re.findall(r"line=(\d+),col=(\d+)", check(folder, "--format", "github").stdout)
+    github = re.findall(rf"file={folder}/rules\.yaml,line=(\d+),col=(\d+)", checked.runs["github"].stdout)
     assert [(int(line), int(column)) for line, column in github] == expected
 
 

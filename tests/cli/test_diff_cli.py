@@ -7,12 +7,14 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 REPO = Path(__file__).parents[2]
+InProcess = Callable[..., subprocess.CompletedProcess[str]]  # the `in_process` fixture (conftest.py)
 SAMPLES = REPO / "samples"
 ADDED_RULE = """
   - id: mentions_heap
@@ -42,9 +44,11 @@ def diff_json(*args: str | Path, cwd: Path) -> tuple[int, dict[str, Any]]:
     return done.returncode, json.loads(done.stdout)
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    repo = tmp_path / "project"
+@pytest.fixture(scope="module")
+def committed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A git repository holding the shipped config (`config/`) and the samples (`samples/`) in one commit:
+    built once for the module, copied for each test that changes it."""
+    repo = tmp_path_factory.mktemp("committed") / "project"
     shutil.copytree(
         REPO / "config_samples",
         repo / "config",
@@ -57,6 +61,12 @@ def repo(tmp_path: Path) -> Path:
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "config")
     return repo
+
+
+@pytest.fixture
+def repo(committed: Path, tmp_path: Path) -> Path:
+    """The committed repository, a copy of this test's own."""
+    return Path(shutil.copytree(committed, tmp_path / "project", symlinks=True))
 
 
 def edit_rules(repo: Path, old: str, new: str) -> None:
@@ -219,8 +229,11 @@ def test_an_invalid_head_prints_its_diagnostics_and_exits_2(repo: Path) -> None:
     assert "evalkit diff: the head config (config) has errors; nothing was compared" in done.stderr
 
 
-def test_a_head_folder_that_does_not_exist_is_said_before_any_git_lookup(repo: Path) -> None:
-    done = evalkit_diff("--base", "HEAD", "--config-dir", "confg", "samples", cwd=repo)
+def test_a_head_folder_that_does_not_exist_is_said_before_any_git_lookup(
+    repo: Path, in_process: InProcess
+) -> None:
+    # a head config with errors through `python -m evalkit`: test_an_invalid_head_prints_its_diagnostics...
+    done = in_process("diff", "--base", "HEAD", "--config-dir", "confg", "samples", cwd=repo)
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
         "confg:1:1: error[no-config-dir] the config folder does not exist",
@@ -272,9 +285,10 @@ def test_max_label_changes_as_a_count_or_a_percentage(repo: Path, limit: str, co
 
 
 @pytest.mark.parametrize("limit", ["many", "-1", "101%", "5.5"])
-def test_a_bad_label_limit_is_a_usage_error(repo: Path, limit: str) -> None:
-    done = evalkit_diff(
-        "--base", "HEAD", "--config-dir", "config", "samples", "--max-label-changes", limit, cwd=repo
+def test_a_bad_label_limit_is_a_usage_error(repo: Path, limit: str, in_process: InProcess) -> None:
+    # a refusal before anything is compared through `python -m evalkit`: test_a_revision_git_does_not_know
+    done = in_process(
+        "diff", "--base", "HEAD", "--config-dir", "config", "samples", "--max-label-changes", limit, cwd=repo
     )
     assert done.returncode == 2
     assert done.stderr.startswith(f"evalkit diff: --max-label-changes {limit!r}: expected a count")

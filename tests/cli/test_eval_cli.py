@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
 SEED_SAMPLE = SAMPLES / "sample_submission.json"
 OAI_EVAL = str(Path(sys.executable).with_name("oai-eval"))
+InProcess = Callable[..., subprocess.CompletedProcess[str]]  # the `in_process` fixture (conftest.py)
 
 
 def evalkit_eval(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -276,8 +278,11 @@ def test_a_named_pipe_is_read_like_a_file(tmp_path: Path, seed: Path) -> None:
     assert json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["label"] == "good"
 
 
-def test_an_output_in_a_missing_folder_is_named_as_given(tmp_path: Path, seed: Path) -> None:
-    done = evalkit_eval(seed.name, "--out", "missing/out.json", cwd=tmp_path)
+def test_an_output_in_a_missing_folder_is_named_as_given(
+    tmp_path: Path, seed: Path, in_process: InProcess
+) -> None:
+    # through the console script: test_seed_invocations.py's "output in a missing folder"
+    done = in_process("eval", seed.name, "--out", "missing/out.json", cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr == "evalkit eval: cannot write missing/out.json: No such file or directory\n"
 
@@ -300,15 +305,17 @@ def test_a_rating_beyond_float_range_gives_valid_json(tmp_path: Path) -> None:
 # --- exit 2: nothing could be done ------------------------------------------------------------
 
 
-def test_a_missing_input_path_exits_2(tmp_path: Path, seed: Path) -> None:
-    done = evalkit_eval(seed.name, "nowhere.json", "--out", "out.jsonl", cwd=tmp_path)
+def test_a_missing_input_path_exits_2(tmp_path: Path, seed: Path, in_process: InProcess) -> None:
+    # through the console script: test_seed_invocations.py's "missing input"
+    done = in_process("eval", seed.name, "nowhere.json", "--out", "out.jsonl", cwd=tmp_path)
     assert done.returncode == 2
     assert "nowhere.json" in done.stderr
     assert not (tmp_path / "out.jsonl").exists()
 
 
-def test_no_inputs_is_bad_usage(tmp_path: Path) -> None:
-    assert evalkit_eval(cwd=tmp_path).returncode == 2
+def test_no_inputs_is_bad_usage(tmp_path: Path, in_process: InProcess) -> None:
+    # argparse's refusal through `python -m evalkit`: test_an_unknown_flag_is_bad_usage
+    assert in_process("eval", cwd=tmp_path).returncode == 2
 
 
 def test_an_unknown_flag_is_bad_usage(tmp_path: Path, seed: Path) -> None:
@@ -316,19 +323,22 @@ def test_an_unknown_flag_is_bad_usage(tmp_path: Path, seed: Path) -> None:
 
 
 @pytest.mark.parametrize("jobs", ["0", "-1", "two"])
-def test_bad_jobs_is_bad_usage(tmp_path: Path, seed: Path, jobs: str) -> None:
-    done = evalkit_eval(seed.name, "--jobs", jobs, cwd=tmp_path)
+def test_bad_jobs_is_bad_usage(tmp_path: Path, seed: Path, jobs: str, in_process: InProcess) -> None:
+    # through the console script: test_seed_invocations.py's "jobs 0"
+    done = in_process("eval", seed.name, "--jobs", jobs, cwd=tmp_path)
     assert done.returncode == 2
     assert done.stdout == ""
 
 
-def test_a_folder_without_submissions_exits_2(tmp_path: Path) -> None:
+def test_a_folder_without_submissions_exits_2(tmp_path: Path, in_process: InProcess) -> None:
+    # through the console script: test_seed_invocations.py's "no submissions"
     (tmp_path / "empty").mkdir()
-    assert evalkit_eval("empty", cwd=tmp_path).returncode == 2
+    assert in_process("eval", "empty", cwd=tmp_path).returncode == 2
 
 
-def test_a_missing_config_dir_exits_2(tmp_path: Path, seed: Path) -> None:
-    done = evalkit_eval(seed.name, "--config-dir", "no_such_config", cwd=tmp_path)
+def test_a_missing_config_dir_exits_2(tmp_path: Path, seed: Path, in_process: InProcess) -> None:
+    # a config that cannot be used, through the console script: test_an_invalid_config_exits_2_...
+    done = in_process("eval", seed.name, "--config-dir", "no_such_config", cwd=tmp_path)
     assert done.returncode == 2
     assert "no_such_config" in done.stderr
 
@@ -380,12 +390,6 @@ def test_schema_and_semantic_problems_in_one_file_are_all_reported(tmp_path: Pat
     assert f"{rules}:4:7: error[unknown-key] " in done.stderr
     assert f"{rules}:7:33: error[bad-regex] " in done.stderr
     assert f"{rules}:8:38: error[bad-template] " in done.stderr
-
-
-def test_an_unwritable_out_path_exits_2_without_a_traceback(tmp_path: Path, seed: Path) -> None:
-    done = evalkit_eval(seed.name, "--out", "no_such_dir/result.json", cwd=tmp_path)
-    assert done.returncode == 2
-    assert "no_such_dir" in done.stderr
 
 
 # --- --explain-json, --report-md, --log-file --------------------------------------------------
@@ -451,8 +455,11 @@ def test_log_file(tmp_path: Path, seed: Path) -> None:
     assert "bad.json" in log
 
 
-def test_a_log_file_that_cannot_be_opened_is_a_clear_error(tmp_path: Path, seed: Path) -> None:
-    done = evalkit_eval(seed.name, "--log-file", "missing/run.log", "--out", "out.json", cwd=tmp_path)
+def test_a_log_file_that_cannot_be_opened_is_a_clear_error(
+    tmp_path: Path, seed: Path, in_process: InProcess
+) -> None:
+    # through the console script: test_seed_invocations.py's "log in a missing folder"
+    done = in_process("eval", seed.name, "--log-file", "missing/run.log", "--out", "out.json", cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr == "evalkit eval: cannot write the log missing/run.log: No such file or directory\n"
     assert not (tmp_path / "out.json").exists()
@@ -491,10 +498,11 @@ def test_outputs_replace_old_files_and_leave_no_temporary_files(tmp_path: Path, 
     [("--out", "--report-md"), ("--explain-json", "--log-file"), ("--out", "--explain-json")],
 )
 def test_two_outputs_naming_one_file_exit_2_before_anything_is_written(
-    tmp_path: Path, seed: Path, first: str, second: str
+    tmp_path: Path, seed: Path, first: str, second: str, in_process: InProcess
 ) -> None:
+    # through the console script: test_seed_invocations.py's "one output twice"
     (tmp_path / "keep.json").write_text("keep me\n", encoding="utf-8")
-    done = evalkit_eval(seed.name, first, "keep.json", second, "./keep.json", cwd=tmp_path)
+    done = in_process("eval", seed.name, first, "keep.json", second, "./keep.json", cwd=tmp_path)
     assert done.returncode == 2
     assert f"{first} and {second} both name ./keep.json" in done.stderr
     assert (tmp_path / "keep.json").read_text(encoding="utf-8") == "keep me\n"

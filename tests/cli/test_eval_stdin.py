@@ -8,6 +8,7 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +47,22 @@ def jsonl(*lines: str) -> bytes:
     return "".join(line + "\n" for line in lines).encode()
 
 
-def test_a_pretty_printed_document_on_stdin_gives_the_result_a_file_gives() -> None:
-    from_file = piped(b"", str(SEED_SAMPLE))
+@pytest.fixture(scope="module")
+def of_file() -> Callable[[Path], subprocess.CompletedProcess[str]]:
+    """of_file(path): `evalkit eval PATH`, the file named, run once per path for the module's tests (a
+    single file's result has no source: the same from any folder)."""
+    runs: dict[Path, subprocess.CompletedProcess[str]] = {}
+
+    def run(path: Path) -> subprocess.CompletedProcess[str]:
+        if path not in runs:
+            runs[path] = piped(b"", str(path))
+        return runs[path]
+
+    return run
+
+
+def test_a_pretty_printed_document_on_stdin_gives_the_result_a_file_gives(of_file: Any) -> None:
+    from_file = of_file(SEED_SAMPLE)
     from_stdin = piped(SEED_SAMPLE.read_bytes(), "-")
     assert from_stdin.returncode == 0, from_stdin.stderr
     assert from_stdin.stdout == from_file.stdout
@@ -175,9 +190,9 @@ def test_diff_reads_stdin_too(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("head", ["", "# exported by hand\n", "---\n"], ids=["key", "comment", "marker"])
-def test_a_yaml_document_on_stdin_gives_the_result_the_yaml_file_gives(head: str) -> None:
+def test_a_yaml_document_on_stdin_gives_the_result_the_yaml_file_gives(head: str, of_file: Any) -> None:
     yaml_file = ROOT / "samples" / "06_data_pandas_missing.yaml"
-    from_file = piped(b"", str(yaml_file))
+    from_file = of_file(yaml_file)
     from_stdin = piped(head.encode() + yaml_file.read_bytes(), "-")
     assert from_stdin.returncode == from_file.returncode == 0, from_stdin.stderr
     assert from_stdin.stdout == from_file.stdout
@@ -189,8 +204,8 @@ def test_a_broken_yaml_document_on_stdin_is_named_at_its_line_and_column() -> No
     assert done.stderr.startswith("<stdin>: error: line 1:9: the flow sequence '[' is not closed")
 
 
-def test_out_dash_is_standard_output_not_a_file_named_dash(tmp_path: Path) -> None:
-    default = piped(b"", str(SEED_SAMPLE), cwd=tmp_path)
+def test_out_dash_is_standard_output_not_a_file_named_dash(tmp_path: Path, of_file: Any) -> None:
+    default = of_file(SEED_SAMPLE)
     dashed = piped(b"", str(SEED_SAMPLE), "--out", "-", cwd=tmp_path)
     assert dashed.returncode == 0 and dashed.stdout == default.stdout
     assert not (tmp_path / "-").exists()

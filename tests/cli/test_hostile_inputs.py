@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -19,20 +20,25 @@ EVALKIT = Path(sys.executable).parent / "evalkit"
 SAMPLE = REPO / "samples" / "sample_submission.json"
 MEMORY_LIMIT = 400 * 1024 * 1024
 """Address space for one command: evalkit needs under 150 MB; the inputs below asked for gigabytes."""
+HUGE_LINE = 150_000_000
+"""The line of the huge-line tests: three times a submission's limit (50 MB), and more than a command can
+hold within HUGE_LINE_MEMORY_LIMIT (reading it whole with `readline()` runs out of memory even at 250 MB
+beside evalkit's own 70 MB: measured), while refusing it takes 160 MB."""
+HUGE_LINE_MEMORY_LIMIT = 250 * 1024 * 1024
 
 
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+def _limit_memory(limit: int = MEMORY_LIMIT) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-def evalkit(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+def evalkit(*args: str, cwd: Path = REPO, memory: int = MEMORY_LIMIT) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
         [str(EVALKIT), *args],
         cwd=cwd,
         capture_output=True,
         text=True,
         timeout=120,
-        preexec_fn=_limit_memory,
+        preexec_fn=lambda: _limit_memory(memory),
         stdin=subprocess.DEVNULL,
     )
     assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr
@@ -67,19 +73,50 @@ HOSTILE_TEMPLATES = {
 }
 
 
-@pytest.mark.parametrize("lines, line", HOSTILE_TEMPLATES.values(), ids=HOSTILE_TEMPLATES.keys())
+class HostileRun(NamedTuple):
+    """`evalkit check` and `evalkit eval` run once over a rules.yaml holding every hostile template, one rule
+    each: a template's diagnostic is at its own line, so each test finds its own among the findings."""
+
+    rules: Path
+    first_lines: dict[str, int]  # the file line of each template's "first line"
+    checked: subprocess.CompletedProcess[str]
+    evaluated: subprocess.CompletedProcess[str]
+
+
+@pytest.fixture(scope="module")
+def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> HostileRun:
+    folder = tmp_path_factory.mktemp("hostile")
+    text, first_lines = "rating_rules:\n", {}
+    for number, (name, (lines, _)) in enumerate(HOSTILE_TEMPLATES.items()):
+        rule = (
+            rules_with_template(lines).replace("rating_rules:\n", "").replace("id: t\n", f"id: t{number}\n")
+        )
+        first_lines[name] = text.count("\n") + 5  # the rule's line + 4, as in rules_with_template
+        text += rule
+    (folder / "rules.yaml").write_text(text)
+    checked = evalkit("check", str(folder))
+    evaluated = evalkit("eval", str(SAMPLE), "--config-dir", str(folder))
+    return HostileRun(folder / "rules.yaml", first_lines, checked, evaluated)
+
+
+@pytest.mark.xdist_group("hostile-templates")  # on one worker: hostile_run runs once
+@pytest.mark.parametrize("name", HOSTILE_TEMPLATES)
 def test_a_hostile_template_is_bad_template_at_its_line_in_check_and_eval(
-    tmp_path: Path, lines: list[str], line: int
+    hostile_run: HostileRun, name: str
 ) -> None:
-    (tmp_path / "rules.yaml").write_text(rules_with_template(lines))
-    where = f"{tmp_path / 'rules.yaml'}:{line + 5}:9: "
-    checked = evalkit("check", str(tmp_path))
-    assert checked.returncode == 1
-    (finding, _summary) = checked.stdout.splitlines()
+    line = HOSTILE_TEMPLATES[name][1]
+    start = hostile_run.first_lines[name]
+    end = start + len(HOSTILE_TEMPLATES[name][0]) + 1  # the first line of the next rule's
+    where = f"{hostile_run.rules}:{start + line - 1}:9: "
+    assert hostile_run.checked.returncode == 1
+    *findings, summary = hostile_run.checked.stdout.splitlines()
+    assert summary.endswith(f": {len(HOSTILE_TEMPLATES)} errors")  # one for each template
+    own = [f for f in findings if start <= int(f.removeprefix(f"{hostile_run.rules}:").split(":")[0]) < end]
+    (finding,) = own
     assert finding.startswith(where) and "error[bad-template]" in finding
-    evaluated = evalkit("eval", str(SAMPLE), "--config-dir", str(tmp_path))
+    evaluated = hostile_run.evaluated
     assert evaluated.returncode == 2 and evaluated.stdout == ""
-    assert evaluated.stderr.splitlines()[0] == finding
+    assert evaluated.stderr.splitlines()[: len(findings)] == findings
 
 
 def test_a_template_that_builds_too_much_renders_an_error_and_the_run_goes_on(tmp_path: Path) -> None:
@@ -186,23 +223,23 @@ def test_review_export_names_each_pipe_in_a_folder(folder_with_pipes: Path, tmp_
 
 @pytest.fixture
 def huge_line(tmp_path: Path) -> Callable[[str], Path]:
-    """A JSONL file whose line 2 is 300 MB of NUL bytes (a sparse file: no disk spent), between two good
-    lines; `row` is the text of the good lines."""
+    """A JSONL file whose line 2 is HUGE_LINE bytes of NULs (a sparse file: no disk spent), between two
+    good lines; `row` is the text of the good lines."""
 
     def write(row: str) -> Path:
         path = tmp_path / "huge.jsonl"
         with open(path, "wb") as handle:
             handle.write(row.encode() + b"\n")
-            handle.seek(300_000_000, os.SEEK_CUR)
+            handle.seek(HUGE_LINE, os.SEEK_CUR)
             handle.write(b"\n" + row.encode() + b"\n")
         return path
 
     return write
 
 
-def test_eval_refuses_a_300_mb_line_without_holding_it(huge_line: Callable[[str], Path]) -> None:
+def test_eval_refuses_a_150_mb_line_without_holding_it(huge_line: Callable[[str], Path]) -> None:
     path = huge_line(json.dumps(json.loads(SAMPLE.read_text())))
-    done = evalkit("eval", str(path))
+    done = evalkit("eval", str(path), memory=HUGE_LINE_MEMORY_LIMIT)
     assert done.returncode == 1
     first, second, third = (json.loads(line) for line in done.stdout.splitlines())
     assert "error" not in first and "error" not in third
@@ -214,10 +251,12 @@ SCORE_ROW = json.dumps(
 )
 
 
-def test_score_refuses_a_300_mb_line_and_goes_on(huge_line: Callable[[str], Path], tmp_path: Path) -> None:
+def test_score_refuses_a_150_mb_line_without_holding_it_and_goes_on(
+    huge_line: Callable[[str], Path], tmp_path: Path
+) -> None:
     path = huge_line(SCORE_ROW)
     out = tmp_path / "scored.jsonl"
-    done = evalkit("score", str(path), "--out", str(out))
+    done = evalkit("score", str(path), "--out", str(out), memory=HUGE_LINE_MEMORY_LIMIT)
     assert done.returncode == 1
     first, second, third = (json.loads(line) for line in out.read_text().splitlines())
     assert "score" in first and "score" in third

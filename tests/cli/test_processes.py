@@ -353,35 +353,54 @@ def test_ranges_of_every_length_give_one_process_bytes(tmp_path: Path) -> None:
     assert sources == [f"big.jsonl:{number}" for number in numbers]
 
 
+def _big_batch(folder: Path) -> None:
+    """big.jsonl in `folder`: 2,500 lines of the samples, in turn."""
+    samples = sorted((ROOT / "samples").glob("*.json"))
+    lines = [json.dumps(json.loads(path.read_text(encoding="utf-8"))) for path in samples]
+    (folder / "big.jsonl").write_text("".join(f"{lines[i % len(lines)]}\n" for i in range(2500)))
+
+
+def _eval_into(stdout_path: Path, mode: str, jobs: str, cwd: Path) -> bytes:
+    """`evalkit eval big.jsonl --jobs JOBS` with stdout a file opened in `mode`, between a line written
+    before and one after: the file's bytes."""
+    with open(stdout_path, mode, encoding="utf-8") as stdout:
+        stdout.write("a line before\n")
+        stdout.flush()
+        done = subprocess.run(
+            [sys.executable, "-m", "evalkit", "eval", "big.jsonl", "--jobs", jobs],
+            cwd=cwd,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+        assert (done.returncode, done.stderr) == (0, "")
+        stdout.write("a line after\n")
+    return stdout_path.read_bytes()
+
+
+@pytest.fixture(scope="module")
+def one_process_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """What one process (--jobs 1) writes into a file redirected from stdout, between the two lines: one
+    process writes in order, from where the file is, whether it was opened to append or not."""
+    folder = tmp_path_factory.mktemp("one-process")
+    _big_batch(folder)
+    return _eval_into(folder / "stdout.jsonl", "w", "1", folder)
+
+
+@pytest.mark.xdist_group("one-process-bytes")  # on one worker: one_process_bytes runs once
 @pytest.mark.parametrize("mode", ["w", "a"])
 def test_stdout_redirected_to_a_file_gets_one_process_bytes_after_what_it_held(
-    tmp_path: Path, mode: str
+    tmp_path: Path, mode: str, one_process_bytes: bytes
 ) -> None:
     """`> file` (mode w): the workers write their chunks into stdout's file at the offsets the parent gives,
     after what the file held at its position; `>> file` (mode a, where every write goes to the end): they
     spool them and the parent copies them on. Either way the bytes are one process's."""
-    samples = sorted((ROOT / "samples").glob("*.json"))
-    lines = [json.dumps(json.loads(path.read_text(encoding="utf-8"))) for path in samples]
-    (tmp_path / "big.jsonl").write_text("".join(f"{lines[i % len(lines)]}\n" for i in range(2500)))
-    outputs = []
-    for jobs in ("1", "2"):
-        with open(tmp_path / f"stdout-{jobs}.jsonl", mode, encoding="utf-8") as stdout:
-            stdout.write("a line before\n")
-            stdout.flush()
-            done = subprocess.run(
-                [sys.executable, "-m", "evalkit", "eval", "big.jsonl", "--jobs", jobs],
-                cwd=tmp_path,
-                stdout=stdout,
-                stderr=subprocess.PIPE,
-                text=True,
-                timeout=120,
-            )
-            assert (done.returncode, done.stderr) == (0, "")
-            stdout.write("a line after\n")
-        outputs.append((tmp_path / f"stdout-{jobs}.jsonl").read_bytes())
-    assert outputs[1] == outputs[0]
-    assert outputs[0].startswith(b"a line before\n{") and outputs[0].endswith(b"}\na line after\n")
-    assert len(outputs[0].splitlines()) == 2500 + 2
+    _big_batch(tmp_path)
+    written = _eval_into(tmp_path / "stdout.jsonl", mode, "2", tmp_path)
+    assert written == one_process_bytes
+    assert written.startswith(b"a line before\n{") and written.endswith(b"}\na line after\n")
+    assert len(written.splitlines()) == 2500 + 2
 
 
 def _written_into(folder: Path) -> bool:

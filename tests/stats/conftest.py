@@ -84,13 +84,17 @@ def review(
     return journal.path
 
 
+def _workspace(folder: Path) -> Path:
+    (folder / "samples").mkdir()
+    for name in SAMPLES:
+        shutil.copy(REPO / "samples" / name, folder / "samples" / name)
+    return folder
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     """A folder with `samples/` holding a few of the shipped samples."""
-    (tmp_path / "samples").mkdir()
-    for name in SAMPLES:
-        shutil.copy(REPO / "samples" / name, tmp_path / "samples" / name)
-    return tmp_path
+    return _workspace(tmp_path)
 
 
 @pytest.fixture
@@ -99,11 +103,44 @@ def reviewer(workspace: Path) -> Callable[..., Path]:
     return lambda name, policy, **options: review(workspace, name, policy, **options)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
+def module_workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`workspace`, for the tests of a module that read one command's output (a module fixture's)."""
+    return _workspace(tmp_path_factory.mktemp("workspace"))
+
+
+@pytest.fixture(scope="module")
+def module_reviewer(module_workspace: Path) -> Callable[..., Path]:
+    """`reviewer`, in module_workspace."""
+    return lambda name, policy, **options: review(module_workspace, name, policy, **options)
+
+
+@pytest.fixture(scope="session")
 def evalkit() -> Callable[..., subprocess.CompletedProcess[str]]:
     """evalkit(*args, cwd=REPO): the console script, run as a user runs it."""
 
     def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
         return subprocess.run([str(EVALKIT), *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+    return run
+
+
+@pytest.fixture
+def in_process(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """in_process(*args, cwd=REPO): `evalkit ARGS` as evalkit.cli.main, which the console script calls, in
+    the test's process (under 1 ms, where a process of its own costs about 40 ms of CPU), for the refusals
+    that stop a command before any work; each test using it names one that runs the same path through the
+    console script."""
+    from evalkit.cli import main
+
+    def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+        monkeypatch.chdir(cwd)
+        capsys.readouterr()
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        assert "Traceback" not in err, err
+        return subprocess.CompletedProcess(["evalkit", *args], code, out, err)
 
     return run

@@ -5,11 +5,12 @@ and the errors that stop it."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -264,6 +265,57 @@ def test_stats_imports_no_textual_nor_pygls(reviewer: Any) -> None:
     assert done.stdout.splitlines()[-1] == "[]"
 
 
+def test_a_config_checked_before_is_read_from_evals_cache(tmp_path: Path, reviewer: Any) -> None:
+    """stats evaluates as eval does: a config checked before is compiled from the cache, without the YAML
+    parser and the schema checks (services/config_cache.py), and the report is the same."""
+    ana = reviewer("ana", accept)
+    environment = {k: v for k, v in os.environ.items() if k != "EVALKIT_NO_CACHE"}
+    environment["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    runs = [
+        subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "evalkit", "stats", str(ana), "--format", "json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=environment,
+        )
+        for _ in range(2)
+    ]
+    assert [run.returncode for run in runs] == [0, 0]
+    checked = [
+        any(line.endswith(" evalkit.engine.schema_check") for line in run.stderr.splitlines()) for run in runs
+    ]
+    assert checked == [True, False]
+    assert runs[0].stdout == runs[1].stdout
+
+
+@pytest.mark.parametrize(("chosen", "threads"), [(None, 1), ("2", 2)])
+def test_agreement_starts_no_blas_threads_unless_the_user_asks_for_them(
+    reviewer: Any, chosen: str | None, threads: int
+) -> None:
+    """numpy's OpenBLAS starts a thread per core when it loads (alpha has no use for them: on 2 cores they
+    cost more CPU than the import); OPENBLAS_NUM_THREADS, when the user sets it, is theirs. The variable
+    is put back as it was."""
+    ana, ben = reviewer("ana", accept), reviewer("ben", label_poor)
+    code = (
+        "import os, sys; from evalkit.cli import main; main(['stats', *sys.argv[1:], '--format', 'json']); "
+        "print(len(os.listdir('/proc/self/task')), os.environ.get('OPENBLAS_NUM_THREADS'), "
+        "'numpy' in sys.modules)"
+    )
+    environment = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if chosen is not None:
+        environment["OPENBLAS_NUM_THREADS"] = chosen
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(ana), str(ben)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environment,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == f"{threads} {chosen} True"
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -278,10 +330,11 @@ def test_stats_imports_no_textual_nor_pygls(reviewer: Any) -> None:
     ],
 )
 def test_what_cannot_be_done_exits_2_with_one_line(
-    tmp_path: Path, reviewer: Any, evalkit: Any, args: list[str], message: str
+    tmp_path: Path, reviewer: Any, in_process: Any, args: list[str], message: str
 ) -> None:
+    # through the console script: tests/cli/test_bad_input.py's NAMED_IN_MESSAGES (stats, stats --input)
     journal = reviewer("ana", accept)
-    done = evalkit("stats", *[arg.format(journal=journal) for arg in args], cwd=tmp_path)
+    done = in_process("stats", *[arg.format(journal=journal) for arg in args], cwd=tmp_path)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith(message) and len(done.stderr.splitlines()) == 1
 
@@ -327,23 +380,48 @@ def test_each_skipped_line_is_a_warning_diagnostic_at_its_line(reviewer: Any, ev
     ]
 
 
-@pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity", "1e400"])
+NOT_FINITE = {"NaN": "nan", "Infinity": "inf", "-Infinity": "minus-inf", "1e400": "overflow"}
+"""Ratings that are not finite numbers as a journal may hold them, by the reviewer whose journal does."""
+
+
+class NotFiniteRuns(NamedTuple):
+    journals: dict[str, Path]
+    json: subprocess.CompletedProcess[str]
+    text: subprocess.CompletedProcess[str]
+
+
+@pytest.fixture(scope="module")
+def not_finite(module_reviewer: Any, evalkit: Any) -> NotFiniteRuns:
+    """A journal for each value of NOT_FINITE, whose last entry edits a rating to it, and `evalkit stats`
+    over all of them, in JSON and in text."""
+    journals = {}
+    for value, name in NOT_FINITE.items():
+        journal = module_reviewer(name, accept)
+        decided = [json.loads(line) for line in journal.read_text().splitlines()]
+        rating = next(entry for entry in decided if entry["target"].startswith("rating."))
+        edit = {**rating, "action": "edit", "step": decided[-1]["step"] + 1, "value": 12345.5}
+        with journal.open("a") as handle:
+            handle.write(json.dumps(edit).replace("12345.5", value) + "\n")
+        journals[value] = journal
+    paths = [str(journal) for journal in journals.values()]
+    return NotFiniteRuns(journals, evalkit("stats", *paths, "--format", "json"), evalkit("stats", *paths))
+
+
+@pytest.mark.xdist_group("stats-not-finite")  # on one worker: not_finite runs once
+@pytest.mark.parametrize("value", NOT_FINITE)
 def test_a_rating_that_is_not_a_finite_number_is_skipped_not_averaged(
-    reviewer: Any, evalkit: Any, value: str
+    not_finite: NotFiniteRuns, value: str
 ) -> None:
-    journal = reviewer("ana", accept)
-    decided = [json.loads(line) for line in journal.read_text().splitlines()]
-    rating = next(entry for entry in decided if entry["target"].startswith("rating."))
-    edit = {**rating, "action": "edit", "step": decided[-1]["step"] + 1, "value": 12345.5}
-    with journal.open("a") as handle:
-        handle.write(json.dumps(edit).replace("12345.5", value) + "\n")
-    done = evalkit("stats", str(journal), "--format", "json")
+    done = not_finite.json
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout, parse_constant=lambda name: pytest.fail(f"{name} in the JSON"))
-    assert report["journals"][0]["skipped_entries"] == 1
+    (journal,) = (
+        entry for entry in report["journals"] if entry["journal"] == str(not_finite.journals[value])
+    )
+    assert journal["skipped_entries"] == 1
     assert all(dim["mean_abs_final_minus_proposed"] < 10 for dim in report["dimensions"])
-    text = evalkit("stats", str(journal)).stdout
-    assert " nan" not in text and " inf" not in text
+    text = not_finite.text.stdout
+    assert not_finite.text.returncode == 0 and " nan" not in text and " inf" not in text
 
 
 def test_a_time_without_an_offset_is_taken_as_utc_beside_the_apps_own(reviewer: Any, evalkit: Any) -> None:

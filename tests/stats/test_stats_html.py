@@ -11,6 +11,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from evalkit.services.proposals import Proposal
 
 CHROMIUM_FLAGS = (
@@ -33,21 +35,27 @@ def review_policy(proposal: Proposal) -> tuple[str, Any]:
     return "accept", None
 
 
-def html_report(tmp_path: Path, reviewer: Any, evalkit: Any) -> Path:
-    ana = reviewer("ana", lambda p: ("accept", None))
-    ben = reviewer("ben", review_policy)
-    strange = ben.with_name("<b>ben&co.decisions.jsonl")  # a name that must be escaped, not markup
+@pytest.fixture(scope="module")
+def html_report(module_reviewer: Any, evalkit: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`evalkit stats --format html --out` on two reviewers' journals, one with a name that must be escaped,
+    not markup: the page, which both tests read."""
+    ana = module_reviewer("ana", lambda p: ("accept", None))
+    ben = module_reviewer("ben", review_policy)
+    strange = ben.with_name("<b>ben&co.decisions.jsonl")
     ben.rename(strange)
-    out = tmp_path / "stats.html"
+    out = tmp_path_factory.mktemp("html") / "stats.html"
     done = evalkit("stats", str(ana), str(strange), "--format", "html", "--out", str(out))
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     return out
 
 
-def test_the_page_is_self_contained_and_escapes_what_it_shows(
-    tmp_path: Path, reviewer: Any, evalkit: Any
-) -> None:
-    page = html_report(tmp_path, reviewer, evalkit).read_text()
+ONE_WORKER = pytest.mark.xdist_group("stats-html")
+"""Both tests on one xdist worker, which writes html_report once."""
+
+
+@ONE_WORKER
+def test_the_page_is_self_contained_and_escapes_what_it_shows(html_report: Path) -> None:
+    page = html_report.read_text()
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     for fetching in ("<script", "<link", "src=", "href=", "url(", "@import"):
         assert fetching not in page
@@ -63,8 +71,8 @@ def test_the_page_is_self_contained_and_escapes_what_it_shows(
         assert heading in page
 
 
-def test_headless_chromium_renders_the_charts(tmp_path: Path, reviewer: Any, evalkit: Any) -> None:
-    page = html_report(tmp_path, reviewer, evalkit)
+@ONE_WORKER
+def test_headless_chromium_renders_the_charts(tmp_path: Path, html_report: Path) -> None:
     chromium = shutil.which("chromium")
     assert chromium, "Debian's chromium is needed (python3 tasks.py test installs it when run as root)"
     shot = tmp_path / "shot.png"
@@ -75,7 +83,7 @@ def test_headless_chromium_renders_the_charts(tmp_path: Path, reviewer: Any, eva
             f"--user-data-dir={tmp_path / 'profile'}",
             "--window-size=1000,1400",
             f"--screenshot={shot}",
-            page.as_uri(),
+            html_report.as_uri(),
         ],
         capture_output=True,
         text=True,
@@ -110,30 +118,46 @@ def read_png(data: bytes) -> tuple[int, int, bytes]:
 
 
 def _unfiltered(raw: bytes, stride: int, height: int, step: int) -> bytes:
+    """The rows of `raw` with PNG's filters undone. Chromium's rows are mostly Up: done a row at a time
+    (bytewise sums in one integer addition), Sub, Average and Paeth a byte at a time."""
     out = bytearray()
-    previous = bytearray(stride)
+    previous = bytes(stride)
+    low, high = int.from_bytes(b"\x7f" * stride, "big"), int.from_bytes(b"\x80" * stride, "big")
     for row in range(height):
-        kind = raw[row * (stride + 1)]
-        line = bytearray(raw[row * (stride + 1) + 1 : (row + 1) * (stride + 1)])
-        for i in range(stride):
-            left = line[i - step] if i >= step else 0
-            up = previous[i]
-            corner = previous[i - step] if i >= step else 0
-            line[i] = (line[i] + _predict(kind, left, up, corner)) & 0xFF
+        start = row * (stride + 1) + 1
+        kind, line = raw[start - 1], bytearray(raw[start : start + stride])
+        if kind == 2:
+            line = bytearray(_bytewise_sum(line, previous, low, high))
+        elif kind == 1:
+            for i in range(step, stride):
+                line[i] = (line[i] + line[i - step]) & 0xFF
+        elif kind == 3:
+            for i in range(stride):
+                line[i] = (line[i] + ((line[i - step] if i >= step else 0) + previous[i]) // 2) & 0xFF
+        elif kind == 4:
+            for i in range(step):  # no pixel on the left: Paeth predicts the one above
+                line[i] = (line[i] + previous[i]) & 0xFF
+            for i in range(step, stride):
+                left, up, corner = line[i - step], previous[i], previous[i - step]
+                # Paeth: of left, up and corner the nearest to left + up - corner, in that order on ties
+                near_left, near_up, near_corner = (
+                    abs(up - corner),
+                    abs(left - corner),
+                    abs(left + up - 2 * corner),
+                )
+                if near_left <= near_up and near_left <= near_corner:
+                    line[i] = (line[i] + left) & 0xFF
+                elif near_up <= near_corner:
+                    line[i] = (line[i] + up) & 0xFF
+                else:
+                    line[i] = (line[i] + corner) & 0xFF
         out += line
-        previous = line
+        previous = bytes(line)
     return bytes(out)
 
 
-def _predict(kind: int, left: int, up: int, corner: int) -> int:
-    if kind == 1:
-        return left
-    if kind == 2:
-        return up
-    if kind == 3:
-        return (left + up) // 2
-    if kind == 4:
-        estimate = left + up - corner
-        distances = (abs(estimate - left), abs(estimate - up), abs(estimate - corner))
-        return (left, up, corner)[distances.index(min(distances))]
-    return 0
+def _bytewise_sum(first: bytes | bytearray, second: bytes, low: int, high: int) -> bytes:
+    """Each byte of `first` plus the byte of `second` under it, modulo 256: the low seven bits of each add
+    without reaching the next byte, the top bit is theirs and the carry XORed."""
+    a, b = int.from_bytes(first, "big"), int.from_bytes(second, "big")
+    return (((a & low) + (b & low)) ^ ((a ^ b) & high)).to_bytes(len(first), "big")
