@@ -123,24 +123,3 @@ def evalkit() -> Callable[..., subprocess.CompletedProcess[str]]:
         return subprocess.run([str(EVALKIT), *args], cwd=cwd, capture_output=True, text=True, timeout=120)
 
     return run
-
-
-@pytest.fixture
-def in_process(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> Callable[..., subprocess.CompletedProcess[str]]:
-    """in_process(*args, cwd=REPO): `evalkit ARGS` as evalkit.cli.main, which the console script calls, in
-    the test's process (under 1 ms, where a process of its own costs about 40 ms of CPU), for the refusals
-    that stop a command before any work; each test using it names one that runs the same path through the
-    console script."""
-    from evalkit.cli import main
-
-    def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-        monkeypatch.chdir(cwd)
-        capsys.readouterr()
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        assert "Traceback" not in err, err
-        return subprocess.CompletedProcess(["evalkit", *args], code, out, err)
-
-    return run
