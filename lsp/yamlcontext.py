@@ -29,8 +29,11 @@ _KEY = re.compile(
 _START = re.compile(r"( *)((?:-(?:[ \t]+|$))*)")  # indentation, then any `- ` item markers
 _BLOCK_SCALAR = re.compile(r"[|>][-+0-9]*")
 _DOCUMENT_MARKER = re.compile(r"(?:---|\.\.\.)(?:[ \t]|$)")
-_WORD_BEFORE = re.compile(r"[\w-]*$")
-_WORD_AFTER = re.compile(r"[\w-]*")
+_WORD_CHARACTER = r"""[^\s,\[\]{}:#"'*&!|>]"""
+"""A character of a key or a plain value's word: any but space, YAML's flow and comment indicators, quotes,
+and the alias, anchor, tag and block scalar marks (a rule id may hold dots or emoji)."""
+_WORD_BEFORE = re.compile(_WORD_CHARACTER + "*$")
+_WORD_AFTER = re.compile(_WORD_CHARACTER + "*")
 _ALIAS_NODE = re.compile(r"\*[^\s,\[\]{}]+(?=[ \t]*(?:#.*)?$)")  # a whole node that is an alias
 _ANCHOR = re.compile(r"&[^\s,\[\]{}]+[ \t]+")  # an anchor before the node it names
 

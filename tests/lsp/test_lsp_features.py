@@ -223,3 +223,20 @@ async def test_go_to_definition_from_a_dimension_to_dimensions_yaml(editor: Edit
         )
         is None
     )
+
+
+async def test_hover_on_a_rule_id_with_emoji_and_dots_shows_the_whole_id(editor: Editor) -> None:
+    # a rule id is any string: the hovered word runs over emoji and dots, not only over \w
+    rules = editor.config / "rules.yaml"
+    rules.write_text(
+        rules.read_text(encoding="utf-8").replace("lower_accuracy_if_no_example", "🔥v2.no_example")
+    )
+    await editor.open("rules.yaml")
+    await editor.lenses_when(lambda lenses: any("fires on" in title for _, title in lenses))
+    end = 8 + len("🔥v2.no_example".encode("utf-16-le")) // 2
+    for character in (9, 11, end - 1):  # inside the emoji (UTF-16), on the dot, on the last letter
+        hovered = await hover_text(editor, 14, character)
+        assert hovered is not None
+        assert hovered[0].startswith("**rule `🔥v2.no_example`** · rating rule\n\n")
+        assert "Dry run: **fires on 2/3 samples**" in hovered[0]
+        assert hovered[1] == (14, 8, 14, end)
