@@ -72,10 +72,6 @@ class Config:
         document = self.documents.get(name)
         return document.data if document is not None and isinstance(document.data, dict) else {}
 
-    def path_of(self, name: str) -> Path | None:
-        document = self.documents.get(name)
-        return Path(document.path) if document is not None else None
-
 
 def default_config_dir() -> Path:
     from evalkit import config_samples

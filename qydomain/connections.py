@@ -84,16 +84,6 @@ def _share_of_full_groups(truth_words: list[str], answer_words: list[str]) -> fl
     return found / (count // GROUP_SIZE)
 
 
-def connections_answer_words(llm_answer: str, expected: int) -> list[str] | None:
-    """The answer's words before normalising, or None when it gives no solution at all."""
-    blocks = _solution_blocks(llm_answer)
-    if not blocks:
-        return None
-    if len(blocks) == 1:
-        return blocks[0].split(",")
-    return [word for block in blocks for word in block.split(",")][-expected:]
-
-
 def _solution_blocks(llm_answer: str) -> list[str]:
     if _CLOSE in llm_answer:  # every tag pattern needs a closing tag: skip them all cheaply
         for opening, closing in _TAG_PAIRS:

@@ -75,6 +75,7 @@ if os.environ.get("EVALKIT_PURE") == "1":  # before any conftest below imports t
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    _refuse_another_checkouts_install()
     if os.environ.get("EVALKIT_PURE") == "1":
         return
     stale = sorted(
@@ -88,6 +89,27 @@ def pytest_configure(config: pytest.Config) -> None:
             f"{', '.join(stale)} changed after it was compiled: rebuild with `python3 tasks.py test` (it "
             "reinstalls when the engine or the scorers change) or `.venv/bin/pip install -e .`, or test the "
             "source with EVALKIT_PURE=1",
+            returncode=2,
+        )
+
+
+def _refuse_another_checkouts_install() -> None:
+    """Stop when evalkit is imported from another checkout than this one: a second clone or worktree run
+    with the first one's venv (its editable install maps evalkit.engine to the first one's engine/)
+    would test the other checkout's engine and say nothing."""
+    import evalkit
+    import evalkit.engine
+
+    imported = {
+        "evalkit": Path(evalkit.__file__ or "").resolve().parent,
+        "evalkit.engine": Path(evalkit.engine.__file__ or "").resolve().parent,
+    }
+    expected = {"evalkit": ROOT / "evalkit", "evalkit.engine": ENGINE}
+    wrong = [f"{name} from {imported[name]}" for name in imported if imported[name] != expected[name]]
+    if wrong:
+        pytest.exit(
+            f"this checkout is {ROOT}, but the tests would import {' and '.join(wrong)}: another "
+            "checkout's install. Run them with this checkout's own venv: python3 tasks.py test",
             returncode=2,
         )
 
