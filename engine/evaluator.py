@@ -68,7 +68,7 @@ class Evaluator:
         rewrite_final, rewrite_fired, rewrite_skipped = finalize_rewrite(plan, submission)
         fired.extend(rewrite_fired)
         skipped.extend(rewrite_skipped)
-        prompt_feedback = check_prompt(plan, submission)
+        prompt_feedback, prompt_checks = check_prompt(plan, submission)
         require_justification(plan, submission, state)
         return Result(
             corrected_ratings=Ratings(dict(submission.ratings), state.corrected, rationale, state.moved_by),
@@ -86,6 +86,7 @@ class Evaluator:
             not_fired=skipped,
             signals=signals,
             ranking_issues=ranking_issues,
+            prompt_checks=prompt_checks,
         )
 
     @staticmethod

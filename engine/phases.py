@@ -84,7 +84,8 @@ def _pull_one(plan: ConfigPlan, name: str, value: float) -> tuple[float, str]:
 def normalize_ranking(
     plan: ConfigPlan, submission: Submission
 ) -> tuple[list[Any], str, dict[str, list[Any]]]:
-    """Phase 4: known ids in order, unknown dropped, duplicates removed, missing appended."""
+    """Phase 4: known ids in order, unknown dropped, duplicates removed (kept under `allow_duplicates`),
+    missing appended. The issues name what was found: `duplicates` every repeat, removed or kept."""
     settings = plan.ranking
     known = [r.id for r in submission.responses]
     known_set = set(known)
@@ -98,11 +99,13 @@ def normalize_ranking(
     for rid in ranked:
         if rid not in known_set:
             unknown.append(rid)
-        elif rid in seen and not keep_duplicates:
+            continue
+        if rid in seen:
             duplicates.append(rid)
-        else:
-            ranking.append(rid)
-            seen.add(rid)
+            if not keep_duplicates:
+                continue
+        ranking.append(rid)
+        seen.add(rid)
     missing = [rid for rid in known if rid not in seen]
     if settings.append_missing:
         ranking.extend(missing)
@@ -111,13 +114,16 @@ def normalize_ranking(
 
 
 def _ranking_feedback(settings: RankingPlan, issues: dict[str, list[Any]]) -> str:
+    """The texts of what was found, as the original words it: `had_duplicates` for a repeat (removed or
+    kept), `missing_ids`, else `complete`. Unknown ids dropped are evalkit's `unknown_ids` where a config
+    gives that text; the original has none and says `complete` when nothing else was found."""
     templates = settings.feedback
     outcomes = []
     if issues["duplicates"]:
         outcomes.append("had_duplicates")
     if issues["missing"] and settings.require_all_ids:
         outcomes.append("missing_ids")
-    if issues["unknown"]:
+    if issues["unknown"] and "unknown_ids" in templates:
         outcomes.append("unknown_ids")
     if not outcomes:
         outcomes.append("complete")
@@ -133,16 +139,16 @@ def finalize_rewrite(
     plan: ConfigPlan, submission: Submission
 ) -> tuple[str, list[FiredRule], list[SkippedRule]]:
     """Phase 5: strip, note if short, rewrite rules, postprocessors. Returns the text and the rewrite rules
-    that fired and that did not."""
+    that fired and that did not. Each rule reads the text as it stands when it runs, after the note and the
+    rules before it, as the original does (`shorter_than_min` too)."""
     settings = plan.rewrite
-    note = settings.note
+    note, min_length = settings.note, settings.min_length
     text = submission.rewrite_preferred.strip()
-    short = len(text) < settings.min_length
-    if short and settings.add_note_if_short:
+    if len(text) < min_length and settings.add_note_if_short:
         text += note
     fired, skipped = [], []
     for rule in plan.rewrite_rules:
-        detail = _rewrite_rule_detail(rule, text, short)
+        detail = _rewrite_rule_detail(rule, text, min_length)
         if all(seen["held"] for seen in detail.values()):
             text, actions = _apply_rewrite_actions(rule, text, note)
             fired.append(FiredRule(rule.id, "rewrite", detail, actions))
@@ -153,7 +159,7 @@ def finalize_rewrite(
     return text, fired, skipped
 
 
-def _rewrite_rule_detail(rule: RewriteRulePlan, text: str, short: bool) -> dict[str, Any]:
+def _rewrite_rule_detail(rule: RewriteRulePlan, text: str, min_length: int) -> dict[str, Any]:
     detail: dict[str, Any] = {}
     if rule.ends_without_punct is not None:
         ends_without = not _ends_with_punct(text)
@@ -162,6 +168,7 @@ def _rewrite_rule_detail(rule: RewriteRulePlan, text: str, short: bool) -> dict[
             "last_char": text[-1:],
         }
     if rule.shorter_than_min is not None:
+        short = len(text) < min_length
         detail["shorter_than_min"] = {"held": rule.shorter_than_min == short, "length": len(text)}
     return detail
 
@@ -190,19 +197,25 @@ class _KeepUnknown(dict[str, Any]):
         return "{" + key + "}"
 
 
-def check_prompt(plan: ConfigPlan, submission: Submission) -> str:
-    """Phase 6: required fields, then label catalogues, else ok."""
+def check_prompt(plan: ConfigPlan, submission: Submission) -> tuple[str, list[dict[str, Any]]]:
+    """Phase 6: required fields, then each label catalogue in order, else ok.
+
+    The feedback is the first failing check's text alone, as the original gives it; every failure is
+    returned beside it (for the explain output). A required field that is empty fails as missing only,
+    not as a label outside its catalogue too."""
     settings = plan.prompt
     texts = settings.texts
-    messages = []
+    failures: list[dict[str, Any]] = []
     missing = [f for f in settings.required_fields if not submission.field_value(f)]
     if missing:
-        messages.append(texts["missing_field"].format_map(_KeepUnknown(missing=", ".join(missing))))
+        text = texts["missing_field"].format_map(_KeepUnknown(missing=", ".join(missing)))
+        failures.append({"check": "missing_field", "fields": missing, "feedback": text})
     for name, allowed in settings.label_checks:
         value = submission.field_value(name)
-        if value is not None and value not in allowed:
-            messages.append(texts["invalid_label"].format_map(_KeepUnknown(field=name, value=value)))
-    return " ".join(messages) if messages else texts["ok"]
+        if value is not None and value not in allowed and name not in missing:
+            text = texts["invalid_label"].format_map(_KeepUnknown(field=name, value=value))
+            failures.append({"check": "invalid_label", "field": name, "feedback": text})
+    return (failures[0]["feedback"] if failures else texts["ok"]), failures
 
 
 def require_justification(plan: ConfigPlan, submission: Submission, state: RuleState) -> None:

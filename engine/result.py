@@ -208,6 +208,7 @@ class Result:
         not_fired: list[SkippedRule | RulePlan] | None = None,
         signals: Signals | None = None,
         ranking_issues: dict[str, list[Any]] | None = None,
+        prompt_checks: list[dict[str, Any]] | None = None,
     ) -> None:
         self._ratings: Ratings | None = None
         self._corrected_ratings: dict[str, dict[str, Any]] | None = None
@@ -226,6 +227,8 @@ class Result:
         are never asked."""
         self.signals = signals
         self.ranking_issues: dict[str, list[Any]] = {} if ranking_issues is None else ranking_issues
+        self.prompt_checks: list[dict[str, Any]] = [] if prompt_checks is None else prompt_checks
+        """Every prompt check that failed (`prompt_feedback` gives the first one's text only)."""
 
     @property
     def corrected_ratings(self) -> dict[str, dict[str, Any]]:
@@ -274,10 +277,12 @@ class Result:
         }
 
     def explain(self) -> dict[str, Any]:
-        """The --explain-json view: every rule, fired or not, with what each condition observed."""
+        """The --explain-json view: every rule, fired or not, with what each condition observed, and every
+        prompt check that failed."""
         return {
             "fired_rules": [rule.to_dict() for rule in self.fired_rules],
             "not_fired": [rule.to_dict() for rule in self.skipped_rules],
+            "prompt_checks": self.prompt_checks,
             "score": self.score,
             "flags": self.flags,
             "label": self.label,

@@ -1,11 +1,23 @@
-r"""The content of the last `\boxed{…}` in a text, as math-style answers give it.
+r"""The answer inside the last `\boxed`, read as LiveBench's `last_boxed_only_string` and `remove_boxed`
+read it (livebench/process_results/util.py), for the connections scorer.
 
-Only the last `\boxed` counts, and it must open a brace at once; its content ends at the brace that balances
-it. Anything else (no `\boxed`, `\boxed` not followed by `{`, braces that never balance) has no content.
+Two forms, tried in this order:
 
->>> last_boxed_content(r"first \boxed{a} then \boxed{\text{b, {c}}} done")
+1. the space form: where the text holds `\boxed ` (a space after it) anywhere, the answer is what follows
+   the last `\boxed `, up to the first `$` after it (or the end), whatever braces come later;
+2. the brace form: from the last `\boxed`, braces are counted (`{` up, `}` down, escaped or not) and the
+   boxed text ends at the first `}` that brings the count back to 0. Its `$` are removed and any `fbox` in
+   it becomes `boxed` (as LiveBench does), and it must then start with `\boxed{`: its content is what lies
+   between that and the closing brace, nested braces included.
+
+Where LiveBench raises instead (no brace closes the count, or the brace form does not start with
+`\boxed{`, as in `\boxed\n{a}`), there is no answer: None, which scores 0.
+
+>>> last_boxed_answer(r"first \boxed{a} then \boxed{\text{b, {c}}} done")
 '\\text{b, {c}}'
->>> last_boxed_content(r"\boxed{never closed") is None
+>>> last_boxed_answer(r"so $\boxed a,b,c,d$ is it")
+'a,b,c,d'
+>>> last_boxed_answer(r"\boxed{never closed") is None
 True
 """
 
@@ -14,18 +26,36 @@ from __future__ import annotations
 import re
 
 _BOXED = "\\boxed"
+_SPACED = "\\boxed "
+_OPENING = "\\boxed{"
 _BRACE = re.compile(r"[{}]")
 
 
-def last_boxed_content(text: str) -> str | None:
-    """The text inside the last `\\boxed{…}`, or None when it is missing or unbalanced."""
+def last_boxed_answer(text: str) -> str | None:
+    """The answer in the last `\\boxed` as LiveBench reads it, or None where it finds none."""
+    if _SPACED in text:
+        return text.rpartition(_SPACED)[2].partition("$")[0]
     start = text.rfind(_BOXED)
-    opening = start + len(_BOXED)
-    if start == -1 or not text.startswith("{", opening):
+    if start == -1:
         return None
+    end = _balancing_brace(text, start)
+    if end == -1:
+        return None
+    boxed = text[start : end + 1].replace("$", "").replace("fbox", "boxed")
+    if _SPACED in boxed:  # made by the replacements: LiveBench's remove_boxed takes the space form
+        return boxed[len(_SPACED) :] if boxed.startswith(_SPACED) else None
+    return boxed[len(_OPENING) : -1] if boxed.startswith(_OPENING) else None
+
+
+def _balancing_brace(text: str, start: int) -> int:
+    """The index of the first `}` after `start` that brings the count of braces from `start` back to 0,
+    else -1. A `}` before any `{` counts down too (to -1, which is not 0)."""
     depth = 0
-    for brace in _BRACE.finditer(text, opening):  # jump from brace to brace: long texts stay cheap
-        depth += 1 if brace.group() == "{" else -1
-        if depth == 0:
-            return text[opening + 1 : brace.start()]
-    return None
+    for brace in _BRACE.finditer(text, start):  # brace to brace: long texts stay cheap
+        if brace.group() == "{":
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                return brace.start()
+    return -1

@@ -5,7 +5,9 @@ LiveBench's `connections_process_results` finds them, trying in order:
 
 1. every `<solution>…</solution>` on one line; then the same with the answer's newlines removed;
 2. every `</solution>…</solution>` (a closing tag written for the opening one), likewise;
-3. the last `\boxed{…}`, with `\text{`, braces, backslashes, `$` and newlines removed.
+3. the answer in the last `\boxed` as LiveBench's `last_boxed_only_string` reads it (`boxed.py`: the space
+   form `\boxed a,b$`, else the brace form, nested braces and all), with `\text{`, closing braces,
+   backslashes and newlines removed (an opening brace that is not `\text{`'s stays, as in LiveBench).
 
 Several solution blocks are read as one list of which the last N words count (N: words in the ground
 truth). Words are stripped and lower-cased, then grouped in order: a group closes once it holds four
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .boxed import last_boxed_content
+from .boxed import last_boxed_answer
 from .guard import malformed_scores_zero
 from .tags import blocks_between
 
@@ -30,8 +32,8 @@ GROUP_SIZE = 4
 _CLOSE = "</solution>"
 # Blocks sit on one line; one spanning lines is found by the newline-free retry, as in LiveBench.
 _TAG_PAIRS = (("<solution>", _CLOSE), (_CLOSE, _CLOSE))
-# Order matters: `\text{` goes before its brace and backslash would be removed on their own.
-_BOXED_NOISE = ("\\text{", "{", "}", "\\", "$", "\n")
+# LiveBench's order: `\text{` goes before its backslash would be removed on its own.
+_BOXED_NOISE = ("\\text{", "}", "\\", "\n")
 _MOST_GROUPS = 64  # ground truths of more groups than this take the general way
 _GROUP_NUMBERS = tuple(index // GROUP_SIZE for index in range(_MOST_GROUPS * GROUP_SIZE))
 
@@ -92,7 +94,7 @@ def _solution_blocks(llm_answer: str) -> list[str]:
             )
             if blocks:
                 return blocks
-    boxed = last_boxed_content(llm_answer)
+    boxed = last_boxed_answer(llm_answer)
     return [] if boxed is None else [_without_boxed_noise(boxed)]
 
 

@@ -194,10 +194,40 @@ def test_unknown_dropped_duplicates_removed_missing_appended_in_response_order(
 
 
 def test_allow_duplicates_keeps_repeated_ids(evaluate: Evaluate, make_submission: Factory) -> None:
-    ranking, _ = ranked(
+    ranking, feedback = ranked(
         evaluate, make_submission, ["c", "x", "c", "a"], "allow_duplicates: true\n" + TEMPLATES
     )
     assert ranking == ["c", "c", "a", "b"]
+    assert feedback == "DUPLICATES MISSING"
+
+
+# What the original says (issue 24, point 2): unknown ids are dropped without a word of their own, and a
+# repeat is `had_duplicates` whether it is removed or kept.
+
+
+def test_unknown_ids_dropped_with_nothing_missing_are_complete(
+    evaluate: Evaluate, make_submission: Factory
+) -> None:
+    assert ranked(evaluate, make_submission, ["c", "x", "a", "zz", "b"]) == (["c", "a", "b"], "COMPLETE")
+
+
+def test_unknown_ids_get_their_own_text_only_where_the_config_gives_one(
+    evaluate: Evaluate, make_submission: Factory
+) -> None:
+    ranking_yaml = TEMPLATES + "  unknown_ids: UNKNOWN\n"
+    expected = (["c", "a", "b"], "UNKNOWN")
+    assert ranked(evaluate, make_submission, ["c", "x", "a", "b"], ranking_yaml) == expected
+    assert ranked(evaluate, make_submission, ["c", "x"], ranking_yaml)[1] == "MISSING UNKNOWN"
+
+
+def test_duplicates_kept_under_allow_duplicates_are_had_duplicates(
+    evaluate: Evaluate, make_submission: Factory
+) -> None:
+    ranking_yaml = "allow_duplicates: true\n" + TEMPLATES
+    assert ranked(evaluate, make_submission, ["c", "a", "c", "b"], ranking_yaml) == (
+        ["c", "a", "c", "b"],
+        "DUPLICATES",
+    )
 
 
 def test_append_missing_false_leaves_missing_ids_out(evaluate: Evaluate, make_submission: Factory) -> None:
@@ -360,6 +390,45 @@ def test_shorter_than_min_rule_appends_the_note(evaluate: Evaluate, make_submiss
     )
 
 
+# `shorter_than_min` reads the text as it stands when its rule runs (issue 24, point 3), as the original does.
+
+
+def test_shorter_than_min_reads_the_text_after_the_length_note(
+    evaluate: Evaluate, make_submission: Factory
+) -> None:
+    # "abc" is short, so the note is added: 3 + 2 + 26 characters, which is no longer short
+    rules = rewrite_rule("pad", "{shorter_than_min: true}", '{append_text: " [short]"}')
+    rewrite = "min_length: 20\nnote_text: Add more detail, please.\n"
+    assert (
+        rewrite_of(evaluate, make_submission, "abc", rewrite=rewrite, rules=rules)
+        == "abc\n\nAdd more detail, please."
+    )
+    rules = rewrite_rule("pad", "{shorter_than_min: false}", '{append_text: " [ok]"}')
+    assert (
+        rewrite_of(evaluate, make_submission, "abc", rewrite=rewrite, rules=rules)
+        == "abc\n\nAdd more detail, please. [ok]"
+    )
+
+
+def test_shorter_than_min_reads_what_earlier_rewrite_rules_appended(
+    evaluate: Evaluate, explain: Callable[..., dict[str, Any]], make_submission: Factory
+) -> None:
+    rules = """\
+    rewrite_rules:
+      - id: lengthen
+        when: { ends_without_punct: true }
+        actions: { append_text: " and a good deal more." }
+      - id: still_short
+        when: { shorter_than_min: true }
+        actions: { append_text: " [short]" }
+    """
+    rewrite = "min_length: 10\nadd_note_if_short: false\n"
+    submission = make_submission(rewrite_preferred="abc")
+    assert evaluate(submission, rewrite=rewrite, rules=rules)["rewrite_final"] == "abc and a good deal more."
+    (missed,) = explain(submission, rewrite=rewrite, rules=rules)["not_fired"]
+    assert missed["detail"]["shorter_than_min"] == {"held": False, "length": 25}
+
+
 def test_shorter_than_min_false(evaluate: Evaluate, make_submission: Factory) -> None:
     rules = rewrite_rule("tail", "{shorter_than_min: false}", '{append_text: " [ok]"}')
     rewrite = "min_length: 5\nadd_note_if_short: false\n"
@@ -493,15 +562,48 @@ def test_labels_are_compared_exactly(evaluate: Evaluate, make_submission: Factor
     assert result["prompt_feedback"] == "Invalid label category=Algorithms"
 
 
-def test_required_fields_are_reported_before_label_checks(
+# The original reports the first failing check alone (issue 24, point 1); the explain output keeps them all.
+PROMPT_CHECKS = "required_fields: [prompt, subcategory]\nlabel_checks:\n  category_allow: [data, infra]\n" \
+    "  difficulty_allow: [easy, hard]\n"  # fmt: skip
+
+
+def test_only_the_first_failing_check_is_reported_missing_fields_first(
     evaluate: Evaluate, make_submission: Factory
 ) -> None:
-    prompt = "required_fields: [subcategory]\nlabel_checks:\n  category_allow: [data]\n"
-    feedback = evaluate(make_submission(subcategory=None), prompt=prompt)["prompt_feedback"]
-    missing, invalid = "Missing fields: subcategory", "Invalid label category=algorithms"
-    assert missing in feedback and invalid in feedback
-    assert feedback.index(missing) < feedback.index(invalid)
-    assert "Prompt valid." not in feedback
+    submission = make_submission(subcategory=None, category="web", difficulty="medium")
+    assert evaluate(submission, prompt=PROMPT_CHECKS)["prompt_feedback"] == "Missing fields: subcategory"
+
+
+def test_only_the_first_label_outside_its_catalogue_is_reported_in_file_order(
+    evaluate: Evaluate, make_submission: Factory
+) -> None:
+    submission = make_submission(category="web", difficulty="medium")
+    assert evaluate(submission, prompt=PROMPT_CHECKS)["prompt_feedback"] == "Invalid label category=web"
+    submission = make_submission(category="infra", difficulty="medium")
+    assert evaluate(submission, prompt=PROMPT_CHECKS)["prompt_feedback"] == "Invalid label difficulty=medium"
+
+
+def test_an_empty_required_field_is_missing_and_not_an_invalid_label_too(
+    evaluate: Evaluate, explain: Callable[..., dict[str, Any]], make_submission: Factory
+) -> None:
+    prompt = "required_fields: [category]\nlabel_checks:\n  category_allow: [data]\n"
+    submission = make_submission(category="")
+    assert evaluate(submission, prompt=prompt)["prompt_feedback"] == "Missing fields: category"
+    assert explain(submission, prompt=prompt)["prompt_checks"] == [
+        {"check": "missing_field", "fields": ["category"], "feedback": "Missing fields: category"}
+    ]
+
+
+def test_the_explain_output_lists_every_failing_check(
+    explain: Callable[..., dict[str, Any]], make_submission: Factory
+) -> None:
+    submission = make_submission(subcategory="", category="web", difficulty="medium")
+    assert explain(submission, prompt=PROMPT_CHECKS)["prompt_checks"] == [
+        {"check": "missing_field", "fields": ["subcategory"], "feedback": "Missing fields: subcategory"},
+        {"check": "invalid_label", "field": "category", "feedback": "Invalid label category=web"},
+        {"check": "invalid_label", "field": "difficulty", "feedback": "Invalid label difficulty=medium"},
+    ]
+    assert explain(make_submission(category="data"), prompt=PROMPT_CHECKS)["prompt_checks"] == []
 
 
 # === justification =================================================================================

@@ -3,7 +3,8 @@
 - any schema-valid submission evaluates without an exception, its ratings end within the scale, the
   result is plain JSON (no NaN or Infinity), and evaluating a dict or its parsed Submission agrees;
 - `parse_submission` accepts exactly what schemas/submission.schema.json accepts;
-- the ranking is corrected as the seed's phase 4 says, whatever ids and repeats it holds;
+- the ranking is corrected as the seed's phase 4 says, and its feedback is the original's, whatever ids and
+  repeats it holds (the shortcut for a ranking of every id once included);
 - `rounded` is `round` for every float and number of digits.
 """
 
@@ -312,21 +313,46 @@ def _ranking_as_the_seed_says(
     return kept + missing if append_missing else kept
 
 
+def _feedback_as_the_original_says(
+    ids: list[str], ranking: list[str], require_all_ids: bool, templates: dict[str, str]
+) -> str:
+    """The original's texts written plainly: a repeat (removed or kept) is `had_duplicates`, a missing id
+    `missing_ids`, an unknown id says nothing but evalkit's `unknown_ids` where given; else `complete`."""
+    repeated = any(rid in ids and rid in ranking[:index] for index, rid in enumerate(ranking))
+    missing = any(rid not in ranking for rid in ids) and require_all_ids
+    unknown = any(rid not in ids for rid in ranking) and "unknown_ids" in templates
+    found = [name for name, held in (("had_duplicates", repeated), ("missing_ids", missing)) if held]
+    outcomes = found + (["unknown_ids"] if unknown else []) or ["complete"]
+    return " ".join(templates[name] for name in outcomes if name in templates) or "Ranking processed."
+
+
 @SETTINGS
 @given(
     st.lists(st.sampled_from("abc"), min_size=1, max_size=4),
     st.lists(st.sampled_from("abcd"), max_size=5),
     st.booleans(),
     st.booleans(),
-)
-@example(["a", "b"], ["b", "a"], False, True)  # complete: each id once, none unknown
+    st.booleans(),
+    st.dictionaries(st.sampled_from(["complete", "missing_ids", "had_duplicates", "unknown_ids"]),
+                    st.sampled_from(["C", "M", "D", "U"])),
+)  # fmt: skip
+@example(["a", "b"], ["b", "a"], False, True, True, {"complete": "C"})  # complete: each id once, none unknown
 def test_the_ranking_is_corrected_as_the_seed_says(
-    ids: list[str], ranking: list[str], allow_duplicates: bool, append_missing: bool
+    ids: list[str],
+    ranking: list[str],
+    allow_duplicates: bool,
+    append_missing: bool,
+    require_all_ids: bool,
+    templates: dict[str, str],
 ) -> None:
     from evalkit.engine.phases import normalize_ranking
     from evalkit.engine.plan import ConfigPlan, RankingPlan
 
-    plan = ConfigPlan(ranking=RankingPlan(allow_duplicates=allow_duplicates, append_missing=append_missing))
+    plan = ConfigPlan(
+        ranking=RankingPlan(
+            allow_duplicates, append_missing, require_all_ids=require_all_ids, feedback=templates
+        )
+    )
     submission = parse_submission(
         {
             "prompt": "P",
@@ -335,8 +361,9 @@ def test_the_ranking_is_corrected_as_the_seed_says(
             "ratings": dict.fromkeys(DIMENSIONS, 3.0),
         }
     )
-    corrected, _, issues = normalize_ranking(plan, submission)
+    corrected, feedback, issues = normalize_ranking(plan, submission)
     assert corrected == _ranking_as_the_seed_says(ids, ranking, allow_duplicates, append_missing)
+    assert feedback == _feedback_as_the_original_says(ids, ranking, require_all_ids, templates)
     assert issues["unknown"] == [rid for rid in ranking if rid not in ids]
     assert set(issues["missing"]) == set(ids) - set(ranking)
 

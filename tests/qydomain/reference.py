@@ -23,18 +23,34 @@ def reference_typos(ground_truth: str, answer: str) -> int:
 
 
 def reference_boxed(answer: str) -> str | None:
-    start = answer.rfind("\\boxed")
-    if start == -1 or answer[start + 6 : start + 7] != "{":
+    """LiveBench's last_boxed_only_string, then remove_boxed (None where either raises), then the
+    connections scorer's replacements."""
+    if "\\boxed " in answer:
+        boxed: str | None = "\\boxed " + answer.split("\\boxed ")[-1].split("$")[0]
+    elif "\\boxed" not in answer:
         return None
-    depth = 0
-    for index in range(start + 6, len(answer)):
-        depth += {"{": 1, "}": -1}.get(answer[index], 0)
-        if depth == 0:
-            content = answer[start + 7 : index]
-            for noise in ("\\text{", "{", "}", "\\", "$", "\n"):
-                content = content.replace(noise, "")
-            return content
-    return None
+    else:
+        boxed = None
+        start, depth = answer.rfind("\\boxed"), 0
+        for index in range(start, len(answer)):
+            if answer[index] == "{":
+                depth += 1
+            if answer[index] == "}":
+                depth -= 1
+                if depth == 0:
+                    boxed = answer[start : index + 1].replace("$", "").replace("fbox", "boxed")
+                    break
+    if boxed is None:
+        return None
+    if "\\boxed " in boxed:
+        if not boxed.startswith("\\boxed "):
+            return None
+        content = boxed[len("\\boxed ") :]
+    elif boxed.startswith("\\boxed{") and boxed.endswith("}"):
+        content = boxed[len("\\boxed{") : -1]
+    else:
+        return None
+    return content.replace("\\text{", "").replace("}", "").replace("\\", "").replace("\n", "")
 
 
 def reference_groups(words: list[str]) -> list[frozenset[str]]:

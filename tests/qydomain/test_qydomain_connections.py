@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evalkit.qydomain import connections_process_results
-from evalkit.qydomain.boxed import last_boxed_content
+from evalkit.qydomain.boxed import last_boxed_answer
 from evalkit.qydomain.connections import group_words
 
 FRUIT_AND_COLOURS = "Apple,Banana,Pear,Grape,Red,Blue,Green,Yellow"
@@ -66,10 +66,66 @@ def test_solution_blocks_are_preferred_to_boxed() -> None:
     assert connections_process_results("a,b,c,d", answer) == 1.0
 
 
-def test_boxed_is_read_with_text_braces_backslashes_and_newlines_removed() -> None:
+def test_boxed_is_read_with_text_closing_braces_backslashes_and_newlines_removed() -> None:
     assert connections_process_results("a,b,c,d", r"\boxed{\text{A, B, C, D}}") == 1.0
-    assert connections_process_results("a,b,c,d", r"$\boxed{{a},{b},c\\,d}$") == 1.0
+    assert connections_process_results("a,b,c,d", r"$\boxed{a,b\\,c,d}$") == 1.0
     assert connections_process_results("a,b,c,d", "\\boxed{a,b,\nc,d}") == 1.0
+
+
+# LiveBench's last_boxed_only_string, as the reference reads it (issue 24, point 4): the expected scores are
+# LiveBench's, worked out by hand from livebench/process_results/util.py and writing/connections/utils.py.
+EIGHT = "a,b,c,d,e,f,g,h"
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (r"The groups: $\boxed a, b, c, d, e, f, g, h$.", 1.0),
+        (r"\boxed a, b, c, d, e, f, g, h", 1.0),  # no `$`: up to the end
+        (r"\boxed a, b, c, d, x, f, g, h$ and \boxed{e, f, g, h}", 0.5),  # the space form wins
+        (r"\boxed{w} then \boxed a, b, c, d$ then \boxed{e, f, g, h}", 0.5),
+    ],
+)
+def test_the_space_form_is_read_up_to_the_first_dollar(answer: str, expected: float) -> None:
+    # evalkit scored these 0: `\boxed` had to open a brace at once
+    assert connections_process_results(EIGHT, answer) == expected
+
+
+def test_escaped_braces_count_as_braces_and_their_opening_brace_stays() -> None:
+    # `a\{b\}` is read `a{b` (the closing brace and the backslashes removed, the opening brace kept): the
+    # word is not `ab`, so one group of four is lost (evalkit read `ab` and scored 1.0)
+    truth = "ab,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q"
+    answer = r"\boxed{a\{b\}, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q}"
+    assert connections_process_results(truth, answer) == 0.75
+
+
+def test_nested_braces_keep_their_opening_brace() -> None:
+    # `{e}` is read `{e`: its group is lost (evalkit removed every brace and scored 1.0); `\text{…}` goes
+    # whole
+    assert connections_process_results(EIGHT, r"\boxed{a, b, c, d, {e}, f, g, h}") == 0.5
+    assert connections_process_results(EIGHT, r"\boxed{{a, b, c, d}, {e, f, g, h}}") == 0.0
+    assert connections_process_results(EIGHT, r"\boxed{\text{a}, \text{b}, c, d, e, f, g, \text{h}}") == 1.0
+
+
+def test_a_brace_form_with_dollars_and_fbox_reads_as_livebench_reads_it() -> None:
+    assert connections_process_results("a,b,c,d", r"\boxed{a, b$, c, d}") == 1.0  # its `$` removed
+    assert connections_process_results("boxed,b,c,d", r"\boxed{fbox, b, c, d}") == 1.0  # fbox -> boxed
+    # its `$` removed, `\boxed {a, b, c, d}` is taken as the space form: the word `{a` keeps its brace
+    assert connections_process_results("a,b,c,d", r"\boxed$ {a, b, c, d}") == 0.0
+    assert connections_process_results("{a,b,c,d", r"\boxed$ {a, b, c, d}") == 1.0
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "\\boxed\n{a,b,c,d}",  # the brace form must start `\boxed{`: LiveBench's assertion fails
+        r"\boxed{a,b,c,d",  # no brace closes: LiveBench's remove_boxed(None) raises
+        r"\boxed{a,b,c,d} then \boxed",
+        r"\boxed}{a,b,c,d}",  # a `}` first counts down to -1: the count never comes back to 0
+    ],
+)
+def test_where_livebench_raises_the_score_is_zero(answer: str) -> None:
+    assert connections_process_results("a,b,c,d", answer) == 0.0
 
 
 def test_only_the_last_boxed_counts() -> None:
@@ -78,14 +134,10 @@ def test_only_the_last_boxed_counts() -> None:
     assert connections_process_results("w,x,y,z", answer) == 1.0
 
 
-@pytest.mark.parametrize("answer", [r"\boxed{a,b,c,d", r"\boxed{a,b,c,d} then \boxed", r"\boxed a,b,c,d"])
-def test_a_malformed_last_boxed_scores_zero(answer: str) -> None:
-    assert connections_process_results("a,b,c,d", answer) == 0.0
-
-
-def test_last_boxed_content_balances_nested_braces() -> None:
-    assert last_boxed_content(r"\boxed{a{b}c} tail}") == "a{b}c"
-    assert last_boxed_content("no box here") is None
+def test_last_boxed_answer_balances_nested_braces() -> None:
+    assert last_boxed_answer(r"\boxed{a{b}c} tail}") == "a{b}c"
+    assert last_boxed_answer(r"\boxed x{a}") == "x{a}"
+    assert last_boxed_answer("no box here") is None
 
 
 def test_an_answer_without_a_solution_scores_zero() -> None:

@@ -91,6 +91,27 @@ def whole_groups_pair(draw: st.DrawFn) -> tuple[str, str]:
 
 
 @st.composite
+def boxed_pair(draw: st.DrawFn) -> tuple[str, str]:
+    """A ground truth and a `\\boxed` answer of its words, mostly right, in the forms and with the pieces
+    LiveBench's reading treats apart: the space and brace forms, `$`, nested and escaped braces, `\\text{`,
+    `fbox`, newlines, and noise before and after (another `\\boxed`, stray braces)."""
+    letters = ["a", "b", "c", "d", "e", "f", "g", "h", "fbox"]
+    words = draw(st.lists(st.sampled_from(letters), min_size=8, max_size=8, unique=True))
+    words = words[: draw(st.sampled_from([4, 8]))]
+    answer = list(words)
+    for _ in range(draw(st.integers(0, 2))):
+        i, j = draw(st.integers(0, len(answer) - 1)), draw(st.integers(0, len(answer) - 1))
+        answer[i], answer[j] = answer[j], answer[i]
+    wraps = ["{}", "{}", "{}", "\\text{{{}}}", "{{{}}}", "\\{{{}\\}}", "{}$", "$ {}", "{}\n", "\\fbox{{{}}}"]
+    shown = [draw(st.sampled_from(wraps)).format(word) for word in answer]
+    listed = draw(st.sampled_from([",", ", "])).join(shown)
+    forms = ["\\boxed{{{}}}", "${{\\boxed{{{}}}}}$", "\\boxed {}$", "\\boxed {}", "\\boxed\n{{{}}}",
+             "\\boxed{{\\text{{{}}}}}", "\\boxed$ {{{}}}", "\\fbox{{{}}}"]  # fmt: skip
+    noise = st.sampled_from(["", "so ", "\\boxed ", "\\boxed{x} ", "$", "}", "{", "\\boxed", " \\fbox "])
+    return ",".join(words), draw(noise) + draw(st.sampled_from(forms)).format(listed) + draw(noise)
+
+
+@st.composite
 def typos_pair(draw: st.DrawFn) -> tuple[str, str]:
     passage = draw(st.text(alphabet="ab \n-", min_size=1, max_size=20))
     shown = draw(edited(passage)) if draw(st.booleans()) else passage
@@ -115,6 +136,12 @@ def test_connections_matches_the_reference(pair: tuple[str, str]) -> None:
     result = connections_process_results(*pair)
     assert result == reference_connections(*pair)
     assert 0.0 <= result <= 1.0
+
+
+@thorough
+@given(boxed_pair())
+def test_connections_reads_boxed_answers_as_the_reference_does(pair: tuple[str, str]) -> None:
+    assert connections_process_results(*pair) == reference_connections(*pair)
 
 
 @thorough
