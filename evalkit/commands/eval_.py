@@ -41,8 +41,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help=f"worker processes for large batches (default {JOBS_DEFAULT})",
     )
     from evalkit.commands._ray_run import add_option
+    from evalkit.commands._signing import add_options
 
     add_option(parser)
+    add_options(parser)
 
 
 def parse_plain(argv: list[str]) -> argparse.Namespace | None:
@@ -91,6 +93,14 @@ def _is_int(text: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "sign", None) or getattr(args, "tsa", None):  # parse_plain's arguments have neither
+        from evalkit.commands._signing import signed_eval
+
+        return signed_eval(args, _run)
+    return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from evalkit.commands._eval_run import EvalRun
     from evalkit.services.workers import capped_jobs
 

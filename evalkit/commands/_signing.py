@@ -1,0 +1,116 @@
+"""`--sign KEY` and `--tsa URL` on eval, score, diff and the reviewer's export: the options and the wrapper
+that signs a run's outputs. The work is in `evalkit.services.signing`, imported only when `--sign` is given,
+so an unsigned run imports nothing of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+SIGN_HELP = (
+    "sign the outputs with this private key (evalkit keygen): writes <first output>.sigstore.json, a "
+    "Sigstore bundle (DSSE, in-toto) that `evalkit verify` and third-party tools check"
+)
+TSA_HELP = "ask this RFC 3161 timestamp authority for a token over the signature (the only network use)"
+
+
+def add_options(parser: argparse.ArgumentParser, out: bool = False) -> None:
+    parser.add_argument("--sign", metavar="KEY", help=SIGN_HELP)
+    parser.add_argument("--tsa", metavar="URL", help=TSA_HELP)
+    if out:
+        parser.add_argument("--out", metavar="FILE", help="write the output to FILE instead of stdout")
+
+
+def signed(
+    args: argparse.Namespace,
+    outputs: dict[str, str | None],
+    run: Callable[[], int],
+    inputs: Callable[[], list[Path]],
+    config_dir: Path | None,
+    summary: Callable[[], dict[str, Any]],
+) -> int:
+    """`run()`'s exit code, its outputs signed when --sign is given (2 when they cannot be)."""
+    key, tsa = getattr(args, "sign", None), getattr(args, "tsa", None)
+    if key is None:
+        if tsa is not None:
+            print(f"{args.prog}: --tsa needs --sign KEY (the token is over the signature)", file=sys.stderr)
+            return 2
+        return run()
+    from evalkit.services.signing import SigningProblem
+    from evalkit.services.signing.sign import finish, prepare
+    from evalkit.services.signing.statement import RunRecord
+
+    written = {role: path for role, path in outputs.items() if path is not None}
+    try:
+        if "-" in getattr(args, "inputs", []):
+            raise SigningProblem("--sign cannot record standard input (-): give the input as a file")
+        signer = prepare(key, tsa, list(written.values()))
+    except SigningProblem as problem:
+        print(f"{args.prog}: {problem}", file=sys.stderr)
+        return 2
+    code = run()
+    record = RunRecord(
+        command=args.command,
+        arguments=_arguments(args),
+        outputs=written,
+        tsa_url=tsa,
+        config_dir=config_dir,
+    )
+    if code in (0, 1):
+        try:
+            record.inputs, record.summary = inputs(), summary()
+        except OSError as exc:
+            print(f"{args.prog}: cannot read {exc.filename} to sign it: {exc.strerror}", file=sys.stderr)
+            code = 2
+    return finish(signer, record, code, args.prog)
+
+
+def _arguments(args: argparse.Namespace) -> list[str]:
+    """The command line after the command's name, as typed."""
+    typed = [str(argument) for argument in getattr(args, "argv", [])]
+    return typed[1:] if typed[:1] == [args.command] else typed
+
+
+def expanded(names: list[str]) -> Callable[[], list[Path]]:
+    def files() -> list[Path]:
+        from evalkit.services.inputs import expand_inputs
+
+        return sorted(expand_inputs(names)[0])
+
+    return files
+
+
+def config_folder(config_dir: str | None) -> Path:
+    from evalkit.engine.config import default_config_dir
+
+    return Path(config_dir) if config_dir else default_config_dir()
+
+
+EVAL_OUTPUTS = ("out", "explain_json", "report_md", "log_file")
+
+
+def signed_eval(args: argparse.Namespace, run: Callable[[argparse.Namespace], int]) -> int:
+    from evalkit.services.signing import summaries
+
+    outputs = {role: getattr(args, role) for role in EVAL_OUTPUTS}
+    if outputs["out"] == "-":
+        outputs["out"] = None
+    results = outputs["out"]
+    if results is None and args.sign:
+        print(
+            f"{args.prog}: --sign needs --out FILE: the results are signed, and stdout is no file",
+            file=sys.stderr,
+        )
+        return 2
+    return signed(
+        args,
+        outputs,
+        lambda: run(args),
+        expanded(args.inputs),
+        config_folder(args.config_dir),
+        lambda: summaries.results(Path(results)) if results else {},
+    )

@@ -1,0 +1,69 @@
+"""The `summary` of a signed run's predicate, read back from the output it wrote (so the summary is of the
+very bytes signed): counts, labels, flags and errors for results; rows and errors for scores; the totals of
+a diff.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+
+def _objects(path: Path) -> Iterator[Any]:
+    """The JSON values of a JSON Lines file, or the one value of a JSON file (a single result, pretty)."""
+    data = path.read_bytes()
+    try:
+        yield msgspec.json.decode(data)
+        return
+    except msgspec.DecodeError:
+        pass
+    for line in data.splitlines():
+        if line.strip():
+            try:
+                yield msgspec.json.decode(line)
+            except msgspec.DecodeError:
+                yield {"error": "not JSON"}
+
+
+def results(path: Path) -> dict[str, Any]:
+    """eval's results and the reviewer's export: submissions, errors, each label and flag counted."""
+    labels: Counter[str] = Counter()
+    flags: Counter[str] = Counter()
+    count = errors = 0
+    for item in _objects(path):
+        if not isinstance(item, dict):
+            continue
+        count += 1
+        if "error" in item:
+            errors += 1
+            continue
+        labels[str(item.get("label"))] += 1
+        flags.update(str(flag) for flag in item.get("flags") or [])
+    return {"submissions": count, "errors": errors, "labels": dict(labels), "flags": dict(flags)}
+
+
+def scores(path: Path) -> dict[str, Any]:
+    """score's output: rows, errors, rows by data source."""
+    sources: Counter[str] = Counter()
+    count = errors = 0
+    for item in _objects(path):
+        count += 1
+        if not isinstance(item, dict) or "error" in item:
+            errors += 1
+            continue
+        sources[str(item.get("data_source"))] += 1
+    return {"rows": count, "errors": errors, "data_sources": dict(sources)}
+
+
+def diff(path: Path) -> dict[str, Any]:
+    """diff's JSON: its top-level numbers (submissions, changed, label changes...)."""
+    for item in _objects(path):
+        if isinstance(item, dict):
+            totals = item.get("summary", item)
+            if isinstance(totals, dict):
+                return {k: v for k, v in totals.items() if isinstance(v, int | float | str | bool)}
+    return {}
