@@ -15,6 +15,8 @@ SIGN_HELP = (
     "sign the outputs with this private key (evalkit keygen): writes <first output>.sigstore.json, a "
     "Sigstore bundle (DSSE, in-toto) that `evalkit verify` and third-party tools check"
 )
+NOTHING_WRITTEN = -1
+"""What a run returns when it ended well and wrote nothing to sign (a review session with no decision)."""
 TSA_HELP = "ask this RFC 3161 timestamp authority for a token over the signature (the only network use)"
 
 
@@ -53,6 +55,8 @@ def signed(
         print(f"{args.prog}: {problem}", file=sys.stderr)
         return 2
     code = run()
+    if code == NOTHING_WRITTEN:
+        return 0
     record = RunRecord(
         command=args.command,
         arguments=_arguments(args),
@@ -114,3 +118,46 @@ def signed_eval(args: argparse.Namespace, run: Callable[[argparse.Namespace], in
         config_folder(args.config_dir),
         lambda: summaries.results(Path(results)) if results else {},
     )
+
+
+def signed_review_export(
+    args: argparse.Namespace, export: Callable[[], int], files: list[Path], journal: Path
+) -> int:
+    """`evalkit review --export FILE --sign KEY`: the export signed, the journal among its inputs."""
+    from evalkit.services.signing import summaries
+
+    return signed(
+        args,
+        {"export": args.export},
+        export,
+        lambda: [*files, *([journal] if journal.exists() else [])],
+        config_folder(args.config_dir),
+        lambda: summaries.results(Path(args.export)),
+    )
+
+
+def signed_checkpoint(
+    args: argparse.Namespace, session: Callable[[], int], files: list[Path], journal: Path
+) -> int:
+    """`evalkit review --sign KEY`: when the session ends, a checkpoint of the journal (its digest, its
+    lines, its last line's digest) signed in `<journal>.sigstore.json`."""
+    from evalkit.services.journal_chain import check_chain
+
+    def run() -> int:
+        code = session()
+        if code in (0, 1) and not journal.exists():
+            print(f"{args.prog}: no decision was made: no journal to sign", file=sys.stderr)
+            return NOTHING_WRITTEN
+        return code
+
+    def checkpoint() -> dict[str, Any]:
+        report = check_chain(journal.read_bytes())
+        return {
+            "journal_lines": report.lines,
+            "chained_from": report.chained_from,
+            "chain": report.reason if report.ok else f"broken at line {report.broken_line}: {report.reason}",
+            "last_line_sha256": report.last_digest,
+        }
+
+    outputs: dict[str, str | None] = {"decisions": str(journal)}
+    return signed(args, outputs, run, lambda: list(files), config_folder(args.config_dir), checkpoint)
