@@ -161,3 +161,64 @@ def signed_checkpoint(
 
     outputs: dict[str, str | None] = {"decisions": str(journal)}
     return signed(args, outputs, run, lambda: list(files), config_folder(args.config_dir), checkpoint)
+
+
+def signed_score(args: argparse.Namespace, run: Callable[[argparse.Namespace], int]) -> int:
+    """`evalkit score --sign KEY`: the scored JSONL signed; the input recorded."""
+    from evalkit.services.signing import summaries
+
+    if args.out is None and args.sign:
+        print(
+            f"{args.prog}: --sign needs --out FILE: the scores are signed, and stdout is no file",
+            file=sys.stderr,
+        )
+        return 2
+    args.inputs = [args.input]
+    return signed(
+        args,
+        {"out": args.out},
+        lambda: run(args),
+        lambda: [Path(args.input)],
+        None,
+        lambda: summaries.scores(Path(args.out)),
+    )
+
+
+class _Unwritten(Exception):
+    """The diff found nothing to write (exit 2): its --out file must not be replaced."""
+
+
+def signed_diff(args: argparse.Namespace, run: Callable[[argparse.Namespace], int]) -> int:
+    """`evalkit diff --out FILE [--sign KEY]`: the report written to FILE atomically, the JSON one signed."""
+    from evalkit.services.signing import summaries
+
+    if args.sign and (args.format != "json" or args.out is None):
+        print(f"{args.prog}: --sign signs the JSON report: add --format json --out FILE", file=sys.stderr)
+        return 2
+    return signed(
+        args,
+        {"out": args.out},
+        lambda: _diff_into(args, run),
+        expanded(args.inputs),
+        config_folder(args.config_dir),
+        lambda: summaries.diff(Path(args.out)),
+    )
+
+
+def _diff_into(args: argparse.Namespace, run: Callable[[argparse.Namespace], int]) -> int:
+    import contextlib
+
+    from evalkit.services.atomic import atomic_output
+
+    code = 2
+    try:
+        with atomic_output(args.out) as handle, contextlib.redirect_stdout(handle):
+            code = run(args)
+            if code == 2:
+                raise _Unwritten
+    except _Unwritten:
+        pass
+    except OSError as exc:
+        print(f"{args.prog}: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    return code
