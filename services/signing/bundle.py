@@ -61,7 +61,7 @@ def parse_bundle(data: Any, path: str) -> ReadBundle:
         payload_type, payload, signature = unpacked(data["dsseEnvelope"])
     except SigningProblem as problem:
         raise SigningProblem(f"{shown(path)}: {problem}") from None
-    material = data.get("verificationMaterial")
+    material: Any = data.get("verificationMaterial")
     try:
         hint = material["publicKey"]["hint"]
         stamps = (material.get("timestampVerificationData") or {}).get("rfc3161Timestamps") or []

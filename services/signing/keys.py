@@ -13,7 +13,6 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -25,7 +24,7 @@ PASSWORD_VARIABLE = "EVALKIT_KEY_PASSWORD"
 PRIVATE_SUFFIX, PUBLIC_SUFFIX = ".key", ".pub"
 
 Prompt = Callable[[str], str]
-K = TypeVar("K")
+NOT_P256 = "{}: not an ECDSA P-256 key (evalkit keygen makes one)"
 
 
 def _terminal_prompt(question: str) -> str:
@@ -124,7 +123,9 @@ def load_private(path: str, prompt: Prompt | None = None) -> ec.EllipticCurvePri
     except (ValueError, TypeError) as exc:
         why = "wrong passphrase" if encrypted else f"not a PEM private key ({exc})"
         raise SigningProblem(f"{shown(path)}: {why}") from None
-    return _p256(key, path)
+    if not isinstance(key, ec.EllipticCurvePrivateKey) or not isinstance(key.curve, ec.SECP256R1):
+        raise SigningProblem(NOT_P256.format(shown(path)))
+    return key
 
 
 def load_public(path: str) -> ec.EllipticCurvePublicKey:
@@ -136,11 +137,6 @@ def load_public(path: str) -> ec.EllipticCurvePublicKey:
         key = serialization.load_pem_public_key(data)
     except (ValueError, TypeError):
         raise SigningProblem(f"{shown(path)}: not a PEM public key (SPKI)") from None
-    return _p256(key, path)
-
-
-def _p256(key: K, path: str) -> K:
-    curve = getattr(key, "curve", None)
-    if not isinstance(curve, ec.SECP256R1):
-        raise SigningProblem(f"{shown(path)}: not an ECDSA P-256 key (evalkit keygen makes one)")
+    if not isinstance(key, ec.EllipticCurvePublicKey) or not isinstance(key.curve, ec.SECP256R1):
+        raise SigningProblem(NOT_P256.format(shown(path)))
     return key

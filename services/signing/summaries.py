@@ -63,7 +63,9 @@ def diff(path: Path) -> dict[str, Any]:
     """diff's JSON: its top-level numbers (submissions, changed...) and each side's config."""
     for item in _objects(path):
         if isinstance(item, dict):
-            totals = {k: v for k, v in item.items() if isinstance(v, int | float | str | bool)}
+            totals: dict[str, Any] = {
+                k: v for k, v in item.items() if isinstance(v, int | float | str | bool)
+            }
             for side in ("base", "head"):
                 if isinstance(item.get(side), dict):
                     totals[side] = {k: item[side].get(k) for k in ("ref", "config_hash")}

@@ -11,10 +11,14 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from cryptography import x509
 
 from evalkit.services.signing import SigningProblem
+
+if TYPE_CHECKING:
+    from rfc3161_client import TimeStampResponse
 
 TIMEOUT_SECONDS = 10.0
 TIMEOUT_VARIABLE = "EVALKIT_TSA_TIMEOUT"  # seconds to wait for the authority (default TIMEOUT_SECONDS)
@@ -66,7 +70,7 @@ def _post(url: str, body: bytes, timeout: float) -> bytes:
     return answer
 
 
-def _decoded(answer: bytes, url: str):  # type: ignore[no-untyped-def]
+def _decoded(answer: bytes, url: str) -> TimeStampResponse:
     from rfc3161_client import decode_timestamp_response
 
     try:

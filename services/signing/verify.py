@@ -115,11 +115,11 @@ def _subjects(claims: dict[str, Any], folder: Path, artifacts: list[str], result
             _artifact(result, name, folder / name, digest)
         return
     for artifact in artifacts:
-        name = _subject_for(artifact, folder, subjects)
-        if name is None:
+        found = _subject_for(artifact, folder, subjects)
+        if found is None:
             result.add(f"artifact {shown(artifact)}", False, "not a subject of the bundle")
             continue
-        _artifact(result, name, Path(artifact), subjects[name])
+        _artifact(result, found, Path(artifact), subjects[found])
 
 
 def _subject_for(artifact: str, folder: Path, subjects: dict[str, Any]) -> str | None:
