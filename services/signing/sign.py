@@ -51,6 +51,9 @@ def prepare(key_path: str, tsa_url: str | None, outputs: list[str]) -> PreparedS
     or no output file to sign."""
     if not outputs:
         raise SigningProblem("--sign needs an output file (--out FILE): the bundle is written beside it")
+    for path in outputs:
+        if os.path.exists(path) and not os.path.isfile(path):
+            raise SigningProblem(f"--sign signs files: {shown(path)} is not a regular file")
     key = load_private(key_path)
     return PreparedSigner(key, tsa_url, outputs, {path: _state(path) for path in outputs})
 

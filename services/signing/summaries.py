@@ -5,27 +5,26 @@ a diff.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import msgspec
 
 
 def _objects(path: Path) -> Iterator[Any]:
     """The JSON values of a JSON Lines file, or the one value of a JSON file (a single result, pretty)."""
     data = path.read_bytes()
     try:
-        yield msgspec.json.decode(data)
+        yield json.loads(data)
         return
-    except msgspec.DecodeError:
+    except ValueError:
         pass
     for line in data.splitlines():
         if line.strip():
             try:
-                yield msgspec.json.decode(line)
-            except msgspec.DecodeError:
+                yield json.loads(line)
+            except ValueError:
                 yield {"error": "not JSON"}
 
 

@@ -113,6 +113,7 @@ def test_a_bundle_of_an_earlier_run_is_removed_when_this_run_cannot_sign(
     [
         (["eval", "in", "--out", "o.jsonl", "--tsa", "http://127.0.0.1:9/"], "--tsa needs --sign KEY"),
         (["eval", "in", "--sign", "KEY.key"], "--sign needs --out FILE"),
+        (["eval", "in", "--out", "/dev/null", "--sign", "KEY.key"], "/dev/null is not a regular file"),
         (["eval", "-", "--out", "o.jsonl", "--sign", "KEY.key"], "--sign cannot record standard input"),
         (["eval", "in", "--out", "o.jsonl", "--sign", "KEY.key", "--tsa", "ftp://x"], "expected an http://"),
         (["score", "in.jsonl", "--sign", "KEY.key"], "--sign needs --out FILE"),
