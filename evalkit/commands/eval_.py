@@ -80,7 +80,9 @@ def parse_plain(argv: list[str]) -> argparse.Namespace | None:
     from types import SimpleNamespace
 
     options = {flag[2:].replace("-", "_"): value for flag, value in values.items()}
-    namespace = SimpleNamespace(command="eval", inputs=inputs, **options, jobs=int(jobs), ray=None)
+    namespace = SimpleNamespace(
+        command="eval", inputs=inputs, **options, jobs=int(jobs), ray=None, sign=None, tsa=None
+    )
     return cast("argparse.Namespace", namespace)  # the same attributes; run() reads nothing else
 
 
@@ -93,7 +95,7 @@ def _is_int(text: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    if getattr(args, "sign", None) or getattr(args, "tsa", None):  # parse_plain's arguments have neither
+    if args.sign or args.tsa:
         from evalkit.commands._signing import signed_eval
 
         return signed_eval(args, _run)
