@@ -79,6 +79,7 @@ def verify_bundle(
         return result
     result.statement = claims
     _subjects(claims, folder, artifacts, result)
+    _journal_checkpoint(claims, folder, artifacts, result)
     _timestamp(read, trust, result)
     return result
 
@@ -141,6 +142,39 @@ def _artifact(result: Verification, name: str, path: Path, digest: Any) -> None:
     result.add(
         label, same, "sha256 matches" if same else f"artifact changed: sha256 {actual} is not {digest}"
     )
+
+
+def _journal_checkpoint(
+    claims: dict[str, Any], folder: Path, artifacts: list[str], result: Verification
+) -> None:
+    """For a review session's checkpoint: the journal's chain, and whether the lines checkpointed are still
+    its first lines (a journal that grew since fails its digest, but this says what still holds)."""
+    predicate = claims.get("predicate") or {}
+    summary = predicate.get("summary") or {}
+    if (predicate.get("invocation") or {}).get("command") != "review" or "last_line_sha256" not in summary:
+        return
+    name = str(claims["subject"][0].get("name"))
+    given = [a for a in artifacts if Path(a).name == Path(name).name]
+    try:
+        raw = Path(given[0] if given else folder / name).read_bytes()
+    except OSError:
+        return  # the artifact's check said why
+    from evalkit.services.journal_chain import check_chain, line_digest
+
+    report = check_chain(raw)
+    if not report.ok:
+        result.add("journal chain", False, f"broken at line {report.broken_line}: {report.reason}")
+        return
+    lines = [line for line in raw.split(b"\n") if line.strip()]
+    count = int(summary.get("journal_lines") or 0)
+    kept = 0 < count <= len(lines) and line_digest(lines[count - 1]) == summary["last_line_sha256"]
+    added = f", {len(lines) - count} added since" if kept and len(lines) > count else ""
+    detail = (
+        f"{report.reason}; the {count} lines checkpointed are its first{added}"
+        if kept
+        else (f"the {count} lines checkpointed were changed or removed")
+    )
+    result.add("journal chain", kept, detail)
 
 
 def _timestamp(read: ReadBundle, trust: Trust, result: Verification) -> None:

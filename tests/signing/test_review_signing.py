@@ -77,8 +77,22 @@ def test_a_session_signed_ends_with_a_checkpoint_of_its_journal(tmux: Tmux, work
     summary = statement["predicate"]["summary"]
     assert summary["journal_lines"] == 1 and summary["chain"] == "1 lines, every link holds"
     assert summary["last_line_sha256"] == check_chain(journal.read_bytes()).last_digest
-    assert evalkit("verify", str(bundle), "--key", f"{keys}.pub", cwd=work).returncode == 0
-    with journal.open("ab") as handle:  # a decision added after the checkpoint, or one removed: both show
-        handle.write(journal.read_bytes())
+    done = evalkit("verify", str(bundle), "--key", f"{keys}.pub", cwd=work)
+    assert done.returncode == 0 and "ok   journal chain: 1 lines, every link holds" in done.stdout
+    first = journal.read_bytes()
+    writer = Journal(journal)  # a later session without --sign adds a decision after the checkpoint
+    writer.append([{"ts": "2026-01-01T00:00:01Z", "source": "x", "target": "note", "action": "note",
+                    "value": "later", "note": None, "step": 2}])  # fmt: skip
+    writer.close()
     done = evalkit("verify", str(bundle), "--key", f"{keys}.pub", cwd=work)
     assert done.returncode == 1 and "artifact session.decisions.jsonl: artifact changed" in done.stdout
+    assert (
+        "ok   journal chain: 2 lines, every link holds; the 1 lines checkpointed are its first, 1 added since"
+        in done.stdout
+    )
+    journal.write_bytes(first.replace(b'"accept"', b'"discard"'))  # the checkpointed decision edited
+    done = evalkit("verify", str(bundle), "--key", f"{keys}.pub", cwd=work)
+    assert (
+        done.returncode == 1
+        and "FAIL journal chain: the 1 lines checkpointed were changed or removed" in done.stdout
+    )
