@@ -40,3 +40,11 @@ def test_an_unsigned_eval_imports_nothing_of_signing(tmp_path: Path, arguments: 
 def test_a_signed_eval_does_import_them(tmp_path: Path, keys: Path) -> None:
     imported = _imported(tmp_path, "--out", "results.jsonl", "--sign", f"{keys}.key")
     assert {"evalkit.services.signing.sign", "cryptography"} <= imported
+
+
+def test_a_signed_eval_without_tsa_loads_no_network_code(tmp_path: Path, keys: Path) -> None:
+    imported = _imported(tmp_path, "--out", "results.jsonl", "--sign", f"{keys}.key")
+    assert (
+        sorted(m for m in imported if m in ("evalkit.services.signing.tsa", "urllib.request", "http.client"))
+        == []
+    )
