@@ -15,9 +15,9 @@ SIGN_HELP = (
     "sign the outputs with this private key (evalkit keygen): writes <first output>.sigstore.json, a "
     "Sigstore bundle (DSSE, in-toto) that `evalkit verify` and third-party tools check"
 )
+TSA_HELP = "ask this RFC 3161 timestamp authority for a token over the signature (the only network use)"
 NOTHING_WRITTEN = -1
 """What a run returns when it ended well and wrote nothing to sign (a review session with no decision)."""
-TSA_HELP = "ask this RFC 3161 timestamp authority for a token over the signature (the only network use)"
 
 
 def add_options(parser: argparse.ArgumentParser, out: bool = False) -> None:
@@ -36,34 +36,22 @@ def signed(
     summary: Callable[[], dict[str, Any]],
 ) -> int:
     """`run()`'s exit code, its outputs signed when --sign is given (2 when they cannot be)."""
-    key, tsa = getattr(args, "sign", None), getattr(args, "tsa", None)
-    if key is None:
-        if tsa is not None:
+    if args.sign is None:
+        if args.tsa is not None:
             print(f"{args.prog}: --tsa needs --sign KEY (the token is over the signature)", file=sys.stderr)
             return 2
         return run()
-    from evalkit.services.signing import SigningProblem
-    from evalkit.services.signing.sign import finish, prepare
+    from evalkit.services.signing.sign import finish
     from evalkit.services.signing.statement import RunRecord
 
     written = {role: path for role, path in outputs.items() if path is not None}
-    try:
-        if "-" in getattr(args, "inputs", []):
-            raise SigningProblem("--sign cannot record standard input (-): give the input as a file")
-        signer = prepare(key, tsa, list(written.values()))
-    except SigningProblem as problem:
-        print(f"{args.prog}: {problem}", file=sys.stderr)
+    signer = _signer(args, list(written.values()))
+    if signer is None:
         return 2
     code = run()
     if code == NOTHING_WRITTEN:
         return 0
-    record = RunRecord(
-        command=args.command,
-        arguments=_arguments(args),
-        outputs=written,
-        tsa_url=tsa,
-        config_dir=config_dir,
-    )
+    record = RunRecord(args.command, _arguments(args), written, config_dir=config_dir, tsa_url=args.tsa)
     if code in (0, 1):
         try:
             record.inputs, record.summary = inputs(), summary()
@@ -71,6 +59,20 @@ def signed(
             print(f"{args.prog}: cannot read {exc.filename} to sign it: {exc.strerror}", file=sys.stderr)
             code = 2
     return finish(signer, record, code, args.prog)
+
+
+def _signer(args: argparse.Namespace, outputs: list[str]) -> Any:
+    """The prepared signer (its key read now, before the run), or None after saying why not."""
+    from evalkit.services.signing import SigningProblem
+    from evalkit.services.signing.sign import prepare
+
+    try:
+        if "-" in getattr(args, "inputs", []):
+            raise SigningProblem("--sign cannot record standard input (-): give the input as a file")
+        return prepare(args.sign, args.tsa, outputs)
+    except SigningProblem as problem:
+        print(f"{args.prog}: {problem}", file=sys.stderr)
+        return None
 
 
 def _arguments(args: argparse.Namespace) -> list[str]:
