@@ -21,10 +21,18 @@ FORMATS = ("text", "json")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = (
+        "Exit status: 0 verified, 1 a check failed (each is named), 2 bad usage or unreadable files."
+    )
     parser.add_argument(
         "target", metavar="BUNDLE|JOURNAL", help="a .sigstore.json bundle, or a review journal"
     )
-    parser.add_argument("artifacts", nargs="*", metavar="ARTIFACT", help="the signed files (default: beside)")
+    parser.add_argument(
+        "artifacts",
+        nargs="*",
+        metavar="ARTIFACT",
+        help="signed files to check (default: every subject, beside the bundle)",
+    )
     parser.add_argument(
         "--key", metavar="PUB", help="the signer's public key (SPKI PEM); needed for a bundle"
     )
