@@ -27,6 +27,8 @@ PATH_OPTIONS = {
 }
 """The options that name a path: flag, metavar, help (argparse's parser and parse_plain read both)."""
 JOBS_DEFAULT = 1
+SIGN_OPTIONS = ("--sign", "--tsa")
+"""Signing's options (evalkit/commands/_signing.py), which parse_plain reads as it reads the paths."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -52,7 +54,7 @@ def parse_plain(argv: list[str]) -> argparse.Namespace | None:
     importing or building argparse's parser (a tenth of a cold start): the flags spelled out (`--out F` or
     `--out=F`), no value starting with "-", the inputs in one run, no --ray. None for anything else
     (--help, an abbreviation, a bad --jobs, `--`...): argparse parses it then, with its messages."""
-    values: dict[str, str | None] = dict.fromkeys(PATH_OPTIONS)
+    values: dict[str, str | None] = dict.fromkeys([*PATH_OPTIONS, *SIGN_OPTIONS])
     jobs, inputs, runs, after_input = str(JOBS_DEFAULT), [], 0, False
     tokens = iter(argv)
     for token in tokens:
@@ -80,9 +82,7 @@ def parse_plain(argv: list[str]) -> argparse.Namespace | None:
     from types import SimpleNamespace
 
     options = {flag[2:].replace("-", "_"): value for flag, value in values.items()}
-    namespace = SimpleNamespace(
-        command="eval", inputs=inputs, **options, jobs=int(jobs), ray=None, sign=None, tsa=None
-    )
+    namespace = SimpleNamespace(command="eval", inputs=inputs, **options, jobs=int(jobs), ray=None)
     return cast("argparse.Namespace", namespace)  # the same attributes; run() reads nothing else
 
 

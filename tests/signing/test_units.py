@@ -74,3 +74,19 @@ def test_the_bundle_carries_the_payload_type_and_the_key_s_hint() -> None:
     document = signed_bundle(KEY, None, b"{}")
     assert document["dsseEnvelope"]["payloadType"] == IN_TOTO_PAYLOAD_TYPE  # type: ignore[index]
     assert base64.b64decode(document["dsseEnvelope"]["payload"]) == b"{}"  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["in", "--out", "r.jsonl", "--sign", "k.key"],
+        ["--sign=k.key", "--tsa", "http://127.0.0.1:1/", "in", "--out=r.jsonl"],
+        ["in", "--tsa", "http://t/"],
+    ],
+)
+def test_eval_s_plain_parse_reads_the_signing_options_as_argparse_does(argv: list[str]) -> None:
+    from evalkit.commands.eval_ import parse_plain
+    from tests.cli.test_eval_cli import argparse_args
+
+    plain = parse_plain(argv)
+    assert plain is not None and vars(plain) == argparse_args(argv)
