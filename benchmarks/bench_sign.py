@@ -1,7 +1,7 @@
 """Signed results' figures (issue 27), each against an anchor measured in the same run, the cases taking
 turns run by run, wall clock and CPU time (user + system) side by side:
 
-    .venv/bin/python benchmarks/bench_sign.py [--runs 20] [--gigabytes 1] [--against REV]
+    .venv/bin/python benchmarks/bench_sign.py [--runs 20] [--gigabytes 1] [--against REV] [--parts 123]
 
 1. Cold start: an unsigned `evalkit eval FILE` imports nothing of signing; with `--against REV` (e.g. main)
    its start is compared with that revision's, both installed from wheels (bench_startup's install_wheel).
@@ -123,9 +123,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-sign-") as temporary:
         folder = Path(temporary)
         env["XDG_CACHE_HOME"] = str(folder / "cache")
-        cold_start(args.runs, args.against, folder, env)
-        signing_cost(args.runs, folder, env)
-        verify_speed(args.gigabytes, max(3, args.runs // 4), folder, env)
+        if "1" in args.parts:
+            cold_start(args.runs, args.against, folder, env)
+        if "2" in args.parts or "3" in args.parts:
+            signing_cost(args.runs if "2" in args.parts else 1, folder, env)
+        if "3" in args.parts:
+            verify_speed(args.gigabytes, max(3, args.runs // 4), folder, env)
     print(f"({time.monotonic() - started:.0f} s in all)")
 
 

@@ -5,11 +5,13 @@ so an unsigned run imports nothing of it.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import argparse
 
 SIGN_HELP = (
     "sign the outputs with this private key (evalkit keygen): writes <first output>.sigstore.json, a "

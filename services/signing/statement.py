@@ -13,9 +13,9 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -56,17 +56,17 @@ def subject_name(path: str, bundle_folder: Path) -> str:
     return Path(os.path.relpath(Path(path).resolve(), bundle_folder.resolve())).as_posix()
 
 
-def statement(record: RunRecord, bundle_folder: Path, now: datetime | None = None) -> dict[str, Any]:
+def statement(record: RunRecord, bundle_folder: Path, now: float | None = None) -> dict[str, Any]:
     subjects = [descriptor(subject_name(p, bundle_folder), p) for p in dict.fromkeys(record.outputs.values())]
     return {
         "_type": STATEMENT_TYPE,
         "subject": subjects,
         "predicateType": PREDICATE_TYPE,
-        "predicate": predicate(record, now or datetime.now(UTC)),
+        "predicate": predicate(record, time.time() if now is None else now),
     }
 
 
-def predicate(record: RunRecord, now: datetime) -> dict[str, Any]:
+def predicate(record: RunRecord, now: float) -> dict[str, Any]:
     from evalkit import __version__
 
     return {
@@ -90,8 +90,9 @@ def predicate(record: RunRecord, now: datetime) -> dict[str, Any]:
     }
 
 
-def rfc3339(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+def rfc3339(moment: float) -> str:
+    """Seconds since the epoch as RFC 3339 in UTC (`2026-12-04T18:51:02Z`)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(moment))
 
 
 def engine_compiled() -> bool:
