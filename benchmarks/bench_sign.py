@@ -72,6 +72,43 @@ def signing_cost(runs: int, folder: Path, env: dict[str, str]) -> None:
         f"    --sign adds {(with_sign[0] - unsigned[0]) * 1000:.1f} ms wall, "
         f"{(with_sign[1] - unsigned[1]) * 1000:.1f} ms CPU (medians' difference)"
     )
+    signing_breakdown(runs, folder, env)
+
+
+_BREAKDOWN = """
+import sys, time
+import evalkit.commands._eval_run  # what an eval has imported by the time it signs
+cpu = time.process_time
+start = cpu()
+from evalkit.services.signing.sign import prepare, sign_run
+from evalkit.services.signing.statement import RunRecord
+from evalkit.services.signing import summaries
+from evalkit.commands._signing import expanded, config_folder
+from pathlib import Path
+imported = cpu()
+signer = prepare(sys.argv[1], None, [sys.argv[2]])
+record = RunRecord("eval", [], {"out": sys.argv[2]}, expanded(["samples"])(), config_folder(None),
+                   summaries.results(Path(sys.argv[2])))
+sign_run(signer, record)
+print(imported - start, cpu() - imported)
+"""
+
+
+def signing_breakdown(runs: int, folder: Path, env: dict[str, str]) -> None:
+    """In fresh processes: the CPU of importing signing's modules, and of the signing work after that."""
+    imports, work = [], []
+    for _ in range(runs):
+        done = subprocess.run(
+            [str(BIN / "python"), "-c", _BREAKDOWN, str(folder / "bench.key"), str(folder / "s.jsonl")],
+            check=True, env=env, capture_output=True, text=True, cwd=ROOT,
+        )  # fmt: skip
+        first, second = map(float, done.stdout.split())
+        imports.append(first)
+        work.append(second)
+    print(
+        f"    in process ({runs} runs): importing signing {statistics.median(imports) * 1000:.1f} ms CPU, "
+        f"then the signing work {statistics.median(work) * 1000:.1f} ms CPU (key, digests, signature, bundle)"
+    )
 
 
 def _big_results(path: Path, gigabytes: float) -> None:
@@ -111,6 +148,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--gigabytes", type=float, default=1.0)
+    parser.add_argument("--parts", default="123", help="which figures to measure (default 123: all three)")
     parser.add_argument(
         "--against", metavar="REV", help="compare the cold start with this revision's (wheels)"
     )
