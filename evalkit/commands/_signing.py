@@ -38,6 +38,7 @@ def signed(
     summary: Callable[[], dict[str, Any]],
 ) -> int:
     """`run()`'s exit code, its outputs signed when --sign is given (2 when they cannot be)."""
+    args.sign, args.tsa = getattr(args, "sign", None), getattr(args, "tsa", None)
     if args.sign is None:
         if args.tsa is not None:
             print(f"{args.prog}: --tsa needs --sign KEY (the token is over the signature)", file=sys.stderr)

@@ -95,7 +95,7 @@ def _is_int(text: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.sign or args.tsa:
+    if getattr(args, "sign", None) or getattr(args, "tsa", None):  # a plain parse may leave them out
         from evalkit.commands._signing import signed_eval
 
         return signed_eval(args, _run)

@@ -74,7 +74,7 @@ def _positive_int(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.sign or args.tsa:
+    if getattr(args, "sign", None) or getattr(args, "tsa", None):  # a plain parse may leave them out
         from evalkit.commands._signing import signed_score
 
         return signed_score(args, _run)
