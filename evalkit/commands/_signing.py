@@ -54,6 +54,7 @@ def signed(
     code = run()
     if code == NOTHING_WRITTEN:
         return 0
+    written = {role: path for role, path in outputs.items() if path is not None}  # a session adds exports
     record = RunRecord(args.command, _arguments(args), written, config_dir=config_dir, tsa_url=args.tsa)
     if code in (0, 1):
         try:
@@ -142,17 +143,26 @@ def signed_review_export(
 
 
 def signed_checkpoint(
-    args: argparse.Namespace, session: Callable[[], int], files: list[Path], journal: Path
+    args: argparse.Namespace,
+    session: Callable[[], int],
+    exported: Callable[[], list[Path]],
+    files: list[Path],
+    journal: Path,
 ) -> int:
-    """`evalkit review --sign KEY`: when the session ends, a checkpoint of the journal (its digest, its
-    lines, its last line's digest) signed in `<journal>.sigstore.json`."""
+    """`evalkit review --sign KEY`: when the session ends, one bundle `<journal>.sigstore.json` signing a
+    checkpoint of the journal (its digest, its lines, its last line's digest) and every file the reviewer
+    exported during the session."""
     from evalkit.services.journal_chain import check_chain
+
+    outputs: dict[str, str | None] = {"decisions": str(journal)}
 
     def run() -> int:
         code = session()
         if code in (0, 1) and not journal.exists():
             print(f"{args.prog}: no decision was made: no journal to sign", file=sys.stderr)
             return NOTHING_WRITTEN
+        for number, path in enumerate(dict.fromkeys(exported()), start=1):
+            outputs[f"export_{number}"] = str(path)
         return code
 
     def checkpoint() -> dict[str, Any]:
@@ -164,7 +174,6 @@ def signed_checkpoint(
             "last_line_sha256": report.last_digest,
         }
 
-    outputs: dict[str, str | None] = {"decisions": str(journal)}
     return signed(args, outputs, run, lambda: list(files), config_folder(args.config_dir), checkpoint)
 
 

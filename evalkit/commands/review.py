@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     app = ReviewApp(
         session, files, journal, default_path(args.inputs[0], EXPORT_SUFFIX), skipped_entries=skipped
     )
-    return _signed_session(args, lambda: _session(app), files, journal_path)
+    return _signed_session(args, app, files, journal_path)
 
 
 def _session(app: Any) -> int:
@@ -87,12 +87,12 @@ def _signed_export(args: argparse.Namespace, export: Any, files: list[Path], jou
     return signed_review_export(args, export, files, journal)
 
 
-def _signed_session(args: argparse.Namespace, session: Any, files: list[Path], journal: Path) -> int:
+def _signed_session(args: argparse.Namespace, app: Any, files: list[Path], journal: Path) -> int:
     if not (args.sign or args.tsa):
-        return int(session())
+        return _session(app)
     from evalkit.commands._signing import signed_checkpoint
 
-    return signed_checkpoint(args, session, files, journal)
+    return signed_checkpoint(args, lambda: _session(app), lambda: list(app.exported), files, journal)
 
 
 def _input_files(inputs: list[str]) -> list[Path]:

@@ -31,6 +31,9 @@ def reproduce(predicate: dict[str, Any], config_dir: str | None, result: Verific
         return
     invocation = predicate.get("invocation") or {}
     outputs: dict[str, str] = invocation.get("outputs") or {}
+    if "decisions" in outputs:
+        result.add("reproduce", False, "a review session's checkpoint: a session cannot be run again")
+        return
     with tempfile.TemporaryDirectory(prefix="evalkit-reproduce-") as folder:
         fresh = {role: str(Path(folder) / f"{role}{Path(path).suffix}") for role, path in outputs.items()}
         folder_given = config_dir or (predicate.get("policy") or {}).get("folder")

@@ -97,13 +97,14 @@ def finish(signer: PreparedSigner, record: RunRecord, code: int, prog: str) -> i
     try:
         target = sign_run(signer, record)
     except SigningProblem as problem:
-        written = ", ".join(shown(p) for p in signer.outputs if os.path.exists(p))
+        written = ", ".join(shown(p) for p in record.outputs.values() if os.path.exists(p))
         print(f"{prog}: cannot sign: {problem}; written unsigned: {written or 'nothing'}", file=sys.stderr)
         _drop_stale_bundle(signer, prog)
         return 2
     trust = "timestamped" if signer.tsa_url else "no trusted time (no --tsa)"
     print(
-        f"{prog}: signed {len(set(signer.outputs))} file(s) in {shown(str(target))}, {trust}", file=sys.stderr
+        f"{prog}: signed {len(set(record.outputs.values()))} file(s) in {shown(str(target))}, {trust}",
+        file=sys.stderr,
     )
     return code
 

@@ -69,16 +69,25 @@ def test_a_session_signed_ends_with_a_checkpoint_of_its_journal(tmux: Tmux, work
     tmux.wait_for(lambda s: "rating.accuracy" in s, "the submission")
     tmux.keys("a")
     wait_for_file(journal, lambda text: text.count("\n") == 1)
+    tmux.keys("x")  # the export from the screen, signed with the checkpoint when the session ends
+    tmux.wait_for(lambda s: "Export reviewed results" in s, "the export's dialog")
+    tmux.keys("Enter")
+    export = work / "in/sample_submission.json.reviewed.jsonl"
+    wait_for_file(export, lambda text: text.count("\n") == 1)
     tmux.keys("q")
     assert wait_for_file(code, lambda text: text.strip() != "").strip() == "0", tmux.screen()
     assert "session.decisions.jsonl.sigstore.json, no trusted time" in tmux.screen().replace("\n", "")
     bundle = work / "session.decisions.jsonl.sigstore.json"
     statement = json.loads(base64.b64decode(json.loads(bundle.read_text())["dsseEnvelope"]["payload"]))
     summary = statement["predicate"]["summary"]
+    names = [subject["name"] for subject in statement["subject"]]
+    assert names == ["session.decisions.jsonl", "in/sample_submission.json.reviewed.jsonl"]
     assert summary["journal_lines"] == 1 and summary["chain"] == "1 lines, every link holds"
     assert summary["last_line_sha256"] == check_chain(journal.read_bytes()).last_digest
     done = evalkit("verify", str(bundle), "--key", f"{keys}.pub", cwd=work)
     assert done.returncode == 0 and "ok   journal chain: 1 lines, every link holds" in done.stdout
+    done = evalkit("verify", str(bundle), "--key", f"{keys}.pub", "--reproduce", cwd=work)
+    assert done.returncode == 1 and "FAIL reproduce: a review session's checkpoint" in done.stdout
     first = journal.read_bytes()
     writer = Journal(journal)  # a later session without --sign adds a decision after the checkpoint
     writer.append([{"ts": "2026-01-01T00:00:01Z", "source": "x", "target": "note", "action": "note",
