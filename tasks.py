@@ -188,7 +188,10 @@ def _pure_pass() -> list[str | Path]:
 def test() -> None:
     ensure_venv()
     ensure_system_tools()
-    ensure_npm_tools()
+    try:
+        ensure_npm_tools()
+    except (RuntimeError, subprocess.CalledProcessError) as exc:  # the signing tests fail saying so
+        print(f"tasks.py: sigstore-js not installed ({exc})", flush=True)
     extra = sys.argv[2:]
     if extra:  # `-n 0` in the arguments runs everything in this process
         parallel = [] if any(a.startswith(("-n", "--numprocesses")) for a in extra) else _workers()
