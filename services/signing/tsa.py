@@ -35,7 +35,9 @@ def request_token(url: str, signature: bytes, timeout: float | None = None) -> b
     request = TimestampRequestBuilder().data(signature).hash_algorithm(HashAlgorithm.SHA256).build()
     answer = _post(url, request.as_bytes(), timeout)
     response = _decoded(answer, url)
-    if response.status != 0:  # granted; "granted with modifications" does not verify (rfc3161-client, sigstore)
+    if (
+        response.status != 0
+    ):  # granted; "granted with modifications" does not verify (rfc3161-client, sigstore)
         raise SigningProblem(f"the timestamp authority {url} refused: status {response.status}")
     if response.tst_info.nonce != request.nonce:
         raise SigningProblem(f"the timestamp authority {url} answered another request (nonce differs)")
