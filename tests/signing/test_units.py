@@ -90,3 +90,13 @@ def test_eval_s_plain_parse_reads_the_signing_options_as_argparse_does(argv: lis
 
     plain = parse_plain(argv)
     assert plain is not None and vars(plain) == argparse_args(argv)
+
+
+def test_a_passphrase_typed_twice_differently_writes_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    from evalkit.services.signing.keys import passphrase
+
+    monkeypatch.delenv("EVALKIT_KEY_PASSWORD", raising=False)
+    answers = iter(["first", "second"])
+    with pytest.raises(SigningProblem, match="the two passphrases differ"):
+        passphrase(lambda question: next(answers), confirm=True)
+    assert passphrase(lambda question: "", confirm=True) is None  # empty: no passphrase, not encrypted
