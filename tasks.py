@@ -53,9 +53,36 @@ def ensure_venv() -> None:
     STAMP.write_text(wanted)
 
 
-SYSTEM_TOOLS = {"tmux": "tmux", "chromium": "chromium"}
+SYSTEM_TOOLS = {
+    "tmux": "tmux",
+    "chromium": "chromium",
+    "openssl": "openssl",
+    "jq": "jq",
+    "node": "nodejs",
+    "npm": "npm",
+}
 """Programs the tests drive for real (the review app in a terminal, the `evalkit stats` HTML page in a
-headless browser), by the Debian package that has them."""
+headless browser, an RFC 3161 authority and the README's openssl recipe for signed results, sigstore-js),
+by the Debian package that has them."""
+
+NPM_FOLDER = ROOT / "build" / "npm"
+NPM_TOOLS = ("@sigstore/verify@4.1.3", "@sigstore/bundle@5.0.1", "@sigstore/protobuf-specs@0.5.2")
+"""For the tests only: sigstore-js, the independent verifier of evalkit's signed bundles
+(tests/signing/test_independent.py), installed with npm into build/npm, never into the package."""
+
+
+def ensure_npm_tools() -> Path:
+    """build/npm/node_modules with NPM_TOOLS (installed when missing or of other versions)."""
+    stamp = NPM_FOLDER / ".installed"
+    if stamp.exists() and stamp.read_text() == " ".join(NPM_TOOLS):
+        return NPM_FOLDER / "node_modules"
+    NPM_FOLDER.mkdir(parents=True, exist_ok=True)
+    npm = shutil.which("npm")
+    if npm is None:
+        raise RuntimeError("npm is missing: the signing tests verify with sigstore-js (apt-get install npm)")
+    _run(npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", NPM_FOLDER, *NPM_TOOLS)
+    stamp.write_text(" ".join(NPM_TOOLS))
+    return NPM_FOLDER / "node_modules"
 
 
 def ensure_system_tools() -> None:
@@ -161,6 +188,10 @@ def _pure_pass() -> list[str | Path]:
 def test() -> None:
     ensure_venv()
     ensure_system_tools()
+    try:
+        ensure_npm_tools()
+    except (RuntimeError, subprocess.CalledProcessError) as exc:  # the signing tests fail saying so
+        print(f"tasks.py: sigstore-js not installed ({exc})", flush=True)
     extra = sys.argv[2:]
     if extra:  # `-n 0` in the arguments runs everything in this process
         parallel = [] if any(a.startswith(("-n", "--numprocesses")) for a in extra) else _workers()

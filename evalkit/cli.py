@@ -29,6 +29,8 @@ COMMANDS: dict[str, str] = {
     "lsp": "run the language server on stdio",
     "score": "score a JSONL dataset with the qydomain scorers",
     "schema": "print a JSON Schema for editors and other tools",
+    "keygen": "make an ECDSA P-256 key pair for signing results",
+    "verify": "check a signed result's bundle, or a review journal's hash chain",
 }
 
 
@@ -184,6 +186,7 @@ def _run(chosen: str | None, prog: str | None, argv: list[str]) -> int:
             parser.print_help(sys.stderr)
             return 2
     args.prog = prog or f"evalkit {args.command}"  # the name the user typed, for the command's messages
+    args.argv = argv  # as typed, for the signed record of the run (`--sign`)
     return _command_module(args.command).run(args)
 
 

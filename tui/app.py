@@ -97,6 +97,7 @@ class ReviewApp(App[int]):
         self.files = files
         self.journal = journal
         self.export_path = export_path
+        self.exported: list[Path] = []  # the files exported this session (`review --sign` signs them)
         self.live_rules = live_rules
         self.blink = blink
         self.skipped_entries = skipped_entries
@@ -303,6 +304,7 @@ class ReviewApp(App[int]):
         if message.error is not None:
             self.notify(f"Export failed: {message.error}", severity="error", markup=False, timeout=10)
         else:
+            self.exported.append(message.path)
             self.notify(f"Exported {message.count} results to {message.path}", markup=False)
 
     def _resume(self) -> None:

@@ -13,13 +13,13 @@ on the next start. Nothing else is ever rewritten.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from pathlib import Path
 from typing import IO, Any
 
 from evalkit.engine.text import not_a_regular_file
 from evalkit.services.journal import JournalContents, JournalError, parse_journal, read_journal
+from evalkit.services.journal_chain import chained_lines, last_line
 
 __all__ = ["Journal", "JournalContents", "JournalError", "parse_journal"]
 
@@ -28,6 +28,7 @@ class Journal:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._file: IO[bytes] | None = None
+        self._last: bytes | None = None  # the last line written, which the next entry links to
 
     def read(self) -> JournalContents:
         """Every entry in the file (an absent file is an empty journal)."""
@@ -55,11 +56,11 @@ class Journal:
 
     def append(self, entries: list[dict[str, Any]]) -> None:
         """Write the entries as one block and force them to disk before returning."""
-        data = b"".join(json.dumps(entry, ensure_ascii=False).encode("utf-8") + b"\n" for entry in entries)
         try:
             handle = self._open()
         except OSError as exc:
             raise JournalError(f"{self.path}: cannot write the journal: {exc.strerror or exc}") from None
+        data, last = chained_lines(entries, self._last)
         start = handle.tell()
         try:
             handle.write(data)
@@ -68,13 +69,16 @@ class Journal:
         except OSError as exc:
             self._cut(start)
             raise JournalError(f"{self.path}: cannot write the journal: {exc.strerror or exc}") from None
+        self._last = last
 
     def _open(self) -> IO[bytes]:
         if self._file is None:
             self._refuse_non_regular()
             handle = open(self.path, "ab")  # noqa: SIM115 - kept open between appends, closed by close()
+            self._last = None
             if handle.tell() > 0:
                 os.ftruncate(handle.fileno(), _complete_length(self.path))
+                self._last = last_line(self.path.read_bytes())
             self._file = handle
         return self._file
 

@@ -44,9 +44,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="N|P%",
         help="exit 1 when more than N submissions (or P percent of them) change label",
     )
+    from evalkit.commands._signing import add_options
+
+    add_options(parser, out=True)  # --sign signs the JSON report written to --out
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.sign or args.tsa or args.out:
+        from evalkit.commands._signing import signed_diff
+
+        return signed_diff(args, _run)
+    return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from evalkit.commands._diff_run import DiffRun
     from evalkit.services.usage import UsageProblem
 

@@ -27,6 +27,8 @@ PATH_OPTIONS = {
 }
 """The options that name a path: flag, metavar, help (argparse's parser and parse_plain read both)."""
 JOBS_DEFAULT = 1
+SIGN_OPTIONS = ("--sign", "--tsa")
+"""Signing's options (evalkit/commands/_signing.py), which parse_plain reads as it reads the paths."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -41,8 +43,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help=f"worker processes for large batches (default {JOBS_DEFAULT})",
     )
     from evalkit.commands._ray_run import add_option
+    from evalkit.commands._signing import add_options
 
     add_option(parser)
+    add_options(parser)
 
 
 def parse_plain(argv: list[str]) -> argparse.Namespace | None:
@@ -50,7 +54,7 @@ def parse_plain(argv: list[str]) -> argparse.Namespace | None:
     importing or building argparse's parser (a tenth of a cold start): the flags spelled out (`--out F` or
     `--out=F`), no value starting with "-", the inputs in one run, no --ray. None for anything else
     (--help, an abbreviation, a bad --jobs, `--`...): argparse parses it then, with its messages."""
-    values: dict[str, str | None] = dict.fromkeys(PATH_OPTIONS)
+    values: dict[str, str | None] = dict.fromkeys([*PATH_OPTIONS, *SIGN_OPTIONS])
     jobs, inputs, runs, after_input = str(JOBS_DEFAULT), [], 0, False
     tokens = iter(argv)
     for token in tokens:
@@ -91,6 +95,14 @@ def _is_int(text: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "sign", None) or getattr(args, "tsa", None):  # a plain parse may leave them out
+        from evalkit.commands._signing import signed_eval
+
+        return signed_eval(args, _run)
+    return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from evalkit.commands._eval_run import EvalRun
     from evalkit.services.workers import capped_jobs
 

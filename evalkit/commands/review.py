@@ -45,6 +45,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="write the reviewed results as JSON Lines to FILE and exit, without the screen",
     )
+    from evalkit.commands._signing import add_options
+
+    add_options(parser)  # --sign: the export, or the journal's checkpoint when the session ends
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,7 +60,9 @@ def run(args: argparse.Namespace) -> int:
         _refuse_outputs_over_inputs(args.inputs, journal_path, args.export)
         session, journal, skipped = open_session(config, journal_path)
         if args.export:
-            return _export(session, files, Path(args.export))
+            return _signed_export(
+                args, lambda: _export(session, files, Path(args.export)), files, journal_path
+            )
     except UsageProblem as problem:
         print(f"evalkit review: {problem}", file=sys.stderr)
         return 2
@@ -66,8 +71,28 @@ def run(args: argparse.Namespace) -> int:
     app = ReviewApp(
         session, files, journal, default_path(args.inputs[0], EXPORT_SUFFIX), skipped_entries=skipped
     )
+    return _signed_session(args, app, files, journal_path)
+
+
+def _session(app: Any) -> int:
     app.run()
-    return app.return_code or 0
+    return int(app.return_code or 0)
+
+
+def _signed_export(args: argparse.Namespace, export: Any, files: list[Path], journal: Path) -> int:
+    if not (args.sign or args.tsa):
+        return int(export())
+    from evalkit.commands._signing import signed_review_export
+
+    return signed_review_export(args, export, files, journal)
+
+
+def _signed_session(args: argparse.Namespace, app: Any, files: list[Path], journal: Path) -> int:
+    if not (args.sign or args.tsa):
+        return _session(app)
+    from evalkit.commands._signing import signed_checkpoint
+
+    return signed_checkpoint(args, lambda: _session(app), lambda: list(app.exported), files, journal)
 
 
 def _input_files(inputs: list[str]) -> list[Path]:

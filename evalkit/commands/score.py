@@ -61,8 +61,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--format", choices=("text", "json"), default="text", help="summary format (default: text)"
     )
     from evalkit.commands._ray_run import add_option
+    from evalkit.commands._signing import add_options
 
     add_option(parser)
+    add_options(parser)
 
 
 def _positive_int(text: str) -> int:
@@ -72,6 +74,14 @@ def _positive_int(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "sign", None) or getattr(args, "tsa", None):  # a plain parse may leave them out
+        from evalkit.commands._signing import signed_score
+
+        return signed_score(args, _run)
+    return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.ray is not None:
         from evalkit.commands._ray_run import run_score
 

@@ -130,6 +130,7 @@ async def test_escape_leaves_an_editor_without_a_decision_then_a_rating_is_edite
             "value": 4.0,
             "note": None,
             "step": 1,
+            "prev": None,  # the journal's first line: the hash chain starts here
         }
 
 
