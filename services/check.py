@@ -78,12 +78,13 @@ class ReviewVerdicts:
 
     def read(self) -> Reviews:
         """The journals the glob matches, with the submissions they name; raises UsageProblem."""
-        from glob import glob
-
+        from evalkit.services.journal_glob import TooManyFolders, journal_files
         from evalkit.services.reviews import ReviewsError, read_reviews
 
-        # a glob names files: a folder it matches (`reviews/*` over an archive folder) is no journal
-        paths = sorted(path for path in glob(self.pattern, recursive=True) if not os.path.isdir(path))
+        try:  # a glob names files: a folder it matches (`reviews/*` over an archive folder) is no journal
+            paths = journal_files(self.pattern)
+        except TooManyFolders as exc:
+            raise UsageProblem(f"--journals {exc}") from None
         if not paths:
             raise UsageProblem(f"--journals {self.pattern}: no journal matches")
         try:
