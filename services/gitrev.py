@@ -173,9 +173,8 @@ def _contents(top: Path, objects: list[str], revision: str, paths: list[str]) ->
 
 def _blob_ids(top: Path, objects: list[str], revision: str) -> list[tuple[str, int]]:
     """Each object's blob id and size, read through links inside the tree (`--follow-symlinks`)."""
-    out = _git(
-        top, "cat-file", "--batch-check", "--follow-symlinks", data="".join(f"{o}\n" for o in objects).encode()
-    )
+    wanted_lines = "".join(f"{o}\n" for o in objects).encode()
+    out = _git(top, "cat-file", "--batch-check", "--follow-symlinks", data=wanted_lines)
     lines = iter(out.split(b"\n"))
     found = []
     for wanted in objects:
@@ -189,7 +188,8 @@ def _blob_ids(top: Path, objects: list[str], revision: str) -> list[tuple[str, i
                 f"({reason}: {target})"
             )
         if header[1] != b"blob":  # a link to a folder inside the tree
-            raise RevisionError(f"{_shown(wanted, revision)}: a {header[1].decode()}, not a file, at {revision}")
+            kind = header[1].decode()
+            raise RevisionError(f"{_shown(wanted, revision)}: a {kind}, not a file, at {revision}")
         found.append((header[0].decode(), int(header[2])))
     return found
 

@@ -68,8 +68,8 @@ class _Walk:
             names = sorted(entry.name for entry in os.scandir(folder))
         except OSError:
             return []
-        hidden = part.startswith(".")
-        return [name for name in names if (hidden or not name.startswith(".")) and fnmatch.fnmatch(name, part)]
+        hidden = part.startswith(".")  # as the glob module: `*` does not match a hidden name
+        return [n for n in names if (hidden or not n.startswith(".")) and fnmatch.fnmatch(n, part)]
 
     def _folders(self, shown: str, real: Path) -> Iterator[tuple[str, Path]]:
         """`real` and every folder below it (links followed), each reached once, not hidden ones, in sorted

@@ -255,8 +255,12 @@ def test_a_cache_file_that_is_no_file_of_ours_is_a_miss(
     _replace(entry if which == "entry" else cache / "evalkit" / "key", kind)
     prefix = f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({1 << 30}, {1 << 30}))"
     done = subprocess.run(
-        [sys.executable, "-c", f"{prefix}; import sys; from evalkit.cli import main; sys.exit(main())"]
-        + ["eval", str(SAMPLES), "--config-dir", str(config), "--out", str(tmp_path / "again.jsonl")],
+        [
+            sys.executable,
+            "-c",
+            f"{prefix}; import sys; from evalkit.cli import main; sys.exit(main())",
+            *("eval", str(SAMPLES), "--config-dir", str(config), "--out", str(tmp_path / "again.jsonl")),
+        ],
         capture_output=True,
         text=True,
         env={**os.environ, "XDG_CACHE_HOME": str(cache)},

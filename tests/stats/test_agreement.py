@@ -159,10 +159,13 @@ from evalkit.services.agreement import alpha
 first = {{f"s{{i}}": float(i) for i in range({items})}}
 second = {{f"s{{i}}": float(i) + 0.5 for i in range({items})}}
 rated = alpha("interval", [first, second])
-labelled = alpha("nominal", [{{k: f"a{{v}}" for k, v in first.items()}}, {{k: f"b{{v}}" for k, v in second.items()}}])
+labels = [{{k: f"{{side}}{{v}}" for k, v in values.items()}} for side, values in zip("ab", (first, second))]
+labelled = alpha("nominal", labels)
 print(rated.items, repr(rated.value), labelled.items, repr(labelled.value))
 """
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
     assert done.returncode == 0, done.stderr
     rated_items, rated, labelled_items, labelled = done.stdout.split()
     assert int(rated_items) == int(labelled_items) == items
