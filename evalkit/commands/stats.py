@@ -84,6 +84,9 @@ def _report(args: argparse.Namespace) -> str:
     for journal in reviews.journals:  # skipped, not fatal: say each line, as check says a diagnostic
         for skipped in journal.problems:
             print(_warning(journal.path, skipped), file=sys.stderr)
+        if journal.skipped > len(journal.problems):
+            more = journal.skipped - len(journal.problems)
+            print(f"{journal.path}: {more:,} more lines skipped", file=sys.stderr)
     stats = review_stats(reviews, Evaluator(config).evaluate)
     about = {"folder": str(config.folder), "hash": config.config_hash}
     return _render(args.format, stats, about)
