@@ -51,20 +51,9 @@ def _plain_number(value: float | None) -> float | int | None:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-def update_files(outcomes: list[CaseOutcome]) -> list[Path]:
-    """Write the actual outcomes of the failed cases back into their files; returns the files changed."""
-    by_file: dict[Path, list[CaseOutcome]] = {}
-    for outcome in outcomes:
-        if recorded_values(outcome) and not outcome.passed:
-            by_file.setdefault(outcome.case.path, []).append(outcome)
-    for path, changed in by_file.items():
-        _rewrite_file(path, changed)
-        for outcome in changed:
-            outcome.updated = True
-    return list(by_file)
-
-
-def _rewrite_file(path: Path, outcomes: list[CaseOutcome]) -> None:
+def update_file(path: Path, changes: list[tuple[int, dict[str, Any]]]) -> None:
+    """Write the values recorded for failed cases of one test file (case index, `recorded_values`) back
+    into it; raises OSError naming the file."""
     from io import StringIO
 
     from ruamel.yaml import YAML
@@ -81,13 +70,13 @@ def _rewrite_file(path: Path, outcomes: list[CaseOutcome]) -> None:
     data, indent, block_seq_indent = load_yaml_guess_indent(_lf(text), yaml=yaml)
     yaml.indent(mapping=2, sequence=indent or 4, offset=2 if block_seq_indent is None else block_seq_indent)
     shared = _shared_nodes(data)
-    for outcome in outcomes:
-        case = data["cases"][outcome.case.index]
+    for index, values in changes:
+        case = data["cases"][index]
         if case.get("expect") is None:
             case["expect"] = CommentedMap()
         elif _holds_any(case["expect"], shared):  # an alias of an anchor: this case gets its own copy
             case["expect"] = _unanchored(case["expect"])
-        for key, value in recorded_values(outcome).items():
+        for key, value in values.items():
             _assign(case["expect"], key, value)
     out = StringIO()
     yaml.dump(data, out)
