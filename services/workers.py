@@ -11,7 +11,9 @@ where in an output file it goes (`Crew.place`), and writes it there between chun
 A worker dies with its parent however the parent ends: on Linux the kernel kills it (PR_SET_PDEATHSIG);
 everywhere a watchdog thread notices the parent is gone, and the pipe's end tells the worker the parent
 closed it. Workers leave Ctrl+C and SIGTERM to the parent, which stops them when the pool's block ends
-(`running`): each finishes the chunk it holds, within STOP_GRACE_S, or is killed. A worker that dies
+(`running`): each finishes the chunk it holds and writes every chunk the parent placed (and no other),
+within STOP_GRACE_S, or is killed. A worker that ends with exit code 0 wrote every chunk it was told to
+place; one that did not may have left a hole (services/pool.py's `cut_at_hole`). A worker that dies
 mid-run ends the run with WorkerDied, one message rather than a traceback.
 """
 
@@ -300,9 +302,11 @@ def _serve(
     # a thread of the worker's own reads its pipe all the time, so the parent never waits to hand a chunk
     # to a worker that waits to hand back a reply
     threading.Thread(target=_receive, args=(connection, inbox, stopping), daemon=True).start()
-    while (task := inbox.get()) is not _STOP and not stopping.is_set():
+    while (task := inbox.get()) is not _STOP:
         if isinstance(task, Place):  # here, between chunks (a thread of its own would take turns for the GIL)
             _place(task)
+            continue
+        if stopping.is_set():  # the run is over: only the chunks the parent placed are still written
             continue
         if isinstance(task, Sync):  # every Place before it is carried out
             reply: Reply = (True, _failed[0] if _failed else None)
@@ -316,7 +320,9 @@ def _serve(
         try:
             connection.send_bytes(_pickled(reply))
         except OSError:  # the parent closed its end: the run is over
-            return
+            stopping.set()
+    if _failed:  # a chunk the parent placed is not in the output: the exit code says so (pool.cut_at_hole)
+        sys.exit(1)
 
 
 def _made(make: Callable[[], Callable[[Any], Any]]) -> Callable[[Any], Any]:
