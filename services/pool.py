@@ -34,7 +34,7 @@ from typing import IO, TYPE_CHECKING, Any, NamedTuple, TypeVar
 if TYPE_CHECKING:
     from io import BufferedIOBase
 
-    from evalkit.services.workers import Crew, Held, Reply
+    from evalkit.services.workers import Crew, Held, Reply, Worker
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -116,11 +116,28 @@ def _in_workers(tasks: Iterable[T], make: Callable[[], Callable[[T], R]], jobs: 
 
 _placing: dict[int | None, Crew] = {}
 """The crew of the pool running, by its workers' pids: where `place` finds the worker holding a chunk."""
-_placed: dict[int, list[tuple[int, int | None]]] = {}
-"""The chunks placed into each output file of the last pool, by descriptor: (offset, the worker's pid)."""
+
+
+class Placed:
+    """A chunk placed into an output file: where, by which worker, and how many chunks that worker had
+    been handed then (it has written the chunk once it answers one more)."""
+
+    __slots__ = ("handed", "offset", "worker")
+
+    def __init__(self, offset: int, worker: Worker) -> None:
+        self.offset, self.worker, self.handed = offset, worker, worker.handed
+
+    def maybe_unwritten(self) -> bool:
+        """Whether the chunk may be a hole: its worker did not end well and never answered a chunk handed
+        after it was told to write this one."""
+        return self.worker.process.pid in _unfinished and self.worker.answered <= self.handed
+
+
+_placed: dict[int, list[Placed]] = {}
+"""The chunks placed into each output file of the last pool, by descriptor."""
 _unfinished: set[int | None] = set()
-"""The workers of the last pool that did not end well (killed, or a write failed): their chunks may be
-holes."""
+"""The workers of the last pool that did not end well (killed, or a write failed): their chunks not known
+to be written may be holes."""
 
 
 def _handed_out(crew: Crew, tasks: Iterable[T], jobs: int) -> Iterator[Any]:
@@ -295,8 +312,10 @@ def place(chunk: Held, out: int) -> None:
     first): the worker writes it there while the parent moves on past it; the pool's end waits until every
     chunk is written (raising PlacingFailed, an OSError, for one that could not be). Raises WorkerDied."""
     offset = os.lseek(out, 0, os.SEEK_CUR)
-    _placed.setdefault(out, []).append((offset, chunk.worker))  # first: a Ctrl+C may come at any point
-    _placing[chunk.worker].place(chunk, out, offset)
+    crew = _placing[chunk.worker]
+    placed = _placed.setdefault(out, [])
+    placed.append(Placed(offset, crew.worker(chunk.worker)))  # first: a Ctrl+C may come at any point
+    crew.place(chunk, out, offset)
     os.lseek(out, chunk.size, os.SEEK_CUR)
 
 
@@ -313,7 +332,7 @@ def cut_at_hole(stream: IO[Any]) -> int | None:
     with contextlib.suppress(OSError, ValueError):  # a full disk: the cut below still makes a prefix
         stream.flush()
     end = os.lseek(fd, 0, os.SEEK_CUR)
-    holes = [offset for offset, worker in placed if worker in _unfinished]
+    holes = [chunk.offset for chunk in placed if chunk.maybe_unwritten()]
     if holes and min(holes) < end:
         end = min(holes)
         os.ftruncate(fd, end)

@@ -114,16 +114,18 @@ class Worker:
     """One worker process, the parent's end of its pipe, and the numbers of the chunks it holds (handed and
     not yet answered), oldest first: the worker answers in the order it was handed them."""
 
-    __slots__ = ("connection", "held", "process")
+    __slots__ = ("answered", "connection", "handed", "held", "process")
 
     def __init__(self, process: BaseProcess, connection: Connection) -> None:
         self.process, self.connection = process, connection
         self.held: deque[int] = deque()
+        self.handed = self.answered = 0  # chunks handed to it and answered by it, ever
 
     def hand(self, number: int, task: Any) -> None:
         """Send chunk `number` to the worker. Raises WorkerDied when it is gone."""
         self.send(task)
         self.held.append(number)
+        self.handed += 1
 
     def send(self, message: Any) -> None:
         """`message` down the pipe, as Connection.send sends it without a pickler made for each. Raises
@@ -160,9 +162,13 @@ class Crew:
 
     def place(self, chunk: Held, fd: int, offset: int) -> None:
         """Tell the worker holding `chunk` to write it at `offset` of `fd`; it does so between chunks, the
-        parent does not wait. Raises WorkerDied when it is gone."""
+        parent does not wait: once it answers a chunk handed after this word, the write is done (it reads
+        its pipe in order). Raises WorkerDied when it is gone."""
         self._by_pid[chunk.worker].send(Place(chunk.key, fd, offset))
         self.placed = True
+
+    def worker(self, pid: int) -> Worker:
+        return self._by_pid[pid]
 
     def synced(self, number: int) -> None:
         """Wait until every worker has written every chunk it was told to place (chunks numbered from
@@ -196,6 +202,7 @@ class Crew:
             except (EOFError, OSError):  # it died answering: half a reply is no reply
                 raise WorkerDied from None
             got.append((worker.held.popleft(), reply))
+            worker.answered += 1
         return got
 
     def _ready(self) -> tuple[list[Worker], bool]:
