@@ -184,6 +184,11 @@ def check_paths(
     report = CheckReport(samples=len(samples or []))
     if samples:
         report.diagnostics.extend(_sample_problems(samples))
+    if reviews is not None:  # said, never failing a check: the reviewers' other lines still count
+        from evalkit.services.reviews import skipped_lines
+
+        for journal in reviews.journals:
+            report.diagnostics.extend(skipped_lines(journal, Severity.INFO))
     for checked in folders:
         config = analyze(checked.folder)
         report.folders.append(checked.folder)

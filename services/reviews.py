@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from evalkit.engine.submission import Submission
 from evalkit.services.decisions import (
@@ -30,6 +30,9 @@ from evalkit.services.decisions import (
 )
 from evalkit.services.journal import JournalLine
 from evalkit.services.review_files import JOURNAL_SUFFIX
+
+if TYPE_CHECKING:
+    from evalkit.engine.diagnostics import Diagnostic, Severity
 
 DECIDING = frozenset({ACCEPT, DISCARD, EDIT})
 """The actions that decide a proposal (notes and `done` do not)."""
@@ -210,6 +213,23 @@ class _Reading:
 
 
 NOT_A_DECISION = "not a decision entry (a field is missing or has the wrong type)"
+
+
+def skipped_lines(journal: ReviewedJournal, severity: Severity) -> list[Diagnostic]:
+    """The journal's skipped lines said (the first PROBLEMS_KEPT): `path:line:col: severity[code] why;
+    skipped`, the diagnostics' format."""
+    from evalkit.engine.diagnostics import Diagnostic, Span
+
+    return [
+        Diagnostic(
+            journal.path,
+            Span.point(skipped.line, skipped.column),
+            severity,
+            skipped.code,
+            skipped.why + "; skipped",
+        )
+        for skipped in journal.problems
+    ]
 
 
 def _journal(
