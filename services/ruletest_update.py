@@ -72,6 +72,8 @@ def update_file(path: Path, changes: list[tuple[int, dict[str, Any]]]) -> None:
     shared = _shared_nodes(data)
     for index, values in changes:
         case = data["cases"][index]
+        if id(case) in shared:  # the whole case an alias (`- *first`): this one gets its own copy
+            case = data["cases"][index] = _unanchored(case)
         if case.get("expect") is None:
             case["expect"] = CommentedMap()
         elif _holds_any(case["expect"], shared):  # an alias of an anchor: this case gets its own copy
