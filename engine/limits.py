@@ -36,3 +36,6 @@ MAX_TEMPLATE_SOURCE = 20_000
 
 MAX_REGEX_PROGRAM = 100_000
 """RE2's memory budget for one compiled pattern, in bytes."""
+
+MAX_GLOB_FOLDERS = 20_000
+"""Folders a journals glob (`check --journals`, the language server's `journals`) may walk: `/**` stops."""

@@ -13,7 +13,6 @@ import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from glob import glob
 from pathlib import Path
 
 from evalkit.engine.config import Config
@@ -71,9 +70,16 @@ class ReviewerVerdicts:
 
 
 def journal_paths(pattern: str, root: Path | None) -> list[str]:
+    """The journals `pattern` names from `root`, as `check --journals` finds them; none (said in the log)
+    when it reaches too many folders."""
+    from evalkit.services.journal_glob import TooManyFolders, journal_files
+
     base = root if root is not None else Path.cwd()
-    full = pattern if Path(pattern).is_absolute() else str(base / pattern)
-    return sorted(glob(full, recursive=True))
+    try:
+        return [str(base / path) for path in journal_files(pattern, base)]
+    except TooManyFolders as exc:
+        logger.warning("the journals option: %s", exc)
+        return []
 
 
 def count(config: Config, paths: list[str]) -> dict[str, Tally]:

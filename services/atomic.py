@@ -1,6 +1,9 @@
 """Atomic output: write to a temporary file in the same folder, then rename it over the target, so a reader
 never sees half a file and a crash never leaves one.
 
+A symbolic link is written through: its target is replaced atomically and the link stays a link (a test
+file or an output kept as a link into another folder).
+
 A target that exists but is not a regular file (`/dev/null`, `/dev/stdout`, a named pipe) is written in
 place: renaming over it would replace the device with a plain file.
 
@@ -32,7 +35,7 @@ def _special(path: Path) -> bool:
 def atomic_output(path: Path | str, binary: bool = False) -> Iterator[IO[Any]]:
     """A file to write `path`'s new content into; it replaces `path` only when the block ends without an
     exception. A new file gets the usual permissions (0o666 less the umask); an existing one keeps its own."""
-    target = Path(path)
+    target = _through_links(Path(path))
     mode, encoding = ("wb", None) if binary else ("w", "utf-8")
     if _special(target):
         with open(target, mode, encoding=encoding) as handle:
@@ -57,6 +60,16 @@ def atomic_output(path: Path | str, binary: bool = False) -> Iterator[IO[Any]]:
         os.replace(temp, target)
     finally:
         temp.unlink(missing_ok=True)
+
+
+def _through_links(path: Path) -> Path:
+    """The file a symbolic link leads to (links to links followed), so that the link stays a link and its
+    target is what is replaced; `path` itself when it is no link. A link that loops is left as it is: the
+    write then fails and says so."""
+    if not path.is_symlink():
+        return path
+    resolved = Path(os.path.realpath(path))
+    return path if resolved.is_symlink() else resolved
 
 
 def write_text_atomic(path: Path | str, text: str) -> None:

@@ -78,12 +78,13 @@ class ReviewVerdicts:
 
     def read(self) -> Reviews:
         """The journals the glob matches, with the submissions they name; raises UsageProblem."""
-        from glob import glob
-
+        from evalkit.services.journal_glob import TooManyFolders, journal_files
         from evalkit.services.reviews import ReviewsError, read_reviews
 
-        # a glob names files: a folder it matches (`reviews/*` over an archive folder) is no journal
-        paths = sorted(path for path in glob(self.pattern, recursive=True) if not os.path.isdir(path))
+        try:  # a glob names files: a folder it matches (`reviews/*` over an archive folder) is no journal
+            paths = journal_files(self.pattern)
+        except TooManyFolders as exc:
+            raise UsageProblem(f"--journals {exc}") from None
         if not paths:
             raise UsageProblem(f"--journals {self.pattern}: no journal matches")
         try:
@@ -183,6 +184,11 @@ def check_paths(
     report = CheckReport(samples=len(samples or []))
     if samples:
         report.diagnostics.extend(_sample_problems(samples))
+    if reviews is not None:  # said, never failing a check: the reviewers' other lines still count
+        from evalkit.services.reviews import skipped_lines
+
+        for journal in reviews.journals:
+            report.diagnostics.extend(skipped_lines(journal, Severity.INFO))
     for checked in folders:
         config = analyze(checked.folder)
         report.folders.append(checked.folder)

@@ -12,6 +12,10 @@ the evalkit build that checked it, in `$XDG_CACHE_HOME/evalkit` (else `~/.cache/
 - concurrent writers: an entry is written to a temporary file and renamed over its name (services/atomic.py),
   so readers see one whole entry or none, and the key is linked into place whole, the first writer's kept.
 
+A cache entry or key that is not a regular file of its own (a named pipe, a link to `/dev/zero`), one larger
+than MAX_ENTRY_BYTES, or one that verifies but does not compile (written by a build with another entry
+shape) is a miss, never a hang or a crash; a relative `XDG_CACHE_HOME` is ignored, as the XDG spec says.
+
 Only a config without diagnostics is cached: a warning is found, and printed, where a file is parsed.
 `EVALKIT_NO_CACHE=1` turns the cache off; any error of the cache's own (an unwritable folder, a full disk)
 falls back to checking the config as if there were none.
@@ -23,6 +27,7 @@ import contextlib
 import json
 import math
 import os
+import stat
 from _operator import _compare_digest as compare_digest  # hmac.compare_digest, without importing hmac
 from pathlib import Path
 from typing import Any
@@ -48,10 +53,19 @@ from evalkit.engine.plan import compile_plan
 ENTRY_FORMAT = 2
 """1: signed with HMAC-SHA256; 2: with keyed BLAKE2b."""
 KEY_BYTES = 32
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
+"""An entry larger than this is no entry of ours (checked data of five 4 MB config files is far smaller)."""
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    """`$XDG_CACHE_HOME/evalkit`, else `~/.cache/evalkit`; a relative `XDG_CACHE_HOME` is ignored (the XDG
+    spec: it would put the cache in whatever folder the command runs from). Raises OSError when neither is
+    an absolute path (no home at all)."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    if not os.path.isabs(base):
+        raise OSError("no absolute cache folder")
     return Path(base) / "evalkit"
 
 
@@ -76,24 +90,33 @@ def _through_cache(folder: Path, directory: Path) -> Config:
     secret = _secret(directory)
     if unreadable or secret is None:
         return analyze(folder)
-    name = json.dumps(
-        [
-            ENTRY_FORMAT,
-            _build(),
-            str(folder.resolve()),
-            config_hash,
-            {kind: path.name for kind, path in files.items()},
-            sorted(raw_texts),
-        ]
-    )
+    name = entry_name(folder, files, raw_texts)
     entry = directory / "configs" / f"{blake2b(name.encode(), digest_size=32).hexdigest()}.json"
     data = _read_entry(entry, secret, name)
     if data is not None:
-        return Config(folder, files=files, config_hash=config_hash, plan=compile_plan(data))
+        try:
+            return Config(folder, files=files, config_hash=config_hash, plan=compile_plan(data))
+        except Exception:  # signed, yet not data this build compiles: a miss, checked and written anew
+            pass
     config = analyze(folder)
     if config.plan is not None and not config.diagnostics and config.config_hash == config_hash:
         _write_entry(entry, secret, name, {kind: config.data(kind) for kind in CONFIG_NAMES})
     return config
+
+
+def entry_name(folder: Path, files: dict[str, Path], raw_texts: dict[str, bytes]) -> str:
+    """What an entry is named after (hashed) and signed under: the format, the build, the folder, the config
+    hash and the file names."""
+    return json.dumps(
+        [
+            ENTRY_FORMAT,
+            _build(),
+            str(folder.resolve()),
+            hash_config(raw_texts),
+            {kind: path.name for kind, path in files.items()},
+            sorted(raw_texts),
+        ]
+    )
 
 
 def _signature(secret: bytes, name: str, payload: bytes) -> str:
@@ -103,24 +126,59 @@ def _signature(secret: bytes, name: str, payload: bytes) -> str:
 def _read_entry(entry: Path, secret: bytes, name: str) -> dict[str, dict[str, Any]] | None:
     """The checked data an entry holds, or None when there is none or it does not verify."""
     try:
-        signature, _, payload = entry.read_bytes().partition(b"\n")
+        raw = _read_regular(entry, MAX_ENTRY_BYTES)
     except OSError:
         return None
+    if raw is None:
+        return None
+    signature, _, payload = raw.partition(b"\n")
     if not compare_digest(signature, _signature(secret, name, payload).encode()):
         return None
-    data = json.loads(payload)
-    return data if isinstance(data, dict) else None
+    try:
+        data = json.loads(payload)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(data, dict) and all(isinstance(part, dict) for part in data.values()):
+        return data
+    return None
+
+
+def _read_regular(path: Path, limit: int, private: bool = False) -> bytes | None:
+    """The bytes of `path` when it is the user's regular file of at most `limit` bytes (`private`: that
+    others may not read), not a link; else None. Opened without blocking (a named pipe would wait for a
+    writer forever) and without following a link (to `/dev/zero`, say); raises OSError."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    descriptor = os.open(path, flags)
+    with os.fdopen(descriptor, "rb") as handle:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode) or status.st_size > limit or (private and status.st_mode & 0o077):
+            return None
+        if hasattr(os, "getuid") and status.st_uid != os.getuid():
+            return None
+        raw = handle.read(limit + 1)
+    return raw if len(raw) <= limit else None
 
 
 def _write_entry(entry: Path, secret: bytes, name: str, data: dict[str, dict[str, Any]]) -> None:
     from evalkit.services.atomic import atomic_output
 
     payload = json.dumps(data, ensure_ascii=False).encode()
-    if not _same(json.loads(payload), data):  # e.g. a YAML date in a free-form field: checked every run
-        return
+    if len(payload) + 65 > MAX_ENTRY_BYTES or not _same(json.loads(payload), data):
+        return  # too large to be read back; or a YAML date in a free-form field: checked every run
     entry.parent.mkdir(mode=0o700, exist_ok=True)
+    if _taken(entry):
+        return
     with atomic_output(entry, binary=True) as handle:
         handle.write(_signature(secret, name, payload).encode() + b"\n" + payload)
+
+
+def _taken(entry: Path) -> bool:
+    """Whether something other than a regular file stands at `entry` (a named pipe, a link): written in
+    place, as atomic_output writes such targets, it would block or write through the link."""
+    try:
+        return not stat.S_ISREG(os.lstat(entry).st_mode)
+    except FileNotFoundError:
+        return False
 
 
 def _same(read: Any, written: Any) -> bool:
@@ -159,13 +217,10 @@ def _secret(directory: Path) -> bytes | None:
 
 
 def _read_key(key: Path) -> bytes | None:
-    descriptor = os.open(key, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(descriptor, "rb") as handle:
-        status = os.fstat(handle.fileno())
-        if status.st_mode & 0o077 or (hasattr(os, "getuid") and status.st_uid != os.getuid()):
-            return None
-        secret = handle.read(KEY_BYTES + 1)
-    return secret if len(secret) == KEY_BYTES else None
+    """The key in `key`, or None when it is not the user's alone, not a regular file (a named pipe would
+    block), or not KEY_BYTES long; raises OSError (FileNotFoundError when there is none)."""
+    secret = _read_regular(key, KEY_BYTES, private=True)
+    return secret if secret is not None and len(secret) == KEY_BYTES else None
 
 
 def _build() -> str:

@@ -4,20 +4,29 @@
 folder name that cannot exist on disk (`HEAD:configs/main`, git's own notation, so its diagnostics read
 `HEAD:configs/main/rules.yaml:5:3: ...`) and the files' texts, which `analyze` reads as unsaved buffers.
 Only `git` itself is run: `rev-parse` to find the repository and the commit, `ls-tree` to list the
-folder, one `cat-file --batch` for every file's content.
+folder, one `cat-file --batch-check` for every file's size (a file larger than a config may be is said, not
+read: a 450 MB blob stays in git), one `cat-file --batch` for the contents of the rest.
 
-Exceptions: `RevisionError` (git missing or failing, no config files at the revision) and its subclass
-`NoRevision` (no such revision; `NotInRepository` when there is no repository at all) and `NotUtf8` (a
-file that is not text, said as a diagnostic), each with a one-line message.
+The repository read is the one that holds the config folder, found from the folder as `git -C FOLDER`
+finds it. The variables through which git points its commands at a repository (`GIT_DIR`, `GIT_WORK_TREE`,
+`GIT_INDEX_FILE`, ...: `REPOSITORY_VARIABLES`) are not passed on: git exports them inside hooks, where
+`evalkit diff` runs (there `GIT_DIR=.git` is relative to the hook's folder, not the config's), and set
+elsewhere they name another repository than the config's.
+
+Exceptions: `RevisionError` (git missing or failing, no config files at the revision) and its subclasses
+`NoRevision` (no such revision; `NotInRepository` when there is no repository at all) and `BadFile` (a file
+that is not text, `NotUtf8`, or too large, said as a diagnostic), each with a one-line message.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalkit.engine.config import Config, analyze
+from evalkit.engine.config import _MAX_CONFIG_FILE_BYTES, Config, analyze
+from evalkit.engine.limits import MAX_YAML_BYTES
 from evalkit.engine.text import NotText, decode_utf8
 
 SYMLINK_MODE = "120000"
@@ -36,12 +45,44 @@ class NotInRepository(NoRevision):
     """The folder is not in a git repository."""
 
 
-class NotUtf8(RevisionError):
-    """A file at the revision is not UTF-8 text; the message is its diagnostic, as `check` prints it."""
+class BadFile(RevisionError):
+    """A file at the revision cannot be a config file; the message is its diagnostic, as `check` prints it."""
 
     def __init__(self, message: str, folder: str) -> None:
         super().__init__(message)
         self.folder = folder
+
+
+class NotUtf8(BadFile):
+    """A file at the revision is not UTF-8 text."""
+
+
+class TooLarge(BadFile):
+    """A file at the revision is larger than a config file may be: said from its size, never read."""
+
+
+REPOSITORY_VARIABLES = frozenset(
+    {
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_IMPLICIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_COMMON_DIR",
+        "GIT_PREFIX",
+        "GIT_NAMESPACE",
+        "GIT_GRAFT_FILE",
+        "GIT_SHALLOW_FILE",
+        "GIT_REPLACE_REF_BASE",
+        "GIT_NO_REPLACE_OBJECTS",
+        "GIT_INTERNAL_SUPER_PREFIX",
+        "GIT_CEILING_DIRECTORIES",
+        "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    }
+)
+"""What git reads to choose a repository other than the one it finds from its folder (`git rev-parse
+--local-env-vars`, and the discovery limits): not passed on, so that git reads the config folder's."""
 
 
 @dataclass(frozen=True)
@@ -56,8 +97,11 @@ class ConfigSource:
 
 
 def _git(folder: Path, *args: str, data: bytes | None = None) -> bytes:
+    environment = {name: value for name, value in os.environ.items() if name not in REPOSITORY_VARIABLES}
     try:
-        done = subprocess.run(["git", "-C", str(folder), *args], input=data, capture_output=True, check=False)
+        done = subprocess.run(
+            ["git", "-C", str(folder), *args], input=data, capture_output=True, check=False, env=environment
+        )
     except OSError as exc:
         raise RevisionError(f"cannot run git: {exc.strerror or exc}") from None
     if done.returncode != 0:
@@ -73,17 +117,19 @@ def _repository(folder: Path) -> tuple[Path, str]:
         top = Path(_git(probe, "rev-parse", "--show-toplevel").decode().strip())
     except RevisionError:
         raise NotInRepository(f"{folder} is not inside a git repository") from None
-    inside = folder.resolve().relative_to(top.resolve()).as_posix()
+    try:
+        inside = folder.resolve().relative_to(top.resolve()).as_posix()
+    except ValueError:  # git's top is not above the folder (a link between them, git's own oddities)
+        raise NotInRepository(f"{folder} is not inside the git repository git found for it ({top})") from None
     return top, "" if inside == "." else inside
 
 
 def _commit(top: Path, revision: str) -> str:
+    """The commit `revision` names. Resolved as it is first, then peeled to its commit: a suffix on the
+    revision itself would be read as part of it (`:/fix the rule^{commit}` searches for that text)."""
     try:
-        return (
-            _git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}")
-            .decode()
-            .strip()
-        )
+        named = _git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", revision).decode().strip()
+        return _git(top, "rev-parse", "--verify", "--quiet", f"{named}^{{commit}}").decode().strip()
     except RevisionError:
         raise NoRevision(f"{revision!r} is not a revision of the git repository at {top}") from None
 
@@ -104,28 +150,47 @@ def _yaml_blobs(top: Path, commit: str, inside: str) -> dict[str, str]:
     return blobs
 
 
-def _contents(top: Path, objects: list[str], revision: str) -> list[bytes]:
-    """The objects' bytes, in order, from one `git cat-file --batch` (links inside the tree followed)."""
-    out = _git(
-        top, "cat-file", "--batch", "--follow-symlinks", data="".join(f"{o}\n" for o in objects).encode()
-    )
+def _contents(top: Path, objects: list[str], revision: str, paths: list[str]) -> list[bytes]:
+    """The objects' bytes, in order (links inside the tree followed): their sizes from one `git cat-file
+    --batch-check`, then the contents of those small enough from one `git cat-file --batch`; raises TooLarge
+    for one larger than a config file may be, never reading it."""
+    blobs = _blob_ids(top, objects, revision)
+    for (_, size), path in zip(blobs, paths, strict=True):
+        if size > _MAX_CONFIG_FILE_BYTES:
+            raise TooLarge(
+                f"{path}:1:1: error[file-too-large] the file is larger than {_MAX_CONFIG_FILE_BYTES:,} bytes "
+                f"({size:,} bytes); the limit is {MAX_YAML_BYTES:,} characters",
+                str(Path(path).parent),
+            )
+    out = _git(top, "cat-file", "--batch", data="".join(f"{blob}\n" for blob, _ in blobs).encode())
     found, at = [], 0
-    for wanted in objects:
+    for _, size in blobs:
         header_end = out.index(b"\n", at)
-        header = out[at:header_end].split()
+        found.append(out[header_end + 1 : header_end + 1 + size])
+        at = header_end + 1 + size + 1  # the content, then a newline
+    return found
+
+
+def _blob_ids(top: Path, objects: list[str], revision: str) -> list[tuple[str, int]]:
+    """Each object's blob id and size, read through links inside the tree (`--follow-symlinks`)."""
+    wanted_lines = "".join(f"{o}\n" for o in objects).encode()
+    out = _git(top, "cat-file", "--batch-check", "--follow-symlinks", data=wanted_lines)
+    lines = iter(out.split(b"\n"))
+    found = []
+    for wanted in objects:
+        header = next(lines).split()
         if header[-1] == b"missing":
             raise RevisionError(f"{_shown(wanted, revision)}: git cannot read it at {revision}")
-        size = int(header[-1])
-        content = out[header_end + 1 : header_end + 1 + size]
-        at = header_end + 1 + size + 1  # the content, then a newline
-        if header[1:2] != [b"blob"]:  # symlink (out of the repository), dangling, loop, notdir
-            reason = header[0].decode()
-            target = content.decode("utf-8", "replace")
+        if len(header) == 2:  # symlink (out of the repository), dangling, loop, notdir: then what it names
+            reason, target = header[0].decode(), next(lines).decode("utf-8", "replace")
             raise RevisionError(
                 f"{_shown(wanted, revision)}: a symbolic link git cannot follow at {revision} "
                 f"({reason}: {target})"
             )
-        found.append(content)
+        if header[1] != b"blob":  # a link to a folder inside the tree
+            kind = header[1].decode()
+            raise RevisionError(f"{_shown(wanted, revision)}: a {kind}, not a file, at {revision}")
+        found.append((header[0].decode(), int(header[2])))
     return found
 
 
@@ -152,8 +217,8 @@ def config_at(revision: str, folder: Path) -> ConfigSource:
             f"{revision} has no YAML files in {inside or 'the top folder'} of the repository at {top}"
         )
     virtual = f"{revision}:{inside}" if inside else f"{revision}:"
-    contents = _contents(top, list(blobs.values()), revision)
     paths = [str(Path(virtual) / name) for name in blobs]
+    contents = _contents(top, list(blobs.values()), revision, paths)
     return ConfigSource(
         virtual, {path: _decoded(path, raw) for path, raw in zip(paths, contents, strict=True)}
     )

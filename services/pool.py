@@ -13,6 +13,11 @@ the worker holds it (HOLD) and, once the parent has said where it goes (`place`:
 bytes and moves its file position past them), writes it there itself: nobody copies it again. Else (a
 pipe, a device, a file opened to append) it spools it to a file the parent copies on in the
 kernel (`copy_spooled`).
+
+A run that ends early (Ctrl+C, SIGTERM, a worker killed) leaves the workers' chunks the parent had placed
+written by the workers that end well, and maybe holes where those that did not were to write: the command
+then cuts its stdout at the first such chunk (`cut_at_hole`), so that what is left is a prefix of the
+whole run's output, and says where it ends.
 """
 
 from __future__ import annotations
@@ -24,12 +29,12 @@ import os
 import sys
 from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import IO, TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
     from io import BufferedIOBase
 
-    from evalkit.services.workers import Crew, Held, Reply
+    from evalkit.services.workers import Crew, Held, Reply, Worker
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -87,18 +92,52 @@ def _in_workers(tasks: Iterable[T], make: Callable[[], Callable[[T], R]], jobs: 
     and not yet yielded. The replies that come early wait here for their turn."""
     from evalkit.services.workers import running
 
-    with running(jobs, make) as crew:
-        for worker in crew.workers:
-            _placing[worker.process.pid] = crew
-        try:
-            yield from _handed_out(crew, tasks, jobs)
-        finally:
+    _placed.clear()
+    _unfinished.clear()
+    crew = None
+    try:
+        with running(jobs, make) as crew:
             for worker in crew.workers:
-                _placing.pop(worker.process.pid, None)
+                _placing[worker.process.pid] = crew
+            try:
+                yield from _handed_out(crew, tasks, jobs)
+            finally:
+                for worker in crew.workers:
+                    _placing.pop(worker.process.pid, None)
+    finally:  # the workers have ended (`running`): those that did not end well may have left holes
+        for worker in crew.workers if crew is not None else []:
+            if worker.process.exitcode is None:  # a second Ctrl+C cut `running`'s wait short
+                with contextlib.suppress(OSError):
+                    worker.process.kill()
+                worker.process.join()
+            if worker.process.exitcode != 0:
+                _unfinished.add(worker.process.pid)
 
 
 _placing: dict[int | None, Crew] = {}
 """The crew of the pool running, by its workers' pids: where `place` finds the worker holding a chunk."""
+
+
+class Placed:
+    """A chunk placed into an output file: where, by which worker, and how many chunks that worker had
+    been handed then (it has written the chunk once it answers one more)."""
+
+    __slots__ = ("handed", "offset", "worker")
+
+    def __init__(self, offset: int, worker: Worker) -> None:
+        self.offset, self.worker, self.handed = offset, worker, worker.handed
+
+    def maybe_unwritten(self) -> bool:
+        """Whether the chunk may be a hole: its worker did not end well and never answered a chunk handed
+        after it was told to write this one."""
+        return self.worker.process.pid in _unfinished and self.worker.answered <= self.handed
+
+
+_placed: dict[int, list[Placed]] = {}
+"""The chunks placed into each output file of the last pool, by descriptor."""
+_unfinished: set[int | None] = set()
+"""The workers of the last pool that did not end well (killed, or a write failed): their chunks not known
+to be written may be holes."""
 
 
 def _handed_out(crew: Crew, tasks: Iterable[T], jobs: int) -> Iterator[Any]:
@@ -273,8 +312,47 @@ def place(chunk: Held, out: int) -> None:
     first): the worker writes it there while the parent moves on past it; the pool's end waits until every
     chunk is written (raising PlacingFailed, an OSError, for one that could not be). Raises WorkerDied."""
     offset = os.lseek(out, 0, os.SEEK_CUR)
-    _placing[chunk.worker].place(chunk, out, offset)
+    crew = _placing[chunk.worker]
+    placed = _placed.setdefault(out, [])
+    placed.append(Placed(offset, crew.worker(chunk.worker)))  # first: a Ctrl+C may come at any point
+    crew.place(chunk, out, offset)
     os.lseek(out, chunk.size, os.SEEK_CUR)
+
+
+def cut_at_hole(stream: IO[Any]) -> int | None:
+    """After a pool that placed chunks into `stream`'s regular file ended early (interrupted, a worker
+    killed): what the file holds made a prefix of the whole run's output. What the parent holds is written
+    first; then the file is cut at the first chunk a worker that did not end well was told to place (it
+    may never have been written: a hole of NUL bytes a reader would take for data), and written on from
+    there. Returns where the output now ends, or None when no chunk was placed into it."""
+    fd = stream.fileno()
+    placed = _placed.pop(fd, None)
+    if not placed:
+        return None
+    with contextlib.suppress(OSError, ValueError):  # a full disk: the cut below still makes a prefix
+        stream.flush()
+    end = os.lseek(fd, 0, os.SEEK_CUR)
+    holes = [chunk.offset for chunk in placed if chunk.maybe_unwritten()]
+    if holes and min(holes) < end:
+        end = min(holes)
+        os.ftruncate(fd, end)
+        os.lseek(fd, end, os.SEEK_SET)
+    return end
+
+
+def cut_stdout() -> str | None:
+    """`cut_at_hole` of stdout, and what to say of where it ends (None when no chunk was placed into it, or
+    it cannot be cut: a full disk, a closed stream)."""
+    try:
+        end = cut_at_hole(sys.stdout)
+    except (OSError, ValueError):
+        return None
+    if end is None:
+        return None
+    return (
+        f"stdout ends at byte {end:,}, after a whole line: the run's output up to there; the rest was not "
+        "written"
+    )
 
 
 def _write_back(out: int, size: int) -> None:

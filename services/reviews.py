@@ -10,11 +10,11 @@ submissions are read from the files the journals name.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from evalkit.engine.submission import Submission
 from evalkit.services.decisions import (
@@ -25,10 +25,14 @@ from evalkit.services.decisions import (
     STATUS_TARGET,
     Decision,
     DecisionBook,
+    Step,
     is_decision_entry,
 )
-from evalkit.services.journal import JournalContents, read_journal
+from evalkit.services.journal import JournalLine
 from evalkit.services.review_files import JOURNAL_SUFFIX
+
+if TYPE_CHECKING:
+    from evalkit.engine.diagnostics import Diagnostic, Severity
 
 DECIDING = frozenset({ACCEPT, DISCARD, EDIT})
 """The actions that decide a proposal (notes and `done` do not)."""
@@ -61,7 +65,7 @@ class ReviewedJournal:
     decisions: dict[str, dict[str, Decision]]  # source key -> proposal target -> final decision
     activity: Activity
     skipped: int = 0  # lines that are not JSON, or entries that are not decisions
-    problems: list[SkippedLine] = field(default_factory=list)  # one per skipped line, in line order
+    problems: list[SkippedLine] = field(default_factory=list)  # the first PROBLEMS_KEPT skipped lines
     shown: dict[str, str] = field(default_factory=dict)  # source key -> the source as the journal wrote it
 
 
@@ -134,39 +138,98 @@ def _bases(journal: str) -> list[Path]:
 
 def _replayed(path: Path) -> tuple[DecisionBook, Activity, int, list[SkippedLine]]:
     """The journal's final decisions, when they were made, how many of its lines could not be used, and
-    why each could not (line, why)."""
-    from evalkit.services.journal import JournalError
+    why each could not (line, why: the first PROBLEMS_KEPT). One pass over the file, a line at a time."""
+    from evalkit.services.journal import JournalError, journal_lines
 
     if path.is_dir():
         raise ReviewsError(f"{path}: a folder, not a journal (name the {JOURNAL_SUFFIX} files in it)")
     if not path.is_file():
         raise ReviewsError(f"{path}: no such journal")
+    reading = _Reading()
+    book = _FinalDecisions()
     try:
-        contents = read_journal(path)
+        skipped = book.replay(reading.entries(journal_lines(path)))
     except JournalError as exc:
         raise ReviewsError(str(exc)) from None
-    book = DecisionBook()
-    skipped = book.replay(contents.entries) + len(contents.problems)
-    return book, _activity(contents.entries), skipped, _problems(contents)
+    return book, reading.activity(), skipped + reading.not_json, reading.problems
 
 
-def _problems(contents: JournalContents) -> list[SkippedLine]:
-    """Each line the replay could not use, in line order: not JSON, or not a decision."""
-    found = [
-        SkippedLine(line, column, "journal-not-json", problem.partition(": ")[2])
-        for line, column, problem in zip(
-            contents.problem_lines, contents.problem_columns, contents.problems, strict=True
-        )
-    ]
-    found += [
-        SkippedLine(line, 1, "journal-not-decision", NOT_A_DECISION)
-        for entry, line in zip(contents.entries, contents.lines, strict=True)
-        if not is_decision_entry(entry)
-    ]
-    return sorted(found)
+PROBLEMS_KEPT = 1000
+"""The skipped lines of a journal said one by one; the rest are counted (`ReviewedJournal.skipped`)."""
+
+
+class _FinalDecisions(DecisionBook):
+    """A DecisionBook that keeps no undo history: replaying gives the same decisions (each entry carries the
+    decision it leads to), without holding every step of a long journal."""
+
+    def commit(self, step: Step) -> None:
+        self._apply(step)
+
+
+class _Reading:
+    """What one pass over a journal's lines finds besides its entries: the lines it skips (the first
+    PROBLEMS_KEPT, in line order) and the decisions made and when."""
+
+    def __init__(self) -> None:
+        self.problems: list[SkippedLine] = []
+        self.not_json = 0
+        self.decisions = 0
+        self.times: list[datetime] = []
+
+    def entries(self, lines: Iterable[JournalLine]) -> Iterator[Any]:
+        for line in lines:
+            if line.torn:
+                continue
+            if line.problem is not None:
+                self.not_json += 1
+                self._skip(SkippedLine(line.number, line.column, "journal-not-json", line.problem))
+                continue
+            if not is_decision_entry(line.entry):
+                self._skip(SkippedLine(line.number, 1, "journal-not-decision", NOT_A_DECISION))
+            else:
+                self._count(line.entry)
+            yield line.entry
+
+    def _skip(self, problem: SkippedLine) -> None:
+        if len(self.problems) < PROBLEMS_KEPT:
+            self.problems.append(problem)
+
+    def _count(self, entry: dict[str, Any]) -> None:
+        """Decisions made (undo and redo are not new decisions) and the time of every decision entry (one
+        the replay skips sets no time)."""
+        moment = _timestamp(entry.get("ts"))
+        if moment is not None:
+            self.times.append(moment)
+        if (
+            entry.get("action") in DECIDING
+            and entry.get("target") not in (NOTE_TARGET, STATUS_TARGET)
+            and "undoes" not in entry
+            and "redoes" not in entry
+        ):
+            self.decisions += 1
+
+    def activity(self) -> Activity:
+        return Activity(self.decisions, tuple(self.times))
 
 
 NOT_A_DECISION = "not a decision entry (a field is missing or has the wrong type)"
+
+
+def skipped_lines(journal: ReviewedJournal, severity: Severity) -> list[Diagnostic]:
+    """The journal's skipped lines said (the first PROBLEMS_KEPT): `path:line:col: severity[code] why;
+    skipped`, the diagnostics' format."""
+    from evalkit.engine.diagnostics import Diagnostic, Span
+
+    return [
+        Diagnostic(
+            journal.path,
+            Span.point(skipped.line, skipped.column),
+            severity,
+            skipped.code,
+            skipped.why + "; skipped",
+        )
+        for skipped in journal.problems
+    ]
 
 
 def _journal(
@@ -197,27 +260,6 @@ def _exists(key: str) -> bool:
 
 def _is_proposal_decision(target: str, decision: Decision) -> bool:
     return target not in (NOTE_TARGET, STATUS_TARGET) and decision.action in DECIDING
-
-
-def _activity(entries: Iterable[Any]) -> Activity:
-    """Decisions made (undo and redo are not new decisions) and the time of every entry."""
-    count = 0
-    times: list[datetime] = []
-    for entry in entries:
-        if not isinstance(entry, dict):
-            continue
-        moment = _timestamp(entry.get("ts"))
-        if moment is not None:
-            times.append(moment)
-        if (
-            is_decision_entry(entry)  # one the replay skips decided nothing
-            and entry.get("action") in DECIDING
-            and entry.get("target") not in (NOTE_TARGET, STATUS_TARGET)
-            and "undoes" not in entry
-            and "redoes" not in entry
-        ):
-            count += 1
-    return Activity(count, tuple(times))
 
 
 def _timestamp(value: Any) -> datetime | None:

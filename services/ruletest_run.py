@@ -4,7 +4,7 @@ expects, and the rules no case fires (coverage)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -34,7 +34,6 @@ class CaseOutcome:
     result: Result | None
     mismatches: list[Mismatch] = field(default_factory=list)
     error: str | None = None
-    updated: bool = False
 
     @property
     def passed(self) -> bool:
@@ -43,35 +42,55 @@ class CaseOutcome:
 
 @dataclass(slots=True)
 class Suite:
-    """The tests of one config folder and what running them gave."""
+    """The tests of one config folder, run a file at a time and a case at a time (`test_files`, `run`), so
+    that a suite of any size runs in the memory of one test file: only the ids of the rules that fired are
+    kept, for coverage. `outcomes` is filled by `run_suite` alone."""
 
     config: Config
-    files: list[RuleTestFile]
+    paths: list[Path]
+    fired: set[str] = field(default_factory=set)
     outcomes: list[CaseOutcome] = field(default_factory=list)
+    _evaluator: Evaluator | None = None
+
+    def test_files(self) -> Iterator[RuleTestFile]:
+        """Each test file, loaded when its turn comes; none with an invalid config."""
+        if self.config.plan is None:
+            return
+        ids = {entry[0] for entry in rule_positions(self.config)}
+        for path in self.paths:
+            yield load_test_file(path, ids)
+
+    def run(self, test_file: RuleTestFile) -> Iterator[CaseOutcome]:
+        """Each case of the file run, as it is run; the rules it fired are noted for coverage."""
+        if self._evaluator is None:
+            self._evaluator = Evaluator(self.config)
+        for case in test_file.cases:
+            outcome = run_case(self._evaluator, case)
+            if outcome.result is not None:
+                self.fired.update(rule.id for rule in outcome.result.fired_rules)
+            yield outcome
 
     def rule_count(self) -> int:
         return sum(1 for _ in rule_positions(self.config))
 
     def uncovered(self) -> list[Diagnostic]:
-        """The rules that no case fired (whether or not the case passed), at their ids."""
-        fired = {rule.id for o in self.outcomes if o.result is not None for rule in o.result.fired_rules}
+        """The rules that no case run so far fired (whether or not the case passed), at their ids."""
         return [
             info(str(path), span, "uncovered-rule", f"rule '{rule_id}' is fired by no test")
             for rule_id, path, span in rule_positions(self.config)
-            if rule_id not in fired
+            if rule_id not in self.fired
         ]
 
 
+def open_suite(folder: Path, files: list[Path]) -> Suite:
+    """The suite of `folder`'s config (loaded and checked now) and these test files (loaded as they run)."""
+    return Suite(analyze(folder), files)
+
+
 def run_suite(folder: Path, files: list[Path]) -> Suite:
-    """Load the config and the test files, and run every case; with an invalid config nothing runs."""
-    config = analyze(folder)
-    suite = Suite(config, [])
-    if config.plan is None:
-        return suite
-    ids = {entry[0] for entry in rule_positions(config)}
-    suite.files = [load_test_file(path, ids) for path in files]
-    evaluator = Evaluator(config)
-    suite.outcomes = [run_case(evaluator, case) for test_file in suite.files for case in test_file.cases]
+    """Every case run, its outcome kept in `outcomes`: for callers that hold a small suite whole."""
+    suite = open_suite(folder, files)
+    suite.outcomes = [outcome for test_file in suite.test_files() for outcome in suite.run(test_file)]
     return suite
 
 

@@ -51,20 +51,9 @@ def _plain_number(value: float | None) -> float | int | None:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-def update_files(outcomes: list[CaseOutcome]) -> list[Path]:
-    """Write the actual outcomes of the failed cases back into their files; returns the files changed."""
-    by_file: dict[Path, list[CaseOutcome]] = {}
-    for outcome in outcomes:
-        if recorded_values(outcome) and not outcome.passed:
-            by_file.setdefault(outcome.case.path, []).append(outcome)
-    for path, changed in by_file.items():
-        _rewrite_file(path, changed)
-        for outcome in changed:
-            outcome.updated = True
-    return list(by_file)
-
-
-def _rewrite_file(path: Path, outcomes: list[CaseOutcome]) -> None:
+def update_file(path: Path, changes: list[tuple[int, dict[str, Any]]]) -> None:
+    """Write the values recorded for failed cases of one test file (case index, `recorded_values`) back
+    into it; raises OSError naming the file."""
     from io import StringIO
 
     from ruamel.yaml import YAML
@@ -77,13 +66,19 @@ def _rewrite_file(path: Path, outcomes: list[CaseOutcome]) -> None:
     yaml.width = 4096  # never re-wrap long strings the author wrote on one line
     original = path.read_bytes().decode("utf-8")
     text = original.removeprefix(BOM)
-    data, indent, block_seq_indent = load_yaml_guess_indent(text, yaml=yaml)
+    # ruamel keeps a CR in comments (CRLF comment lines came back `\r\r\n`): LF in, the file's end out
+    data, indent, block_seq_indent = load_yaml_guess_indent(_lf(text), yaml=yaml)
     yaml.indent(mapping=2, sequence=indent or 4, offset=2 if block_seq_indent is None else block_seq_indent)
-    for outcome in outcomes:
-        case = data["cases"][outcome.case.index]
+    shared = _shared_nodes(data)
+    for index, values in changes:
+        case = data["cases"][index]
+        if id(case) in shared:  # the whole case an alias (`- *first`): this one gets its own copy
+            case = data["cases"][index] = _unanchored(case)
         if case.get("expect") is None:
             case["expect"] = CommentedMap()
-        for key, value in recorded_values(outcome).items():
+        elif _holds_any(case["expect"], shared):  # an alias of an anchor: this case gets its own copy
+            case["expect"] = _unanchored(case["expect"])
+        for key, value in values.items():
             _assign(case["expect"], key, value)
     out = StringIO()
     yaml.dump(data, out)
@@ -93,6 +88,53 @@ def _rewrite_file(path: Path, outcomes: list[CaseOutcome]) -> None:
         write_text_atomic(path, updated)  # a full disk or SIGTERM leaves the old file whole
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror, str(path)) from None  # named after the test file
+
+
+def _lf(text: str) -> str:
+    """`text` with every line ending LF (CRLF and a lone CR, as YAML reads them)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _shared_nodes(data: Any) -> set[int]:
+    """The ids of the mappings and sequences reached more than once (an anchor and its aliases): writing
+    into one would change every case that names it."""
+    seen: set[int] = set()
+    shared: set[int] = set()
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, (dict, list)):
+            continue
+        if id(node) in seen:
+            shared.add(id(node))
+            continue
+        seen.add(id(node))
+        stack.extend(node.values() if isinstance(node, dict) else node)
+    return shared
+
+
+def _holds_any(node: Any, shared: set[int]) -> bool:
+    if not isinstance(node, (dict, list)):
+        return False
+    if id(node) in shared:
+        return True
+    return any(_holds_any(child, shared) for child in (node.values() if isinstance(node, dict) else node))
+
+
+def _unanchored(node: Any) -> Any:
+    """A deep copy of `node` whose mappings and sequences carry no anchor (the original keeps its own)."""
+    import copy
+
+    copied = copy.deepcopy(node)
+    stack = [copied]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (dict, list)):
+            anchor = getattr(item, "anchor", None)
+            if anchor is not None and getattr(anchor, "value", None) is not None:
+                anchor.value = None
+            stack.extend(item.values() if isinstance(item, dict) else item)
+    return copied
 
 
 def _represent_null(representer: Any, _: None) -> Any:

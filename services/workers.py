@@ -11,7 +11,9 @@ where in an output file it goes (`Crew.place`), and writes it there between chun
 A worker dies with its parent however the parent ends: on Linux the kernel kills it (PR_SET_PDEATHSIG);
 everywhere a watchdog thread notices the parent is gone, and the pipe's end tells the worker the parent
 closed it. Workers leave Ctrl+C and SIGTERM to the parent, which stops them when the pool's block ends
-(`running`): each finishes the chunk it holds, within STOP_GRACE_S, or is killed. A worker that dies
+(`running`): each finishes the chunk it holds and writes every chunk the parent placed (and no other),
+within STOP_GRACE_S, or is killed. A worker that ends with exit code 0 wrote every chunk it was told to
+place; one that did not may have left a hole (services/pool.py's `cut_at_hole`). A worker that dies
 mid-run ends the run with WorkerDied, one message rather than a traceback.
 """
 
@@ -112,16 +114,18 @@ class Worker:
     """One worker process, the parent's end of its pipe, and the numbers of the chunks it holds (handed and
     not yet answered), oldest first: the worker answers in the order it was handed them."""
 
-    __slots__ = ("connection", "held", "process")
+    __slots__ = ("answered", "connection", "handed", "held", "process")
 
     def __init__(self, process: BaseProcess, connection: Connection) -> None:
         self.process, self.connection = process, connection
         self.held: deque[int] = deque()
+        self.handed = self.answered = 0  # chunks handed to it and answered by it, ever
 
     def hand(self, number: int, task: Any) -> None:
         """Send chunk `number` to the worker. Raises WorkerDied when it is gone."""
         self.send(task)
         self.held.append(number)
+        self.handed += 1
 
     def send(self, message: Any) -> None:
         """`message` down the pipe, as Connection.send sends it without a pickler made for each. Raises
@@ -158,9 +162,13 @@ class Crew:
 
     def place(self, chunk: Held, fd: int, offset: int) -> None:
         """Tell the worker holding `chunk` to write it at `offset` of `fd`; it does so between chunks, the
-        parent does not wait. Raises WorkerDied when it is gone."""
+        parent does not wait: once it answers a chunk handed after this word, the write is done (it reads
+        its pipe in order). Raises WorkerDied when it is gone."""
         self._by_pid[chunk.worker].send(Place(chunk.key, fd, offset))
         self.placed = True
+
+    def worker(self, pid: int) -> Worker:
+        return self._by_pid[pid]
 
     def synced(self, number: int) -> None:
         """Wait until every worker has written every chunk it was told to place (chunks numbered from
@@ -194,6 +202,7 @@ class Crew:
             except (EOFError, OSError):  # it died answering: half a reply is no reply
                 raise WorkerDied from None
             got.append((worker.held.popleft(), reply))
+            worker.answered += 1
         return got
 
     def _ready(self) -> tuple[list[Worker], bool]:
@@ -300,9 +309,11 @@ def _serve(
     # a thread of the worker's own reads its pipe all the time, so the parent never waits to hand a chunk
     # to a worker that waits to hand back a reply
     threading.Thread(target=_receive, args=(connection, inbox, stopping), daemon=True).start()
-    while (task := inbox.get()) is not _STOP and not stopping.is_set():
+    while (task := inbox.get()) is not _STOP:
         if isinstance(task, Place):  # here, between chunks (a thread of its own would take turns for the GIL)
             _place(task)
+            continue
+        if stopping.is_set():  # the run is over: only the chunks the parent placed are still written
             continue
         if isinstance(task, Sync):  # every Place before it is carried out
             reply: Reply = (True, _failed[0] if _failed else None)
@@ -316,7 +327,9 @@ def _serve(
         try:
             connection.send_bytes(_pickled(reply))
         except OSError:  # the parent closed its end: the run is over
-            return
+            stopping.set()
+    if _failed:  # a chunk the parent placed is not in the output: the exit code says so (pool.cut_at_hole)
+        sys.exit(1)
 
 
 def _made(make: Callable[[], Callable[[Any], Any]]) -> Callable[[Any], Any]:

@@ -14,7 +14,7 @@ from evalkit.services.batch import raw_items
 from evalkit.services.config_files import refuse_without_config_files
 from evalkit.services.diff import DiffRecipe, DiffReport, ItemDiff, Unchanged, diff_items
 from evalkit.services.diffrender import RENDERERS
-from evalkit.services.gitrev import ConfigSource, NoRevision, NotUtf8, RevisionError, config_at
+from evalkit.services.gitrev import BadFile, ConfigSource, NoRevision, RevisionError, config_at
 from evalkit.services.inputs import STDIN, no_submissions
 from evalkit.services.stdin import items_with_stdin, stdin_problem
 from evalkit.services.usage import UsageProblem
@@ -49,7 +49,7 @@ class DiffRun:
             return 2
         try:
             base_source = self._base_source(Path(head_source.folder))
-        except NotUtf8 as exc:
+        except BadFile as exc:
             print(exc, file=sys.stderr)
             print(f"{PROG}: the base config ({exc.folder}) has errors; nothing was compared", file=sys.stderr)
             return 2
@@ -103,7 +103,7 @@ class DiffRun:
             return config_at(base, head)
         except NoRevision as exc:
             raise UsageProblem(f"--base {base}: not a config folder, and {exc}") from None
-        except NotUtf8:
+        except BadFile:
             raise
         except RevisionError as exc:
             raise UsageProblem(f"--base {base}: {exc}") from None

@@ -220,8 +220,15 @@ class EvalRun:
             outcomes = evaluate_all(config, itertools.chain(first, items), want, self.args.jobs)
         try:
             errors = self._stream(config, outcomes, batch, progress)
-        except BaseException:
+        except BaseException as ended:
             progress.clear()  # the message that follows starts at the left edge
+            outcomes.close()
+            if self.args.out is None:  # a prefix of the whole output, without holes; said on Ctrl+C, SIGTERM
+                from evalkit.services.pool import cut_stdout
+
+                note = cut_stdout()
+                if note is not None and isinstance(ended, KeyboardInterrupt):
+                    print(f"{self.prog}: {note}", file=sys.stderr)
             raise
         finally:
             outcomes.close()  # worker processes end here, whatever ended the run

@@ -107,7 +107,7 @@ def _score_file(args: argparse.Namespace, summary: ScoreSummary) -> int:
 
     name = shown(args.input)  # valid UTF-8 in every message and error entry, whatever bytes the name holds
     source = _open_input(args.input, name)
-    with source, _output(args.out) as write:
+    with source, _output(args.out, args.prog) as write:
         tally = _Tally(name, summary, os.fstat(source.fileno()).st_size)
         if stat.S_ISREG(os.fstat(source.fileno()).st_mode):
             # --out's temporary file, or stdout redirected to a file: the workers write their chunks into it
@@ -197,8 +197,11 @@ def _score_ranges(
 
     try:
         with spool_folder(jobs, hold) as spool:
-            for scored in ordered_map(_ranges(source, path, name), ScoreRanges(spool), jobs):
-                _take(scored, name, write, tally)
+            # closed here, however the loop ends: the workers have ended before stdout is cut (_output)
+            parts = ordered_map(_ranges(source, path, name), ScoreRanges(spool), jobs)
+            with contextlib.closing(parts) as scored:
+                for part in scored:
+                    _take(part, name, write, tally)
     except WorkerDied as died:
         raise UsageProblem(f"{name}: {died}") from None
 
@@ -426,7 +429,7 @@ def _show_error(progress: Progress, count: int, message: str) -> None:
 
 
 @contextlib.contextmanager
-def _output(path: str | None) -> Iterator[Callable[[bytes | Spooled | Held], None]]:
+def _output(path: str | None, prog: str) -> Iterator[Callable[[bytes | Spooled | Held], None]]:
     """Where the scored JSONL goes: stdout, or --out through a temporary file that replaces it only when
     the whole input was read (services/atomic.py). A chunk a worker spooled to a file is copied on by the
     kernel; one a worker holds, it writes into the file itself (a write of its that failed is raised when
@@ -438,7 +441,17 @@ def _output(path: str | None) -> Iterator[Callable[[bytes | Spooled | Held], Non
                 _write(sys.stdout.buffer, data)
 
         with _write_errors_stop(None):
-            yield write_stdout
+            try:
+                yield write_stdout
+            except (
+                BaseException
+            ) as ended:  # a prefix of the whole output, without holes; said on Ctrl+C, SIGTERM
+                from evalkit.services.pool import cut_stdout
+
+                note = cut_stdout()
+                if note is not None and isinstance(ended, KeyboardInterrupt):
+                    print(f"{prog}: {note}", file=sys.stderr)
+                raise
             sys.stdout.flush()
         return
     from evalkit.services.atomic import atomic_output

@@ -18,7 +18,6 @@ from evalkit.services.usage import UsageProblem
 
 if TYPE_CHECKING:
     from evalkit.engine.config import Config
-    from evalkit.services.reviews import SkippedLine
     from evalkit.services.stats import ReviewStats
 
 FORMATS = ("text", "json", "html")
@@ -69,8 +68,9 @@ def _refuse_output_over_input(args: argparse.Namespace) -> None:
 
 
 def _report(args: argparse.Namespace) -> str:
+    from evalkit.engine.diagnostics import Severity
     from evalkit.engine.evaluator import Evaluator
-    from evalkit.services.reviews import ReviewsError, read_reviews
+    from evalkit.services.reviews import ReviewsError, read_reviews, skipped_lines
     from evalkit.services.stats import review_stats
 
     missing = [name for name in args.inputs or [] if not Path(name).exists()]
@@ -82,19 +82,14 @@ def _report(args: argparse.Namespace) -> str:
     except ReviewsError as exc:
         raise UsageProblem(str(exc)) from None
     for journal in reviews.journals:  # skipped, not fatal: say each line, as check says a diagnostic
-        for skipped in journal.problems:
-            print(_warning(journal.path, skipped), file=sys.stderr)
+        for skipped in skipped_lines(journal, Severity.WARNING):
+            print(skipped.format(), file=sys.stderr)
+        if journal.skipped > len(journal.problems):
+            more = journal.skipped - len(journal.problems)
+            print(f"{journal.path}: {more:,} more lines skipped", file=sys.stderr)
     stats = review_stats(reviews, Evaluator(config).evaluate)
     about = {"folder": str(config.folder), "hash": config.config_hash}
     return _render(args.format, stats, about)
-
-
-def _warning(path: str, skipped: SkippedLine) -> str:
-    """`path:line:col: warning[code] why; skipped`, the diagnostics' format."""
-    from evalkit.engine.diagnostics import Diagnostic, Severity, Span
-
-    where = Span.point(skipped.line, skipped.column)
-    return Diagnostic(path, where, Severity.WARNING, skipped.code, f"{skipped.why}; skipped").format()
 
 
 def _render(kind: str, stats: ReviewStats, about: dict[str, str]) -> str:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from evalkit.engine.text import shown
 
 if TYPE_CHECKING:
+    from evalkit.services.ruletest_load import Case, RuleTestFile
     from evalkit.services.ruletest_run import CaseOutcome, Suite
 
 
@@ -36,8 +37,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from evalkit.services.ruletest_load import find_suites
-    from evalkit.services.ruletest_run import run_suite
-    from evalkit.services.ruletest_update import update_files
+    from evalkit.services.ruletest_run import open_suite
     from evalkit.services.usage import UsageProblem
 
     try:
@@ -45,36 +45,58 @@ def run(args: argparse.Namespace) -> int:
     except UsageProblem as problem:
         print(f"evalkit test: {shown(str(problem))}", file=sys.stderr)
         return 2
-    suites = [run_suite(folder, files) for folder, files in targets]
-    outcomes = [outcome for suite in suites for outcome in suite.outcomes]
-    if args.update:
-        for path in update_files(outcomes):
-            print(f"updated {shown(str(path))}")
-    passed, failed = _report(suites, args.coverage)
-    print(f"{passed} passed, {failed} failed")
-    if any(suite.config.plan is None for suite in suites):
-        return 2
-    return 1 if failed else 0
-
-
-def _report(suites: list[Suite], coverage: bool) -> tuple[int, int]:
-    """Print every suite's problems and cases; returns (passed, failed) over all of them."""
-    passed = failed = 0
-    for suite in suites:
+    tally = Tally()
+    invalid = False
+    for folder, files in targets:  # a suite, a file, a case at a time: memory for one test file at most
+        suite = open_suite(folder, files)
         if suite.config.plan is None:
             _print_invalid_config(suite)
+            invalid = True
             continue
-        for test_file in suite.files:
-            for diagnostic in test_file.diagnostics:
-                print(diagnostic.format())
-            failed += any(d.severity == 1 for d in test_file.diagnostics)
-        for outcome in suite.outcomes:
-            print(shown(_case_report(outcome)))  # its messages may name files too
-            passed += outcome.passed or outcome.updated
-            failed += not (outcome.passed or outcome.updated)
-        if coverage:
+        for test_file in suite.test_files():
+            _run_file(suite, test_file, args.update, tally)
+        if args.coverage:
             _print_coverage(suite)
-    return passed, failed
+    print(f"{tally.passed} passed, {tally.failed} failed")
+    if invalid:
+        return 2
+    return 1 if tally.failed else 0
+
+
+class Tally:
+    passed = 0
+    failed = 0
+
+
+def _run_file(suite: Suite, test_file: RuleTestFile, update: bool, tally: Tally) -> None:
+    """Print the file's problems and each case's outcome as it comes. With --update, the failed cases it
+    can record are written back once the file has run, and said then (as UPDATED)."""
+    from evalkit.services.ruletest_update import recorded_values, update_file
+
+    for diagnostic in test_file.diagnostics:
+        print(diagnostic.format())
+    tally.failed += any(d.severity == 1 for d in test_file.diagnostics)
+    held: list[str | Case] = []  # with --update: the file's reports, a case to update standing for its own
+    changes: list[tuple[int, dict[str, Any]]] = []
+    for outcome in suite.run(test_file):
+        values = recorded_values(outcome) if update and not outcome.passed else {}
+        if values:
+            changes.append((outcome.case.index, values))
+            held.append(outcome.case)
+            continue
+        report = shown(_case_report(outcome))  # its messages may name files too
+        tally.passed += outcome.passed
+        tally.failed += not outcome.passed
+        if update:
+            held.append(report)
+        else:
+            print(report)
+    if changes:
+        update_file(test_file.path, changes)
+        print(f"updated {shown(str(test_file.path))}")
+    for item in held:
+        print(item if isinstance(item, str) else f"UPDATED {_where(item)}")
+        tally.passed += not isinstance(item, str)
 
 
 def _print_invalid_config(suite: Suite) -> None:
@@ -85,11 +107,12 @@ def _print_invalid_config(suite: Suite) -> None:
     )
 
 
+def _where(case: Case) -> str:
+    return f"{shown(str(case.path))}:{case.line} {case.name}"
+
+
 def _case_report(outcome: CaseOutcome) -> str:
-    case = outcome.case
-    where = f"{shown(str(case.path))}:{case.line} {case.name}"
-    if outcome.updated:
-        return f"UPDATED {where}"
+    where = _where(outcome.case)
     if outcome.passed:
         return f"PASS {where}"
     lines = [f"FAIL {where}"]

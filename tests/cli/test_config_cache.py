@@ -227,3 +227,97 @@ def test_an_entry_names_the_build_of_the_code_that_checked_it() -> None:
     for module in (schema_check, semantic, validator, yamlsource):
         assert Path(str(module.__file__)).parent in folders
     assert (folders[1] / "rules.schema.json").is_file()
+
+
+def _replace(path: Path, kind: str) -> None:
+    """Put `kind` where `path` is: a named pipe nothing writes to, a 3 GB sparse file, a link to /dev/zero."""
+    path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path, 0o600)
+    elif kind == "sparse":
+        with open(path, "wb") as handle:
+            handle.truncate(3 << 30)
+        path.chmod(0o600)
+    else:
+        path.symlink_to("/dev/zero")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "sparse", "zero"])
+@pytest.mark.parametrize("which", ["entry", "key"])
+def test_a_cache_file_that_is_no_file_of_ours_is_a_miss(
+    tmp_path: Path, config: Path, which: str, kind: str
+) -> None:
+    """A named pipe would block forever, a 3 GB sparse file or /dev/zero would be read whole: each is a
+    miss (or, at the key, no cache), in bounded memory (RLIMIT_AS), and the run gives the same outputs."""
+    cache = tmp_path / "cache"
+    honest, _ = outputs(cache, tmp_path, config)
+    [entry] = entries(cache)
+    _replace(entry if which == "entry" else cache / "evalkit" / "key", kind)
+    prefix = f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({1 << 30}, {1 << 30}))"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"{prefix}; import sys; from evalkit.cli import main; sys.exit(main())",
+            *("eval", str(SAMPLES), "--config-dir", str(config), "--out", str(tmp_path / "again.jsonl")),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "XDG_CACHE_HOME": str(cache)},
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert (tmp_path / "again.jsonl").read_text(encoding="utf-8") == (tmp_path / "results.jsonl").read_text(
+        encoding="utf-8"
+    )
+    assert honest
+
+
+def test_a_signed_entry_holding_malformed_data_is_a_miss_written_anew(tmp_path: Path, config: Path) -> None:
+    """An entry that verifies (signed with the user's key) but holds what no build writes: a miss, never a
+    TypeError; the next run writes a good entry over it."""
+    from evalkit.services import config_cache
+
+    cache = tmp_path / "cache"
+    honest, _ = outputs(cache, tmp_path, config)
+    [entry] = entries(cache)
+    signature, _, payload = entry.read_bytes().partition(b"\n")
+    secret = (cache / "evalkit" / "key").read_bytes()
+    name = _entry_name(config)
+    assert config_cache._signature(secret, name, payload).encode() == signature
+    for malformed in ({"rules": {"rating_rules": 7}}, {"rules": {"rating_rules": [{"id": []}]}}):
+        body = json.dumps(malformed).encode()
+        entry.write_bytes(config_cache._signature(secret, name, body).encode() + b"\n" + body)
+        assert outputs(cache, tmp_path, config) == (honest, True)
+        assert outputs(cache, tmp_path, config) == (honest, False)  # written anew
+
+
+def _entry_name(config: Path) -> str:
+    from evalkit.engine.config import _yaml_bytes, config_files
+    from evalkit.services.config_cache import entry_name
+
+    files = config_files(config)
+    return entry_name(config, files, _yaml_bytes(config, files, {})[0])
+
+
+def test_a_relative_cache_home_is_ignored(tmp_path: Path, config: Path) -> None:
+    """XDG: a relative XDG_CACHE_HOME is invalid and ignored; the cache goes to ~/.cache, never into the
+    folder the command runs from."""
+    home = tmp_path / "home"
+    home.mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "evalkit", "eval", str(SAMPLES), "--config-dir", str(config)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "XDG_CACHE_HOME": "relative-cache", "HOME": str(home)},
+        cwd=work,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert list(work.iterdir()) == []
+    assert list((home / ".cache" / "evalkit" / "configs").iterdir())

@@ -4,6 +4,7 @@ then edited in the working tree, and compared against HEAD, against another fold
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -410,3 +411,119 @@ def test_a_feedback_template_change_is_a_change(repo: Path) -> None:
     assert code == 0 and report["changed"] > 0
     assert all(set(change) == {"source", "ranking_feedback"} for change in report["changes"])
     assert report["changes"][0]["ranking_feedback"][1].startswith("El ranking incluye todas")
+
+
+def test_a_base_file_too_large_is_said_from_its_size_and_never_read(repo: Path) -> None:
+    """A 200 MB rules.yaml at the base: `git cat-file --batch-check` gives its size, the diagnostic says it,
+    and the blob is never read (before, the whole blob was read, then refused: 450 MB peaked at 1.3 GB)."""
+    rules = repo / "config" / "rules.yaml"
+    saved = rules.read_bytes()
+    with open(rules, "ab") as handle:
+        handle.write(b"#" * (200 << 20))
+    git(repo, "commit", "-qam", "huge")
+    rules.write_bytes(saved)
+    code = (
+        "import resource, subprocess, sys; "
+        "done = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+        "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); "
+        "print(done.stderr, end='')"
+    )
+    args = ["--base", "HEAD", "--config-dir", "config", "samples"]
+    done = subprocess.run(
+        [sys.executable, "-c", code, sys.executable, "-m", "evalkit", "diff", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    status, *stderr = done.stdout.splitlines()
+    returncode, peak_kb = map(int, status.split())
+    assert returncode == 2 and peak_kb < 150_000, done.stdout
+    assert stderr == [
+        "HEAD:config/rules.yaml:1:1: error[file-too-large] the file is larger than 4,000,000 bytes "
+        f"({len(saved) + (200 << 20):,} bytes); the limit is 1,000,000 characters",
+        "evalkit diff: the base config (HEAD:config) has errors; nothing was compared",
+    ]
+
+
+def _report_without_refs(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    report["base"].pop("ref")
+    return report
+
+
+@pytest.fixture
+def other_repo(tmp_path: Path) -> Path:
+    """Another repository, whose config at HEAD differs from the project's."""
+    other = tmp_path / "other"
+    shutil.copytree(REPO / "config_samples", other / "config", ignore=shutil.ignore_patterns("*.py", "tests"))
+    git(other, "init", "-q")
+    edit_rules(other, "max_total_length: 80", "max_total_length: 400")
+    git(other, "add", "-A")
+    git(other, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "other")
+    return other
+
+
+@pytest.mark.parametrize(
+    "variables",
+    [
+        {"GIT_DIR": "{other}/.git"},
+        {"GIT_DIR": ".git"},  # as git exports it inside a hook: relative to the hook's folder
+        {"GIT_WORK_TREE": "{other}"},
+        {"GIT_DIR": "{other}/.git", "GIT_WORK_TREE": "{other}", "GIT_INDEX_FILE": "{other}/.git/index"},
+    ],
+)
+def test_git_variables_in_the_environment_do_not_choose_the_repository(
+    repo: Path, other_repo: Path, variables: dict[str, str]
+) -> None:
+    """The base is read from the repository that holds the config folder, whatever GIT_DIR or GIT_WORK_TREE
+    say (GIT_WORK_TREE elsewhere was a ValueError traceback; GIT_DIR read the other repository)."""
+    args = ["diff", "--base", "HEAD", "--config-dir", "config", "samples", "--format", "json"]
+    plain = subprocess.run(
+        [sys.executable, "-m", "evalkit", *args], cwd=repo, capture_output=True, text=True, timeout=120
+    )
+    environment = {**os.environ, **{k: v.format(other=other_repo) for k, v in variables.items()}}
+    done = subprocess.run(
+        [sys.executable, "-m", "evalkit", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environment,
+    )
+    assert "Traceback" not in done.stderr
+    assert _report_without_refs(done) == _report_without_refs(plain)
+    assert json.loads(done.stdout)["changed"] == 0  # the project's own HEAD, not the other's config
+
+
+def test_a_pre_commit_hook_runs_evalkit_diff(repo: Path) -> None:
+    """`evalkit diff --fail-on-change` in a real pre-commit hook (git's environment, the repository's top
+    as its folder): a commit that changes outcomes is refused, one that does not goes through."""
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text(
+        f"#!/bin/sh\nexec {sys.executable} -m evalkit diff --base HEAD --config-dir config samples "
+        "--fail-on-change\n"
+    )
+    hook.chmod(0o755)
+    lengthen_short_answers(repo)
+    refused = subprocess.run(
+        ["git", "commit", "-qam", "longer"], cwd=repo, capture_output=True, text=True, timeout=120
+    )
+    assert refused.returncode == 1 and "21 submissions changed (--fail-on-change)" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    git(repo, "checkout", "--", "config")
+    (repo / "notes.txt").write_text("no config change\n")
+    git(repo, "add", "notes.txt")
+    git(repo, "commit", "-qm", "notes")
+
+
+def test_a_revision_named_by_its_message(repo: Path) -> None:
+    """`--base ':/message'` (the youngest commit whose message matches) is a revision like any other."""
+    git(repo, "commit", "-q", "--allow-empty", "-m", "later")
+    lengthen_short_answers(repo)
+    code, report = diff_json("--base", ":/^config", "--config-dir", "config", "samples", cwd=repo)
+    assert code == 0 and report["changed"] == 21 and report["base"]["ref"] == ":/^config"
+    done = evalkit_diff("--base", ":/no commit says this", "--config-dir", "config", "samples", cwd=repo)
+    assert done.returncode == 2 and "':/no commit says this' is not a revision" in done.stderr

@@ -438,3 +438,90 @@ def test_sigterm_while_workers_write_into_the_output_removes_it(tmp_path: Path) 
     assert err.endswith("terminated\n") and "Traceback" not in err
     wait_for(lambda: not any(alive(pid) for pid in workers), "the workers to end")
     assert sorted(path.name for path in tmp_path.iterdir()) == ["big.jsonl"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize(
+    ("command", "line", "lines"), [("eval", SEED_LINE, 20_000), ("score", SCORE_LINE, 400_000)]
+)
+def test_a_run_into_redirected_stdout_interrupted_half_way_leaves_a_prefix_without_holes(
+    tmp_path: Path, command: str, line: str, lines: int, signum: int
+) -> None:
+    """`evalkit eval|score --jobs 2 > file`, Ctrl+C (to the process group, as a terminal sends it) or SIGTERM
+    half-way: the workers write their chunks into the file at offsets, and a chunk placed but never
+    written was a hole of NUL bytes (1.7 MB of them in a 160 MB file). What is left is a prefix of the
+    whole run's output, ending after a whole line, and stderr says where it ends."""
+    (tmp_path / "big.jsonl").write_text((line + "\n") * lines, encoding="utf-8")
+    args = [sys.executable, "-m", "evalkit", command, "big.jsonl", "--jobs", "2"]
+    with (tmp_path / "whole.jsonl").open("wb") as whole_out:
+        subprocess.run(
+            args, cwd=tmp_path, stdout=whole_out, stderr=subprocess.DEVNULL, timeout=120, check=True
+        )
+    whole = (tmp_path / "whole.jsonl").read_bytes()
+    cut_path = tmp_path / "cut.jsonl"
+    with cut_path.open("wb") as cut_out:
+        process = subprocess.Popen(
+            args,
+            cwd=tmp_path,
+            stdout=cut_out,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+            preexec_fn=_as_a_terminal_would,
+        )
+    workers: list[int] = []
+    try:
+        wait_for(lambda: cut_path.stat().st_size > len(whole) // 3, "a third of the output")
+        workers = children(process.pid)
+        if signum == signal.SIGINT:
+            os.killpg(process.pid, signal.SIGINT)
+        else:
+            process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=DEADLINE_S)
+    finally:
+        for pid in [process.pid, *workers]:
+            if alive(pid) and _runs_on(pid, Path("big.jsonl")):
+                os.kill(pid, signal.SIGKILL)
+        process.wait()
+    assert process.returncode == (130 if signum == signal.SIGINT else 128 + signal.SIGTERM), err
+    cut = cut_path.read_bytes()
+    assert b"\0" not in cut and cut.endswith(b"\n") and whole.startswith(cut)
+    assert len(whole) // 3 < len(cut) < len(whole)
+    assert f"evalkit {command}: stdout ends at byte {len(cut):,}, after a whole line" in err, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("command", "line", "lines"), [("eval", SEED_LINE, 20_000), ("score", SCORE_LINE, 400_000)]
+)
+def test_a_worker_killed_while_writing_into_redirected_stdout_leaves_a_prefix_without_holes(
+    tmp_path: Path, command: str, line: str, lines: int
+) -> None:
+    """A worker killed outright (the OOM killer) may leave chunks it was told to write unwritten: stdout is
+    cut before the first of them, and what is left is a prefix of the whole run's output."""
+    (tmp_path / "big.jsonl").write_text((line + "\n") * lines, encoding="utf-8")
+    args = [sys.executable, "-m", "evalkit", command, "big.jsonl", "--jobs", "2"]
+    with (tmp_path / "whole.jsonl").open("wb") as whole_out:
+        subprocess.run(
+            args, cwd=tmp_path, stdout=whole_out, stderr=subprocess.DEVNULL, timeout=120, check=True
+        )
+    whole = (tmp_path / "whole.jsonl").read_bytes()
+    cut_path = tmp_path / "cut.jsonl"
+    with cut_path.open("wb") as cut_out:
+        process = subprocess.Popen(
+            args, cwd=tmp_path, stdout=cut_out, stderr=subprocess.PIPE, text=True, start_new_session=True
+        )
+    workers: list[int] = []
+    try:
+        wait_for(lambda: cut_path.stat().st_size > len(whole) // 3, "a third of the output")
+        workers = children(process.pid)
+        os.kill(workers[0], signal.SIGKILL)
+        _, err = process.communicate(timeout=DEADLINE_S)
+    finally:
+        for pid in [process.pid, *workers]:
+            if alive(pid) and _runs_on(pid, Path("big.jsonl")):
+                os.kill(pid, signal.SIGKILL)
+        process.wait()
+    assert process.returncode == 2 and "a worker process died" in err and "Traceback" not in err, err
+    cut = cut_path.read_bytes()
+    assert b"\0" not in cut and whole.startswith(cut) and (cut == b"" or cut.endswith(b"\n"))

@@ -4,6 +4,7 @@ failures, reporting broken test files, and coverage; through the engine and thro
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -210,3 +211,40 @@ def test_a_test_file_keeps_anchors_in_x_keys(tmp_path: Path) -> None:
     done = evalkit_test(str(suite / "tests" / "anchored.yaml"))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "PASS" in done.stdout and "merged from an x- key" in done.stdout
+
+
+def _many_cases(folder: Path, files: int, cases: int) -> Path:
+    suite = folder / "suite"
+    shutil.copytree(SUITE, suite, ignore=shutil.ignore_patterns("tests"))
+    (suite / "tests").mkdir()
+    for number in range(files):
+        lines = [
+            f"- {{name: c{i}, submission: h, expect: {{must_fire: [mentions_heap]}}}}" for i in range(cases)
+        ]
+        text = "submissions:\n  h: ../submissions/heap.json\ncases:\n" + "\n".join(lines) + "\n"
+        (suite / "tests" / f"many{number}.yaml").write_text(text, encoding="utf-8")
+    return suite
+
+
+def _peak_kb(suite: Path) -> int:
+    code = (
+        "import resource, subprocess, sys; "
+        "done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL); "
+        "assert done.returncode == 0; print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(EVALKIT), "test", str(suite)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return int(done.stdout)
+
+
+def test_results_stream_so_memory_does_not_grow_with_the_cases(tmp_path: Path) -> None:
+    """`evalkit test` keeps no result once it is printed: 8,000 cases in 8 files peak where 1,000 in one
+    do (every result held took 1 GB for 100,000 cases: about 50 MB more for these 7,000)."""
+    few = _peak_kb(_many_cases(tmp_path / "few", 1, 1000))
+    many = _peak_kb(_many_cases(tmp_path / "many", 8, 1000))
+    assert many - few < 15_000, (few, many)

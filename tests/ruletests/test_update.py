@@ -129,3 +129,69 @@ def test_update_keeps_the_files_line_ends_and_byte_order_mark(suite: Path, line_
     assert updated.startswith(bom + "# Cases that fail on purpose")
     assert updated.count(line_end) == updated.count("\n") > text.count("\n") // 2
     assert f"      score: 2{line_end}" in updated  # the update itself (it was 2 for "wrong expectations")
+
+
+def test_a_crlf_file_keeps_crlf_through_two_updates(suite: Path) -> None:
+    """ruamel kept each comment's CR: comment lines came back `\\r\\r\\n`, and a second update made the file
+    CR-only. Now every line ends CRLF after each update, and an update of an updated file changes only the
+    value updated."""
+    failing = suite / "tests" / "failing.yaml"
+    failing.write_bytes(failing.read_bytes().replace(b"\n", b"\r\n"))
+    evalkit_test(suite, "--update")
+    once = failing.read_bytes()
+    assert b"\r\r" not in once and once.count(b"\r\n") == once.count(b"\n") == once.count(b"\r")
+    assert b"score: 2          # wrong: the heap rule adds 2\r\n" in once
+    failing.write_bytes(once.replace(b"score: 2 ", b"score: 9 "))  # wrong again: a second update
+    evalkit_test(suite, "--update")
+    assert failing.read_bytes() == once
+
+
+ALIASED = """\
+submissions:
+  heap: ../submissions/heap.json
+cases:
+  - name: first
+    submission: heap
+    expect: &shared
+      fired: [mentions_heap, high_accuracy_needs_example, close_rewrite]
+  - name: second
+    submission: heap
+    with:
+      ratings: {accuracy: 4.0}
+    expect: *shared
+"""
+
+
+def test_an_aliased_expectation_is_updated_for_its_case_alone(suite: Path) -> None:
+    """Two cases share `expect` through an anchor; the second fails. Updating it through the alias rewrote
+    the anchor, so the first case failed while the update said both passed: now the second case gets its
+    own `expect`, and the first still passes."""
+    for name in ("failing.yaml", "passing.yaml"):
+        (suite / "tests" / name).unlink()
+    aliased = suite / "tests" / "aliased.yaml"
+    aliased.write_text(ALIASED, encoding="utf-8")
+    before = evalkit_test(suite)
+    assert "PASS" in before.stdout and "FAIL" in before.stdout, before.stdout
+    updated = evalkit_test(suite, "--update")
+    assert updated.stdout.splitlines()[-1] == "2 passed, 0 failed"
+    after = evalkit_test(suite)
+    assert after.returncode == 0 and after.stdout.splitlines()[-1] == "2 passed, 0 failed", after.stdout
+    first, second = yaml.safe_load(aliased.read_text(encoding="utf-8"))["cases"]
+    assert first["expect"] == {"fired": ["mentions_heap", "high_accuracy_needs_example", "close_rewrite"]}
+    assert second["expect"] != first["expect"]
+
+
+def test_a_test_file_kept_as_a_link_stays_a_link(suite: Path, tmp_path: Path) -> None:
+    """--update writes through a symbolic link to its target, atomically: the link stays a link."""
+    elsewhere = tmp_path / "shared" / "failing.yaml"
+    elsewhere.parent.mkdir()
+    failing = suite / "tests" / "failing.yaml"
+    shutil.move(failing, elsewhere)
+    elsewhere.with_name("heap.json").touch()
+    failing.symlink_to(os.path.relpath(elsewhere, failing.parent))
+    link = os.readlink(failing)
+    done = evalkit_test(suite, "--update")
+    assert f"updated {failing}" in done.stdout
+    assert failing.is_symlink() and os.readlink(failing) == link
+    assert "      score: 2          # wrong: the heap rule adds 2" in elsewhere.read_text(encoding="utf-8")
+    assert sorted(p.name for p in elsewhere.parent.iterdir()) == ["failing.yaml", "heap.json"]

@@ -106,3 +106,35 @@ def test_a_writer_killed_mid_write_leaves_a_temporary_file_the_next_run_removes(
     write_text_atomic(target, "whole\n")
     assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"]
     assert target.read_text(encoding="utf-8") == "whole\n"
+
+
+def test_a_link_is_written_through_and_stays_a_link(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / "out.jsonl"
+    target.write_text("old\n", encoding="utf-8")
+    target.chmod(0o640)
+    link = tmp_path / "out.jsonl"
+    link.symlink_to("real/out.jsonl")
+    chained = tmp_path / "chained.jsonl"
+    chained.symlink_to("out.jsonl")
+    write_text_atomic(chained, "new\n")
+    assert os.readlink(chained) == "out.jsonl" and os.readlink(link) == "real/out.jsonl"
+    assert target.read_text(encoding="utf-8") == "new\n" and stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert sorted(p.name for p in (tmp_path / "real").iterdir()) == ["out.jsonl"]
+
+
+def test_score_out_to_a_link_writes_its_target(tmp_path: Path) -> None:
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"data_source": "typos", "extra_info": {"label": "a"}, "model_output": "a"}\n')
+    (tmp_path / "kept").mkdir()
+    (tmp_path / "scored.jsonl").symlink_to("kept/scored.jsonl")
+    done = subprocess.run(
+        [sys.executable, "-m", "evalkit", "score", str(rows), "--out", "scored.jsonl"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "scored.jsonl").is_symlink()
+    assert '"score": 1.0' in (tmp_path / "kept" / "scored.jsonl").read_text(encoding="utf-8")

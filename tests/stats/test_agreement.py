@@ -3,6 +3,9 @@ checked against alpha computed by hand; and laws of the counting that hold whate
 
 from __future__ import annotations
 
+import math
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -95,3 +98,76 @@ def _rating_moves(reviews: Any, dimension: str) -> list[tuple[float, float]]:
                 if proposal.target == f"rating.{dimension}":
                     moves.append((proposal.proposed, proposal.original))
     return moves
+
+
+VALUES = st.one_of(  # the package squares raw differences: tiny ones underflow to 0 there, so none here
+    st.integers(-3, 3).map(float), st.floats(-1e6, 1e6).filter(lambda value: value == 0 or abs(value) > 1e-6)
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    level=st.sampled_from(["interval", "nominal"]),
+    table=st.lists(st.lists(st.one_of(st.none(), VALUES), min_size=3, max_size=3), min_size=1, max_size=12),
+)
+def test_alpha_is_the_krippendorff_packages_alpha(level: Any, table: list[list[float | None]]) -> None:
+    """The sums over decisions give the alpha the `krippendorff` package computes from its coincidence
+    matrix (a test dependency only: the package's matrix grows with the square of the distinct values)."""
+    import warnings
+
+    import krippendorff
+    import numpy
+
+    warnings.simplefilter("ignore", RuntimeWarning)  # the package's own 0/0 on no variation
+
+    if level == "nominal":  # categories: a few, named
+        table = [[None if value is None else float(round(value) % 4) for value in row] for row in table]
+    coded = (lambda value: f"c{value:g}") if level == "nominal" else (lambda value: value)
+    reviewers = [
+        {item: coded(row[r]) for item, row in enumerate(table) if row[r] is not None} for r in range(3)
+    ]
+    found = alpha(level, reviewers)
+    data = numpy.array([[numpy.nan if row[r] is None else row[r] for row in table] for r in range(3)])
+    pairable = sum(1 for row in table if sum(value is not None for value in row) >= 2)
+    assert found.items == pairable
+    if not pairable:
+        assert found.value is None
+        return
+    try:
+        expected = float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
+    except ValueError:  # one value only: undefined
+        expected = float("nan")
+    if math.isnan(expected):  # the package's nan: no variation among the pairable values
+        assert found.value is None and "same value" in (found.note or "")
+        return
+    assert found.value == pytest.approx(expected, rel=1e-6, abs=1e-9)
+
+
+def test_ratings_no_float_holds_are_left_out() -> None:
+    found = alpha("interval", [{"a": 1.0, "b": 10**400, "c": float("inf")}, {"a": 2.0, "b": 3.0, "c": 1.0}])
+    assert found.items == 1
+
+
+@pytest.mark.parametrize("items", [400, 6000])
+def test_all_distinct_values_take_bounded_memory_and_time(items: int) -> None:
+    """Two reviewers, every rating and label distinct: the coincidence matrix would be (2 * items)^2 cells
+    (6,000 items: numpy was asked for 6 TiB); the sums take a few MB. Run under RLIMIT_AS 512 MB."""
+    code = f"""
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
+from evalkit.services.agreement import alpha
+first = {{f"s{{i}}": float(i) for i in range({items})}}
+second = {{f"s{{i}}": float(i) + 0.5 for i in range({items})}}
+rated = alpha("interval", [first, second])
+labels = [{{k: f"{{side}}{{v}}" for k, v in values.items()}} for side, values in zip("ab", (first, second))]
+labelled = alpha("nominal", labels)
+print(rated.items, repr(rated.value), labelled.items, repr(labelled.value))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    rated_items, rated, labelled_items, labelled = done.stdout.split()
+    assert int(rated_items) == int(labelled_items) == items
+    assert 0.99 < float(rated) < 1.0  # near agreement: half a point apart over a range of thousands
+    assert abs(float(labelled)) < 1e-9  # no two labels alike: no better than chance

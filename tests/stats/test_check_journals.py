@@ -107,3 +107,20 @@ def test_a_glob_over_folders_reads_the_journals_in_them_not_the_folders(
     every = evalkit("check", "config_samples", "--journals", str(workspace / "reviews" / "**"))
     assert (every.returncode, every.stderr) == (0, "")
     assert every.stdout == done.stdout and "rule-discarded" in every.stdout
+
+
+def test_a_recursive_glob_over_folders_that_link_to_themselves_ends(
+    workspace: Path, reviewer: Any, evalkit: Any
+) -> None:
+    """`reviews/**` over a folder holding two links to itself: the glob module never ended."""
+    reviewer("ana", discard_penalty)
+    reviewer("ben", discard_penalty)
+    archive = workspace / "reviews" / "2026-11"
+    archive.mkdir(parents=True)
+    for journal in workspace.glob("*.decisions.jsonl"):
+        journal.rename(archive / journal.name)
+    (archive / "again").symlink_to(archive)
+    (archive / "and-again").symlink_to(archive)
+    done = evalkit("check", "config_samples", "--journals", str(workspace / "reviews" / "**" / "*.jsonl"))
+    assert done.returncode == 0, done.stderr
+    assert "16 of 16 decisions" in done.stdout  # each journal counted once, not once per path to it
