@@ -25,7 +25,9 @@ from pathlib import Path
 import pytest
 
 EVALKIT = str(Path(sys.executable).with_name("evalkit"))
-SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+CHECKOUT = Path(__file__).resolve().parents[2]
+"""The project's checkout, whose `evalkit/` folder is not the installed package."""
+SAMPLES = CHECKOUT / "samples"
 MB = 1024 * 1024
 OBJECT_STORE = 80 * MB
 RAY_SETTINGS = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_enable_metrics_collection": "0"}
