@@ -159,7 +159,7 @@ def _on_ray(
     from evalkit.ray._outputs import form_of
 
     stdout = _keep_stdout()
-    _connect(args.ray)
+    _connect(args.ray, args.prog)
     output = _output(args.out, command, stdout)
     job = Job(command, config, form_of(args.out), output.parts, output.stamp)
     with _watched(output, args.prog):
@@ -262,7 +262,7 @@ def _files(inputs: list[str], suffixes: tuple[str, ...]) -> list[Path]:
     return files
 
 
-def _connect(address: str) -> None:
+def _connect(address: str, prog: str) -> None:
     """Join the cluster at `address`, or start Ray on this machine; quietly, as the run shows progress.
 
     ray.init runs from a neutral folder: Ray puts the driver's working folder first on every worker's
@@ -274,7 +274,7 @@ def _connect(address: str) -> None:
     _check_reachable(address)
     here = os.getcwd()
     try:
-        with _auth_failure_stops(address):
+        with _auth_failure_stops(address, prog):
             os.chdir(os.path.abspath(os.sep))
             ray.init(
                 address=address, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False
@@ -286,10 +286,11 @@ def _connect(address: str) -> None:
 
 
 @contextlib.contextmanager
-def _auth_failure_stops(address: str) -> Iterator[None]:
+def _auth_failure_stops(address: str, prog: str) -> Iterator[None]:
     """While connecting: a cluster that refuses the driver's token (`InvalidAuthToken`, which Ray would
-    print 20 times over 25 s before giving up) stops the run at the first refusal, saying what to set.
-    Ray's C++ core prints the refusal on stderr, so stderr is read through a pipe meanwhile."""
+    print 20 times over 25 s before giving up) stops the run at the first refusal, with one message saying
+    what to set. Ray's C++ core prints the refusal on stderr, so stderr is read through a pipe meanwhile
+    (what else Ray says there is passed on)."""
     read, write = os.pipe()
     saved = os.dup(2)
     os.dup2(write, 2)
@@ -299,14 +300,15 @@ def _auth_failure_stops(address: str) -> Iterator[None]:
     def watch() -> None:
         pending = b""
         while chunk := os.read(read, 65536):
-            if not done.is_set():
-                os.write(saved, chunk)  # what Ray says while connecting still shows, as it would
             pending = (pending + chunk)[-4096:]
-            if AUTH_FAILURE.encode() in pending and not done.is_set():
+            refused = AUTH_FAILURE.encode() in pending
+            if not done.is_set() and not refused:
+                os.write(saved, chunk)
+            if refused and not done.is_set():
                 mode = os.environ.get("RAY_AUTH_MODE", "not set")
                 os.write(
                     saved,
-                    f"evalkit: the Ray cluster at {address} uses token authentication and refused this "
+                    f"{prog}: the Ray cluster at {address} uses token authentication and refused this "
                     f"driver's token (RAY_AUTH_MODE is {mode}): set RAY_AUTH_MODE=token and the cluster's "
                     "token (RAY_AUTH_TOKEN, or ~/.ray/auth_token; `ray get-auth-token` on the head shows "
                     "it)\n".encode(),

@@ -74,17 +74,17 @@ class FileOutput(Output):
     """One file, written into a hidden temporary file beside it and renamed over it when complete."""
 
     def __init__(self, path: str, schema: pa.Schema | None) -> None:
-        from evalkit.services.atomic import stamped_name
+        from evalkit.services.atomic import _remove_orphans, _special, stamped_name
 
         self.target = Path(path)
-        self.temp = self.target.with_name(stamped_name(f".{self.target.name}.", ".tmp"))
-        self._schema = schema
+        self.special = _special(self.target)  # /dev/null, a pipe: written in place, as atomic_output does
+        hidden = stamped_name(f".{self.target.name}.", ".tmp")
+        self.temp = self.target if self.special else self.target.with_name(hidden)
         self._writer: Any = None
         self._stack = contextlib.ExitStack()
-        from evalkit.services.atomic import _remove_orphans
-
-        _remove_orphans(self.target)
-        self._handle = self._stack.enter_context(open(self.temp, "xb"))  # noqa: SIM115
+        if not self.special:
+            _remove_orphans(self.target)
+        self._handle = self._stack.enter_context(open(self.temp, "wb" if self.special else "xb"))  # noqa: SIM115
         if schema is not None:
             import pyarrow.parquet as pq
 
@@ -99,6 +99,8 @@ class FileOutput(Output):
 
     def commit(self, command: str) -> None:
         self._stack.close()
+        if self.special:
+            return
         with open(self.temp, "rb") as handle:
             os.fsync(handle.fileno())
         with contextlib.suppress(FileNotFoundError):
@@ -111,7 +113,8 @@ class FileOutput(Output):
         os.chmod(self.temp, stat.S_IMODE(os.stat(self.target).st_mode))
 
     def discard(self) -> None:
-        self.temp.unlink(missing_ok=True)
+        if not self.special:
+            self.temp.unlink(missing_ok=True)
 
 
 class FolderOutput(Output):

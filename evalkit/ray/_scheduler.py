@@ -185,7 +185,9 @@ class _Run:
         except RayTaskError as failed:  # evalkit's own code raised: the same would happen again
             raise RunFailed(f"a worker failed on {self._where(index)}: {_first_line(failed.cause)}") from None
         except RayActorError as lost:
-            self._lost(actor, f"a worker was lost: {_first_line(lost)}")
+            why = f"a worker was lost: {_first_line(lost)}"
+            self._retry(index, why)
+            self._lost(actor, why)
             return
         except (RayError, GetTimeoutError) as lost:  # the result was lost with its node, or cannot be had
             self._retry(index, f"a result was lost: {_first_line(lost)}")
@@ -193,7 +195,9 @@ class _Run:
         self._finished(done)
 
     def _started(self, ref: Any) -> None:
-        actor = self.pool.actors.pop(ref)
+        actor = self.pool.actors.pop(ref, None)
+        if actor is None:
+            return
         try:
             ray.get(ref, timeout=GET_S)
         except RayError as failed:

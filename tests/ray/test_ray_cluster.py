@@ -107,7 +107,7 @@ def test_a_worker_killed_mid_run_changes_nothing_in_the_data_on_stdout(tmp_path:
     assert local.returncode == 1, local.stderr
     command = [EVALKIT, "eval", str(submissions), "--ray", cluster]
     env = {**os.environ, "EVALKIT_RAY_STALL_S": "120"}
-    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "bufsize": 0}  # nothing read ahead
     with subprocess.Popen(command, cwd=tmp_path, env=env, **pipes) as run:  # type: ignore[call-overload]
         assert run.stdout is not None
         first = run.stdout.readline()  # the first chunk is written: the others are at work
@@ -229,7 +229,7 @@ pq.write_table(pa.Table.from_pylist(rows), f"{folder}/rows.parquet")
 
 
 def scores(dataset):
-    return sorted((json.loads(r["record"])["id"], r["score"]) for r in dataset.iter_rows())
+    return sorted([json.loads(r["record"])["id"], r["score"]] for r in dataset.iter_rows())
 
 
 def without_sources(dataset):
@@ -277,7 +277,7 @@ def test_the_api_on_ray_datas_read_datasets_finishes_with_the_local_records(
         if record.pop("source").startswith(str(workdir / "submissions.jsonl")):
             local_eval.append(json.dumps(record, sort_keys=True))
     local_scores = sorted(
-        (json.loads(line)["id"], json.loads(line)["score"])
+        [json.loads(line)["id"], json.loads(line)["score"]]
         for line in lines_of(workdir / "local-score.jsonl")
         if '"score"' in line
     )
