@@ -24,9 +24,12 @@ from evalkit.services.pool import LineRange
 if TYPE_CHECKING:
     import pyarrow as pa
 
-RANGE_BYTES = 1 << 20
-"""A chunk of a JSONL file: about a thousand submissions of a kilobyte. A Ray task costs about a
-millisecond of CPU in all, so a chunk this size makes that about a microsecond a submission."""
+RANGE_BYTES = 4 << 20
+"""A chunk of a JSONL file: about 4,000 submissions of a kilobyte (smaller near a file's end, so that the
+workers finish together: inputs.guided_size). A Ray task costs the driver about 5 ms of CPU in all (its
+threads taking the reply included), so a chunk this size makes that about a microsecond a submission."""
+CHUNK_BYTES_VARIABLE = "EVALKIT_RAY_CHUNK_BYTES"
+"""Sets the chunk size in bytes instead (smaller: finer balance over few CPUs, more driver work)."""
 ITEMS = 256
 """Files read by the driver (JSON, YAML) handed out together."""
 JSONL, PARQUET = "jsonl", "parquet"
@@ -57,7 +60,7 @@ class Done(NamedTuple):
     """A chunk done: its output (None when written as a part), the part's name and size, its records, the
     lines stderr shows for its bad items, its scores by data source (score), and the worker CPU it took."""
 
-    index: int
+    number: int  # the chunk's, from 0 in input order
     output: bytes | pa.Table | None
     part: str | None
     size: int
@@ -116,7 +119,8 @@ def _file_tasks(path: Path, source: str, check_encoding: bool) -> Iterator[Task]
         with open(path, "rb") as handle:
             if check_encoding:
                 check_not_other_encoding(handle.peek(4)[:4])
-            for start, end, first in line_ranges(handle, RANGE_BYTES, os.fstat(handle.fileno()).st_size):
+            size = int(os.environ.get(CHUNK_BYTES_VARIABLE, RANGE_BYTES))
+            for start, end, first in line_ranges(handle, size, os.fstat(handle.fileno()).st_size):
                 yield LineRange(absolute, source, start, end, first)
     except (OSError, NotText) as exc:
         yield [Outcome(source, error=read_problem(exc))]
@@ -152,6 +156,9 @@ class ChunkWorker:
         return Done(index, output, None, 0, rendered.count, errors, {}, None, 0, 0.0)
 
     def _score(self, index: int, task: Task) -> Done:
+        if isinstance(task, list):  # the file could not be opened: `cannot read the file: REASON`
+            problem = str(task[0].error).removeprefix("cannot read the file: ")
+            return Done(index, None, None, 0, 0, [], {}, problem, 0, 0.0)
         if isinstance(task, LineRange) and self.job.form == JSONL:
             return _scored_range(index, task)
         from evalkit.ray._files import DATASET_SCHEMA
@@ -170,7 +177,7 @@ class ChunkWorker:
         """The chunk's output written as a part (to a temporary name, renamed: a chunk run twice, its
         worker lost mid-write, leaves one whole part)."""
         assert self.job.parts is not None
-        name = f"{self.job.stamp}-{done.index:06d}.{self.job.form}"
+        name = f"{self.job.stamp}-{done.number:06d}.{self.job.form}"
         temp = Path(self.job.parts, f".{name}.{os.getpid()}.tmp")
         if isinstance(done.output, bytes):
             temp.write_bytes(done.output)

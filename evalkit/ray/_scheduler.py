@@ -4,7 +4,7 @@ What a cluster does to a run is handled here, each wait bounded:
 - an actor that dies (its process killed, its node lost) is dropped and its chunks are handed to others
   (a chunk is retried ATTEMPTS times at most: one that kills every worker it meets stops the run);
 - a result lost with its node is computed again;
-- a node that joins gets actors (the pool follows the cluster's CPUs, looked at every RESIZE_S);
+- a node that joins gets actors (the pool follows the cluster's CPUs, looked at every RESIZE_S s);
 - no chunk finished for STALL_S (no CPU left to start a worker on, say) stops the run with a message.
 Nothing is written twice: a chunk's result is taken once, in order, whichever attempt gave it.
 """
@@ -25,7 +25,8 @@ from evalkit.ray._chunks import ChunkWorker, Done, Job, Task
 STALL_S = float(os.environ.get("EVALKIT_RAY_STALL_S", "300"))
 """Seconds without a chunk finished (or a worker started) before the run stops: a bound, not a pace."""
 POLL_S = 0.5
-RESIZE_S = 2.0
+RESIZE_S = 5.0
+"""How often the pool looks at the cluster's CPUs (a call to the head that costs the driver about 8 ms)."""
 GET_S = 60.0
 ATTEMPTS = 3
 PER_ACTOR = 2
@@ -70,7 +71,7 @@ class Pool:
 
     def grow(self, count: int) -> None:
         for _ in range(count):
-            handle = self._remote.remote(self._job)
+            handle: Any = self._remote.remote(self._job)
             actor = _Actor(handle, handle.cpu.remote())
             self.actors[actor.ready] = actor
             self.live.append(actor)
@@ -223,9 +224,9 @@ class _Run:
         heapq.heappush(self.again, index)
 
     def _finished(self, done: Done) -> None:
-        if done.index not in self.todo or done.index in self.results:
+        if done.number not in self.todo or done.number in self.results:
             return  # a result had already come for it
-        self.results[done.index] = done
+        self.results[done.number] = done
         self.progress_at = time.monotonic()
         while self.next_take in self.results:
             done = self.results.pop(self.next_take)

@@ -101,11 +101,11 @@ class EvaluateBatch:
         with tempfile.TemporaryDirectory(prefix="evalkit-config-") as folder:
             for name, raw in files.items():
                 Path(folder, name).write_bytes(raw)
-            config = analyze(folder)
-        if config.plan is None:
-            problems = "; ".join(d.format() for d in config.diagnostics)
+            analyzed = analyze(folder)
+        if analyzed.plan is None:
+            problems = "; ".join(d.format() for d in analyzed.diagnostics)
             raise ValueError(f"the config has errors: {problems}")
-        self._batch = BatchEvaluator(config, Want(result=True))
+        self._batch = BatchEvaluator(analyzed, Want(result=True))
         self._render = _rendered  # the local run's line: one function makes both
 
     def __call__(self, batch: Any) -> pa.Table:

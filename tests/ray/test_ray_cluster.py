@@ -102,11 +102,11 @@ def chunk_workers() -> list[int]:
 
 
 def test_a_worker_killed_mid_run_changes_nothing_in_the_data_on_stdout(tmp_path: Path, cluster: str) -> None:
-    submissions = write_submissions(tmp_path / "many.jsonl", 6000)  # six chunks of a megabyte
+    submissions = write_submissions(tmp_path / "many.jsonl", 3000)  # a dozen chunks of 256 kB
     local = run_evalkit("eval", str(submissions), "--out", "local.jsonl", cwd=tmp_path)
     assert local.returncode == 1, local.stderr
     command = [EVALKIT, "eval", str(submissions), "--ray", cluster]
-    env = {**os.environ, "EVALKIT_RAY_STALL_S": "120"}
+    env = {**os.environ, "EVALKIT_RAY_STALL_S": "120", "EVALKIT_RAY_CHUNK_BYTES": str(256 << 10)}
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "bufsize": 0}  # nothing read ahead
     with subprocess.Popen(command, cwd=tmp_path, env=env, **pipes) as run:  # type: ignore[call-overload]
         assert run.stdout is not None

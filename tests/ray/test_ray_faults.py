@@ -33,8 +33,8 @@ from tests.ray.conftest import (
 
 pytestmark = pytest.mark.xdist_group("ray-faults")
 
-ENV = {**os.environ, **RAY_SETTINGS, "EVALKIT_RAY_STALL_S": "90"}
-SUBMISSIONS = 12000  # twelve chunks of a megabyte: long enough to act on mid-run
+ENV = {**os.environ, **RAY_SETTINGS, "EVALKIT_RAY_STALL_S": "90", "EVALKIT_RAY_CHUNK_BYTES": str(256 << 10)}
+SUBMISSIONS = 8000  # about thirty chunks: long enough to act on mid-run
 
 
 @pytest.fixture(scope="module")
