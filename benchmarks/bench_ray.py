@@ -1,9 +1,10 @@
 """Benchmark: what `--ray` costs in CPU per submission, on the driver and on the workers, against the local
-`evalkit eval --jobs 1` (the anchor, run in the same session, alternated with the Ray runs), on clusters of
-1 and 4 simulated nodes (ray.cluster_utils.Cluster, one CPU each) and on a `ray start` cluster.
+`evalkit eval --jobs 1` (the anchor, run in the same session, alternated with the Ray runs), on a simulated
+node of 4 CPUs and on 4 simulated nodes of one CPU (ray.cluster_utils.Cluster: the same four actors on this
+machine's two cores, so that only the number of nodes differs), and on a `ray start` cluster.
 
 CPU time, not wall time, is what is compared: the machine's two cores are shared, and 4 simulated nodes
-on 2 cores have no more wall-clock speed than one. Per submission:
+on 2 cores have no more wall-clock speed than one. Per submission (medians of RUNS):
 - local: the CPU of `evalkit eval --jobs 1` (the child's rusage), less its start (a run of 1 submission);
 - workers: the workers' processes' CPU from their config compiled to the run's end (Ray's threads in them
   included: what a worker node spends), over the submissions; Ray's overhead is that less local's;
@@ -86,47 +87,62 @@ def same_output(out: Path, expected: Path) -> bool:
 
 
 def measure(name: str, folder: Path, data: Path, count: int, runs: int, anchor: float) -> dict[str, Any]:
-    """`runs` Ray runs into a file and into a folder, each after a --jobs 1 run (alternated)."""
+    """`runs` Ray runs into a file and into a folder, each after a --jobs 1 run (alternated). The driver's
+    figure is beyond its run's constant (actors started, the manifest written: a run of one submission's);
+    `idle` is what Ray's threads in the driver spend a second with nothing to do, part of it."""
     rows: dict[str, Any] = {}
     (folder / "ray-parts").mkdir(exist_ok=True)
+    started = time.process_time()
+    time.sleep(3)
+    idle = (time.process_time() - started) / 3
     for kind, out in (("file", folder / "ray.jsonl"), ("folder", folder / "ray-parts")):
-        driver, workers, local = [], [], []
+        row: dict[str, list[float]] = {k: [] for k in ("local", "driver", "workers", "in_tasks", "idle")}
+        constant = []
         for _ in range(runs):
-            local.append((local_cpu(data, folder / "local.jsonl") - anchor) / count)
+            row["local"].append((local_cpu(data, folder / "local.jsonl") - anchor) / count)
+            constant.append(on_ray(folder / "one.jsonl", out)["driver"])
             result = on_ray(data, out)
             assert result["records"] == count and same_output(out, folder / "local.jsonl"), kind
-            driver.append(result["driver"] / count)
-            workers.append(result["workers"] / count)
-        rows[kind] = {"local": local, "driver": driver, "workers": workers}
-        show(name, kind, rows[kind])
+            row["driver"].append((result["driver"] - constant[-1]) / (count - 1))
+            row["idle"].append(idle * result["wall"] / count)
+            row["workers"].append(result["workers"] / count)
+            row["in_tasks"].append(result["tasks"] / count)
+        rows[kind] = row
+        show(name, kind, row)
+        print(
+            f"{'':<28} the driver's constant per run {statistics.median(constant) * 1e3:.0f} ms; its idle "
+            f"{idle * 1e3:.1f} ms/s, {statistics.median(row['idle']) * 1e6:.2f} µs a submission of this run's"
+        )
     return rows
 
 
 def show(name: str, kind: str, row: dict[str, list[float]]) -> None:
-    local, workers, driver = (statistics.median(row[k]) * 1e6 for k in ("local", "workers", "driver"))
+    local, workers, driver, tasks = (
+        statistics.median(row[k]) * 1e6 for k in ("local", "workers", "driver", "in_tasks")
+    )
     print(
         f"{name:<28} --out {kind:<6}  local {local:6.1f} µs  workers {workers:6.1f} µs "
-        f"(Ray's overhead {workers - local:+6.1f})  driver {driver:5.2f} µs   per submission "
-        f"(medians of {len(row['local'])}; workers {min(row['workers']) * 1e6:.1f}-"
-        f"{max(row['workers']) * 1e6:.1f}, driver {min(row['driver']) * 1e6:.2f}-"
-        f"{max(row['driver']) * 1e6:.2f})"
+        f"(Ray's overhead {workers - local:+6.1f}; outside the chunks' work {workers - tasks:5.1f})  "
+        f"driver {driver:5.2f} µs  per submission (medians of {len(row['local'])}; workers "
+        f"{min(row['workers']) * 1e6:.1f}-{max(row['workers']) * 1e6:.1f}, driver "
+        f"{min(row['driver']) * 1e6:.2f}-{max(row['driver']) * 1e6:.2f})"
     )
 
 
-def simulated(nodes: int, folder: Path, data: Path, count: int, runs: int, anchor: float) -> None:
+def simulated(nodes: int, cpus: int, folder: Path, data: Path, count: int, runs: int, anchor: float) -> None:
     import ray
     from ray.cluster_utils import Cluster
 
     cluster = Cluster(
         initialize_head=True,
-        head_node_args={"num_cpus": 1, "include_dashboard": False, "object_store_memory": 100 << 20},
+        head_node_args={"num_cpus": cpus, "include_dashboard": False, "object_store_memory": 100 << 20},
     )
     for _ in range(nodes - 1):
-        cluster.add_node(num_cpus=1, object_store_memory=100 << 20)
+        cluster.add_node(num_cpus=cpus, object_store_memory=100 << 20)
     cluster.wait_for_nodes()
     ray.init(address=cluster.address, logging_level="ERROR", log_to_driver=False)
     try:
-        measure(f"cluster_utils, {nodes} node(s) x 1 CPU", folder, data, count, runs, anchor)
+        measure(f"cluster_utils, {nodes} node(s) x {cpus} CPU", folder, data, count, runs, anchor)
     finally:
         ray.shutdown()
         cluster.shutdown()
@@ -176,8 +192,8 @@ def main() -> int:
         write_submissions(data, count)
         write_submissions(one, 1)
         anchor = statistics.median(local_cpu(one, folder / "one-out.jsonl") for _ in range(3))
-        for nodes in (1, 4):
-            simulated(nodes, folder, data, count, runs, anchor)
+        for nodes, cpus in ((1, 4), (4, 1)):  # the same 4 actors on this machine's 2 cores: only nodes differ
+            simulated(nodes, cpus, folder, data, count, runs, anchor)
             shutil.rmtree(folder / "ray-parts", ignore_errors=True)
         ray_start(folder, data, count, runs, anchor)
     return 0
