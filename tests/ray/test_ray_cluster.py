@@ -1,10 +1,10 @@
 """evalkit on a two-node Ray cluster on this machine (a head and a worker node, one CPU each): the CLI's
-outputs are the local run's (run from the project's checkout, whose `evalkit/` folder must not hide the
-installed package from the workers; into a folder of parts; into Parquet), a worker killed mid-run changes
-nothing in the data on stdout, an evaluator actor of the Python API that dies mid-run is replaced with no
-row lost or doubled, and the Python API (this process is a driver on the cluster) gives the local run's
-records, on Ray Data's own read_* datasets too. Ray is imported in the fixture and the tests (see
-conftest.py)."""
+outputs are the local run's (run from a folder whose `evalkit/` is not the installed package, as a checkout
+of the project's is, which must not hide it from the workers; into a folder of parts; into Parquet), a
+worker killed mid-run changes nothing in the data on stdout, an evaluator actor of the Python API that
+dies mid-run is replaced with no row lost or doubled, and the Python API (this process is a driver on the
+cluster) gives the local run's records, on Ray Data's own read_* datasets too. Ray is imported in the
+fixture and the tests (see conftest.py)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,6 @@ import pytest
 
 from evalkit.ray._outputs import read_parts
 from tests.ray.conftest import (
-    CHECKOUT,
     CLUSTER_HEAD,
     EVALKIT,
     OBJECT_STORE,
@@ -73,14 +72,21 @@ def cluster() -> Iterator[str]:
         nodes.shutdown()
 
 
-def test_eval_from_the_checkout_into_a_folder_of_parts_writes_the_local_eval_in_order(
-    workdir: Path, cluster: str
+def test_eval_from_a_checkout_into_a_folder_of_parts_writes_the_local_eval_in_order(
+    workdir: Path, cluster: str, tmp_path: Path
 ) -> None:
+    # run from a folder whose evalkit/ is not the installed package, as a checkout of evalkit's is (Ray puts
+    # the driver's working folder first on the workers' import path): this one fails when imported
+    checkout = tmp_path / "checkout"
+    (checkout / "evalkit").mkdir(parents=True)
+    (checkout / "evalkit" / "__init__.py").write_text(
+        "raise ImportError('the evalkit/ folder of the working folder was imported')\n", encoding="utf-8"
+    )
     inputs = [str(workdir / "submissions.jsonl"), str(SAMPLES)]
     parts = workdir / "cluster-eval"
     parts.mkdir()
     (parts / "part-of-an-older-run.jsonl").write_text("stale\n", encoding="utf-8")
-    run = run_evalkit("eval", *inputs, "--out", str(parts), "--ray", cluster, cwd=CHECKOUT)
+    run = run_evalkit("eval", *inputs, "--out", str(parts), "--ray", cluster, cwd=checkout)
     assert run.returncode == 1, run.stderr
     manifest = json.loads((parts / "manifest.json").read_text(encoding="utf-8"))
     written = [line for part in read_parts(parts) for line in lines_of(part)]
