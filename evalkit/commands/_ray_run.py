@@ -320,10 +320,8 @@ def _auth_failure_stops(address: str, prog: str) -> Iterator[None]:
     try:
         yield
     finally:
-        done.set()
+        done.set()  # the watcher reads on, dropping it: a local Ray's processes inherited the pipe as stderr
         os.dup2(saved, 2)
-        os.close(saved)
-        watcher.join(timeout=1)
 
 
 def _check_reachable(address: str) -> None:
