@@ -4,6 +4,7 @@ What a cluster does to a run is handled here, each wait bounded:
 - an actor that dies (its process killed, its node lost) is dropped and its chunks are handed to others
   (a chunk is retried ATTEMPTS times at most: one that kills every worker it meets stops the run);
 - a result lost with its node is computed again;
+- workers that cannot start (evalkit missing on the nodes, say) stop the run after ATTEMPTS tries;
 - a node that joins gets actors (the pool follows the cluster's CPUs, looked at every RESIZE_S s);
 - no chunk finished for STALL_S (no CPU left to start a worker on, say) stops the run with a message.
 Nothing is written twice: a chunk's result is taken once, in order, whichever attempt gave it.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import os
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
@@ -129,6 +131,8 @@ class _Run:
         self.task_cpu = 0.0
         self.progress_at = time.monotonic()
         self.why_stalled = "no worker has started"
+        self.failed_starts = 0
+        self.any_started = False
 
     def loop(self, measure: bool) -> Stats:
         self.pool.grow(self.pool.target())
@@ -204,8 +208,12 @@ class _Run:
         except RayError as failed:
             self.why_stalled = f"a worker could not start: {_first_line(failed)}"
             self.pool.drop(actor)
+            self.failed_starts += 1
+            if self.failed_starts >= ATTEMPTS and not self.any_started:  # the same would happen again
+                raise RunFailed(f"no worker could start on the cluster: {_cause(failed)}") from None
             return
         actor.ready = None
+        self.any_started = True
         self.progress_at = time.monotonic()
 
     def _lost(self, actor: _Actor, why: str) -> None:
@@ -248,6 +256,13 @@ class _Run:
 
     def _where(self, index: int) -> str:
         return self.describe(self.todo[index][0])
+
+
+def _cause(error: BaseException) -> str:
+    """What raised in a worker, from Ray's report of it: the traceback's last `SomeError: ...` line."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    raised = [line for line in lines if re.match(r"^[\w.]+(Error|Exception): ", line)]
+    return raised[-1] if raised else _first_line(error)
 
 
 def _first_line(error: BaseException) -> str:
