@@ -21,6 +21,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -349,6 +350,7 @@ def _watched(output: Output, prog: str) -> Iterator[None]:
     reason: list[str] = []
     finished = threading.Event()
     head = ray.get_runtime_context().gcs_address
+    head_lost = f"the Ray cluster's head at {head} was lost; the run stopped, its output not written"
 
     def stop(why: str) -> None:
         reason.append(why)
@@ -363,7 +365,7 @@ def _watched(output: Output, prog: str) -> Iterator[None]:
         while not finished.wait(HEAD_CHECK_S):
             failures = 0 if _answers(head) else failures + 1
             if failures == HEAD_LOST_CHECKS:
-                stop(f"the Ray cluster's head at {head} was lost; the run stopped, its output not written")
+                stop(head_lost)
                 return
 
     def terminated(*_: object) -> None:
@@ -375,16 +377,26 @@ def _watched(output: Output, prog: str) -> Iterator[None]:
     watcher.start()
     try:
         yield
-    except KeyboardInterrupt:
-        if not reason:
+    except BaseException as stopped:
+        # whatever the run stopped with (Ray's calls fail in many ways when the head's node goes, a
+        # BrokenPipeError from its object store among them), a lost head is what is said
+        if not reason and not (isinstance(stopped, Exception) and _gone(head)):
             raise
         output.discard()
-        sys.stderr.write(f"{prog}: {reason[0]}\n")
+        sys.stderr.write(f"{prog}: {reason[0] if reason else head_lost}\n")
         sys.stderr.flush()
         os._exit(2)  # Ray's exit handlers would wait for the lost head
     finally:
         finished.set()
         signal.signal(signal.SIGTERM, previous)
+
+
+def _gone(head: str) -> bool:
+    """Whether the head does not answer now, or a second later (an error of the run's may come first)."""
+    if not _answers(head):
+        return True
+    time.sleep(HEAD_CHECK_S)
+    return not _answers(head)
 
 
 def _answers(address: str) -> bool:

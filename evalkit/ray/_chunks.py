@@ -157,7 +157,7 @@ class ChunkWorker:
 
     def _score(self, index: int, task: Task) -> Done:
         if isinstance(task, list):  # the file could not be opened: `cannot read the file: REASON`
-            problem = str(task[0].error).removeprefix("cannot read the file: ")
+            problem = str(getattr(task[0], "error", "")).removeprefix("cannot read the file: ")
             return Done(index, None, None, 0, 0, [], {}, problem, 0, 0.0)
         if isinstance(task, LineRange) and self.job.form == JSONL:
             return _scored_range(index, task)
