@@ -141,6 +141,30 @@ def test_score_on_two_nodes_writes_parquet_with_the_local_rows_and_summary(
     assert without_ray_log(run.stderr) + run.stdout == local
 
 
+def test_score_into_a_folder_of_parquet_parts_writes_the_local_rows_in_the_manifests_order(
+    workdir: Path, cluster: str
+) -> None:
+    import pyarrow.parquet as pq
+
+    parts = "cluster-score.parquet/"
+    env = {**os.environ, "EVALKIT_RAY_CHUNK_BYTES": "4096"}  # several parts from a small input
+    run = subprocess.run(
+        [EVALKIT, "score", str(workdir / "rows.jsonl"), "--out", parts, "--ray", cluster],
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 1, run.stderr
+    files = list(read_parts(workdir / parts))
+    assert len(files) > 1 and all(f.suffix == ".parquet" for f in files)
+    records = [r for f in files for r in pq.read_table(f).column("record").to_pylist()]
+    assert records == lines_of(workdir / "local-score.jsonl")
+    local = (workdir / "local-score.stderr").read_text(encoding="utf-8")
+    assert without_ray_log(run.stderr) + run.stdout == local
+
+
 def dies_once(marker: Path) -> type:
     """An evaluator whose process dies at its third batch, the first time only (`marker` remembers). A class
     made here, not at the module's top, is sent to the actors by value: they cannot import this module."""
