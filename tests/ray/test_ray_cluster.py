@@ -146,7 +146,7 @@ def test_score_into_a_folder_of_parquet_parts_writes_the_local_rows_in_the_manif
 ) -> None:
     import pyarrow.parquet as pq
 
-    parts = "cluster-score.parquet/"
+    parts = "cluster-score-parts.parquet/"
     env = {**os.environ, "EVALKIT_RAY_CHUNK_BYTES": "4096"}  # several parts from a small input
     run = subprocess.run(
         [EVALKIT, "score", str(workdir / "rows.jsonl"), "--out", parts, "--ray", cluster],
