@@ -163,8 +163,8 @@ def _test_env() -> dict[str, str]:
 
 
 def _workers() -> list[str]:
-    """pytest-xdist's options for the main pass: one worker per core and one more, since the Ray tests (two
-    xdist groups, one Ray each, handed out first as the largest groups) keep their workers waiting on Ray's
+    """pytest-xdist's options for the main pass: one worker per core and one more, since the Ray tests (three
+    xdist groups and the local --ray test, one Ray each, handed out first) keep their workers waiting on Ray's
     own processes most of the time; the extra worker uses the CPU they leave idle."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return ["-n", str(cores + 1), "--dist", "loadgroup"]

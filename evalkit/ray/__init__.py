@@ -21,13 +21,21 @@ one column a field (a null in a column is read as the field being absent, since 
 lacks as null). A `source` column, if there is one, is carried through. `record` is the JSON object the local
 `evalkit eval` / `evalkit score` writes for that row, so `record` lines are its output. An evaluator is
 compiled once per actor, not per batch; a failed actor is restarted and its batches retried.
+
+`evaluate` and `score` take `Dataset.map_batches`' own arguments (`concurrency` as an int, (min, max) or
+(min, max, initial), `num_cpus`, `batch_format`, `batch_size`, ...). By default the actor pool leaves one
+CPU of the cluster to Ray Data's read tasks. The classes are public for a pipeline's own `map_batches`:
+
+    ds.map_batches(evalkit.ray.EvaluateBatch, fn_constructor_args=(evalkit.ray.config_files("cfg/"),),
+                   concurrency=(1, 4), batch_format="pandas")
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import ray
 import ray.data
 
 from evalkit.ray._files import (
@@ -45,27 +53,41 @@ from evalkit.ray._workers import EvaluateBatch, ScoreBatch, config_files
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["evaluate", "read_rows", "read_submissions", "score"]
+__all__ = [
+    "EvaluateBatch",
+    "ScoreBatch",
+    "config_files",
+    "default_concurrency",
+    "evaluate",
+    "read_rows",
+    "read_submissions",
+    "score",
+]
 
 READ_CPUS = 0
-"""The CPUs a read task asks for. Reads run on the driver's node and cost little next to evaluating: asking
-for none keeps them from waiting forever behind actors that hold every CPU there and wait for their input."""
+"""The CPUs a read task of evalkit's asks for. Reads run on the driver's node and cost little next to
+evaluating: asking for none keeps them from waiting behind actors that hold every CPU there."""
 
 BATCH_ROWS = 1024
 """Rows per batch an actor is given: enough to amortise a task's overhead, small enough to stream."""
 
+Concurrency = int | tuple[int, int] | tuple[int, int, int]
 
-def _actors(concurrency: int | tuple[int, int] | None) -> ray.data.ActorPoolStrategy:
-    """The actor pool: `concurrency` actors, or a (min, max) range; by default one per CPU of the cluster
-    from the start, fewer when there is less work. Ray Data restarts an actor that dies (a node lost, a
-    process killed) and runs its batches again (max_restarts and max_task_retries are unbounded by default),
-    so no row is lost or written twice: a batch's output is kept only once it is complete."""
-    if isinstance(concurrency, int):
-        return ray.data.ActorPoolStrategy(size=concurrency)
-    if concurrency is not None:
-        return ray.data.ActorPoolStrategy(min_size=concurrency[0], max_size=concurrency[1])
-    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-    return ray.data.ActorPoolStrategy(min_size=1, max_size=cpus, initial_size=cpus)
+
+def default_concurrency() -> tuple[int, int, int]:
+    """The actor pool when none is asked for: (min, max, initial) as Ray Data takes them, leaving one CPU
+    of the cluster to Ray Data's read tasks (`read_text`, `read_json`, `read_parquet` ask for a CPU each:
+    a pool holding every CPU would wait for ever for its input)."""
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    size = max(1, cpus - 1)
+    return (1, size, size)
+
+
+def _actor_cpus(num_cpus: float | None) -> float | None:
+    """On a one-CPU cluster an actor that asks for the CPU leaves none to the reads: it asks for none."""
+    if num_cpus is None and ray.cluster_resources().get("CPU", 1) < 2:
+        return 0
+    return num_cpus
 
 
 def read_submissions(paths: Iterable[str | Path]) -> ray.data.Dataset:
@@ -90,33 +112,65 @@ def evaluate(
     dataset: ray.data.Dataset,
     config_dir: str | None = None,
     *,
-    concurrency: int | tuple[int, int] | None = None,
-    batch_size: int = BATCH_ROWS,
+    concurrency: Concurrency | None = None,
+    batch_size: int | None = BATCH_ROWS,
+    batch_format: str = "pyarrow",
+    num_cpus: float | None = None,
+    **map_batches_args: Any,
 ) -> ray.data.Dataset:
     """Evaluate every submission in `dataset` against the config in `config_dir` (None: the shipped default).
 
     The config is read here, on the driver, and sent to the actors, so worker nodes need not have it. Raises
-    `evalkit.engine.ConfigError` for a config with errors. `concurrency`: how many actors, or a (min, max)
-    range (default: one per CPU of the cluster, fewer while there is less work)."""
+    `evalkit.engine.ConfigError` for a config with errors. `concurrency`, `num_cpus`, `batch_format` and any
+    other keyword argument are `Dataset.map_batches`' (concurrency: actors, or (min, max) or
+    (min, max, initial); default `default_concurrency()`); any `batch_format` works, the output is Arrow."""
     from evalkit.engine import load_config
 
     load_config(config_dir)  # a config with errors fails here, once, not in every actor
-    return dataset.map_batches(
+    return _mapped(
+        dataset,
         EvaluateBatch,
-        fn_constructor_args=(config_files(config_dir),),
-        batch_format="pyarrow",
-        batch_size=batch_size,
-        compute=_actors(concurrency),
+        (config_files(config_dir),),
+        concurrency,
+        batch_size,
+        batch_format,
+        num_cpus,
+        map_batches_args,
     )
 
 
 def score(
     dataset: ray.data.Dataset,
     *,
-    concurrency: int | tuple[int, int] | None = None,
-    batch_size: int = BATCH_ROWS,
+    concurrency: Concurrency | None = None,
+    batch_size: int | None = BATCH_ROWS,
+    batch_format: str = "pyarrow",
+    num_cpus: float | None = None,
+    **map_batches_args: Any,
 ) -> ray.data.Dataset:
-    """Score every row of `dataset` with the qydomain scorer its `data_source` names."""
+    """Score every row of `dataset` with the qydomain scorer its `data_source` names; the arguments are
+    evaluate's."""
+    return _mapped(dataset, ScoreBatch, (), concurrency, batch_size, batch_format, num_cpus, map_batches_args)
+
+
+def _mapped(
+    dataset: ray.data.Dataset,
+    batch_class: type,
+    constructor_args: tuple[Any, ...],
+    concurrency: Concurrency | None,
+    batch_size: int | None,
+    batch_format: str,
+    num_cpus: float | None,
+    others: dict[str, Any],
+) -> ray.data.Dataset:
+    if isinstance(concurrency, tuple) and len(concurrency) not in (2, 3):
+        raise ValueError(f"concurrency is an int, (min, max) or (min, max, initial), not {concurrency!r}")
     return dataset.map_batches(
-        ScoreBatch, batch_format="pyarrow", batch_size=batch_size, compute=_actors(concurrency)
+        batch_class,
+        fn_constructor_args=constructor_args,
+        batch_format=batch_format,
+        batch_size=batch_size,
+        concurrency=default_concurrency() if concurrency is None else concurrency,
+        num_cpus=_actor_cpus(num_cpus),
+        **others,
     )

@@ -1,9 +1,12 @@
-"""The callable classes Ray Data runs in its actors: each compiles its config (or loads its scorers) once,
-in `__init__`, and then serves every batch it is given.
+"""The callable classes Ray Data runs in its actors (`evalkit.ray.EvaluateBatch`, `evalkit.ray.ScoreBatch`,
+public for `Dataset.map_batches`): each compiles its config (or loads its scorers) once, in `__init__`, and
+then serves every batch it is given.
 
-A batch arrives as a pyarrow Table. Rows either carry a `text` column (a submission's or a dataset row's
-JSON text, as the file reader and `ray.data.read_text` give them) or are the object itself, one column a
-field. Each output row holds `record`: the very JSON object the local command writes for that row.
+A batch arrives in any of Ray Data's batch formats (a pyarrow Table, a pandas DataFrame, a dict of numpy
+arrays) and the output is a pyarrow Table. Rows either carry a `text` column (a submission's or a
+dataset row's JSON text, as the file reader and `ray.data.read_text` give them) or are the object itself,
+one column a field. Each output row holds `record`: the very JSON object the local command writes for that
+row.
 """
 
 from __future__ import annotations
@@ -34,13 +37,22 @@ SCORED_SCHEMA = pa.schema(
 )
 
 
-def config_files(folder: str | None) -> dict[str, bytes]:
+def config_files(folder: str | Path | None) -> dict[str, bytes]:
     """The config folder's YAML files by name, to send to the actors: a worker node need not have the
     folder, and the config hash (over the same bytes) comes out the same."""
     from evalkit.engine.config import default_config_dir
 
     root = Path(folder) if folder is not None else default_config_dir()
     return {path.name: path.read_bytes() for path in sorted(root.glob("*.y*ml")) if path.is_file()}
+
+
+def as_table(batch: Any) -> pa.Table:
+    """A batch in whichever format Ray Data gave it, as a pyarrow Table."""
+    if isinstance(batch, pa.Table):
+        return batch
+    if isinstance(batch, dict):
+        return pa.table({name: pa.array(list(column)) for name, column in batch.items()})
+    return pa.Table.from_pandas(batch, preserve_index=False)
 
 
 def _texts(batch: pa.Table) -> Iterator[tuple[Any, Any, str | None, str | None]]:
@@ -73,26 +85,32 @@ def _as_text(value: object) -> tuple[str | None, str | None]:
 
 
 class EvaluateBatch:
-    """Evaluates submissions with one Evaluator, compiled when the actor starts."""
+    """Evaluates submissions with one Evaluator, compiled when the actor starts.
 
-    def __init__(self, files: Mapping[str, bytes]) -> None:
+        dataset.map_batches(EvaluateBatch, fn_constructor_args=(config_files("my_config/"),), concurrency=2)
+
+    `config`: the config's files by name (`config_files`, read on the driver: workers need not have the
+    folder), a config folder (read on the worker), or None for the shipped default config."""
+
+    def __init__(self, config: Mapping[str, bytes] | str | Path | None = None) -> None:
         from evalkit.commands._eval_run import _rendered
         from evalkit.engine.config import analyze
         from evalkit.services.batch import BatchEvaluator, Want
 
+        files = config if isinstance(config, Mapping) else config_files(config)
         with tempfile.TemporaryDirectory(prefix="evalkit-config-") as folder:
             for name, raw in files.items():
                 Path(folder, name).write_bytes(raw)
-            config = analyze(folder)
-        if config.plan is None:
-            problems = "; ".join(d.format() for d in config.diagnostics)
+            analyzed = analyze(folder)
+        if analyzed.plan is None:
+            problems = "; ".join(d.format() for d in analyzed.diagnostics)
             raise ValueError(f"the config has errors: {problems}")
-        self._batch = BatchEvaluator(config, Want(result=True))
+        self._batch = BatchEvaluator(analyzed, Want(result=True))
         self._render = _rendered  # the local run's line: one function makes both
 
-    def __call__(self, batch: pa.Table) -> pa.Table:
+    def __call__(self, batch: Any) -> pa.Table:
         rows = []
-        for source, value, suffix, error in _texts(batch):
+        for source, value, suffix, error in _texts(as_table(batch)):
             outcome = self._outcome(source, value, suffix, error)
             rows.append(
                 {
@@ -114,11 +132,11 @@ class EvaluateBatch:
 
 
 class ScoreBatch:
-    """Scores dataset rows with the qydomain scorers."""
+    """Scores dataset rows with the qydomain scorers: `dataset.map_batches(ScoreBatch, concurrency=2)`."""
 
-    def __call__(self, batch: pa.Table) -> pa.Table:
+    def __call__(self, batch: Any) -> pa.Table:
         rows = []
-        for source, value, _, error in _texts(batch):
+        for source, value, _, error in _texts(as_table(batch)):
             raw = value.encode("utf-8", "surrogatepass") if isinstance(value, str) else value
             try:
                 if error is not None or not isinstance(raw, bytes):

@@ -1,8 +1,10 @@
 """Inputs and local reference runs shared by the Ray tests.
 
-Ray starts twice: a two-node cluster on this machine (test_ray_cluster.py, xdist group "ray-cluster") for
-the CLI with an address, a killed evaluator and the Python API's tests (the pytest process is a driver on
-it), and the Ray `evalkit eval --ray` without an address starts for its run (test_ray_local_cli.py). One
+Ray starts four times: a two-node cluster on this machine (test_ray_cluster.py, xdist group "ray-cluster")
+for the CLI with an address, a killed worker, the Python API's tests (the pytest process is a driver on
+it); a cluster whose nodes and head the fault tests take away (test_ray_faults.py, "ray-faults"); a
+`ray start` head with token authentication (test_ray_token.py, "ray-token"); and the Ray `evalkit eval
+--ray` without an address starts for its run (test_ray_local_cli.py). One
 pytest worker runs the group's tests one after another on its cluster; the group, the largest unit of work,
 is handed out first, and the CLI's test is the first of the rest, so the two wait for Ray side by side.
 Ray and pyarrow are imported inside the tests, not when the modules are collected: every xdist worker
