@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -23,7 +24,6 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
-from pygls.workspace import TextDocument
 
 from evalkit.engine.config import Config, analyze, config_name
 from evalkit.engine.diagnostics import Diagnostic
@@ -45,7 +45,7 @@ from evalkit.lsp.workspace import (
     foreign_keys,
     uri_for,
 )
-from evalkit.lsp.yamlcontext import StructureIndex, top_level_keys
+from evalkit.lsp.yamlcontext import StructureIndex, top_level_keys, within_engine_limits
 from evalkit.services.inputs import LoadedSubmission
 from evalkit.services.samples import find_samples_dir, read_samples, samples_option_path
 
@@ -128,10 +128,11 @@ class Session:
         return self.folders[folder]
 
     def document(self, uri: str) -> OpenDocument | None:
-        """The config file or rule test file at `uri` with its structure (cached per text), or None for
-        another file."""
+        """The open config file or rule test file at `uri` with its structure (cached per text), or None
+        for another file. A file that is not open is never read here: that would be on the event loop,
+        without the CLI's caps (a named pipe there blocks the server for good)."""
         found = evalkit_file(uri)
-        if found is None:
+        if found is None or uri not in self.server.workspace.text_documents:
             return None
         lines, index = self._index(uri)
         if self._set_aside(uri, found, index):
@@ -140,13 +141,16 @@ class Session:
         return OpenDocument(uri, found.path, found.schema, found.folder, lines, index, state)
 
     def _index(self, uri: str) -> tuple[list[str], StructureIndex]:
-        """The document's lines (as the client counts them) and the structure of its text (read without
-        a byte order mark, as the engine reads it), cached per text."""
-        source = _source(self.server.workspace.get_text_document(uri))
+        """The open document's lines (as the client counts them) and the structure of its text (read
+        without a byte order mark, as the engine reads it), cached per text. A text the engine refuses
+        outright (too long, nested too deep) gets no structure: building it would cost seconds on the
+        event loop, for a file whose one diagnostic says it is refused."""
+        source = self.server.workspace.text_documents[uri].source
         cached = self._indexes.get(uri)
         if cached is None or cached[0] is not source:
             lines = split_lines(source)
-            index = StructureIndex(without_bom(lines), cached[2] if cached else None)
+            readable = without_bom(lines) if within_engine_limits(source) else []
+            index = StructureIndex(readable, cached[2] if cached else None)
             cached = (source, lines, index)
             self._indexes[uri] = cached
         return cached[1], cached[2]
@@ -180,7 +184,15 @@ class Session:
     def document_changed(self, uri: str) -> None:
         """An edit, open or close: re-check the file's folder once the edits pause."""
         found = evalkit_file(uri)
-        if found is not None and not self._set_aside(uri, found, self._index(uri)[1]):
+        if found is None:
+            return
+        if (
+            uri not in self.server.workspace.text_documents
+        ):  # closed: its text on disk is the engine's to read
+            if uri not in self._aside:
+                self.folder_changed(found.folder)
+            self._aside.discard(uri)
+        elif not self._set_aside(uri, found, self._index(uri)[1]):
             self.folder_changed(found.folder)
 
     def folder_changed(self, folder: Path) -> None:
@@ -222,7 +234,7 @@ class Session:
     async def _check(self, folder: Path, after_edit: bool) -> None:
         started = time.perf_counter()
         buffers = self.buffers(folder)
-        overrides = {path: buffer.text for path, buffer in buffers.items()}
+        overrides = {path: as_saved(buffer.text) for path, buffer in buffers.items()}
         state = self.state(folder)
         previous = (state.latest, state.last_good)
         config, tests = await _in_thread(self._checker, _analyze, folder, overrides, previous)
@@ -405,6 +417,15 @@ def samples_setting_problem(chosen: Path) -> str:
     return f"the `samples` setting names a folder that does not exist: {chosen}"
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def as_saved(text: str) -> str:
+    """The text as an editor saves it in UTF-8: a lone surrogate (a client may send one; UTF-8 cannot
+    hold it) becomes U+FFFD, as VS Code writes it. One code unit for one: positions do not move."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
 def _keep_base(state: FolderState, done: Future[impact.BaseRun]) -> None:
     if not done.cancelled() and done.exception() is None:
         state.base_run = done.result()
@@ -420,13 +441,6 @@ def _analyze(
 
 async def _in_thread(worker: ThreadPoolExecutor, function: Callable[..., T], *args: Any) -> T:
     return await asyncio.get_running_loop().run_in_executor(worker, function, *args)
-
-
-def _source(document: TextDocument) -> str:
-    try:
-        return document.source
-    except OSError:  # a file that is neither open nor readable has no text
-        return ""
 
 
 def lines_of(path: str, state: FolderState, config: Config) -> list[str]:
