@@ -24,7 +24,7 @@ from evalkit import __version__
 from evalkit.engine.config import Config
 from evalkit.engine.diagnostics import Diagnostic, Severity
 from evalkit.lsp import completion, hover, lenses, quickfix, symbols
-from evalkit.lsp.convert import from_position, has_bom, text_range
+from evalkit.lsp.convert import before_bom, from_position, has_bom, text_range
 from evalkit.lsp.docs import dimension_settings
 from evalkit.lsp.documents import count_lines_as_the_protocol
 from evalkit.lsp.failsoft import fail_soft
@@ -151,7 +151,7 @@ async def pull_diagnostics(
 @fail_soft(None)
 def complete(ls: EvalkitServer, params: types.CompletionParams) -> types.CompletionList | None:
     document = ls.session.document(params.text_document.uri)
-    if document is None:
+    if document is None or before_bom(params.position, document.lines):
         return None
     codec = ls.workspace.position_codec
     line, column = from_position(params.position, document.lines, codec)
@@ -180,7 +180,7 @@ def complete(ls: EvalkitServer, params: types.CompletionParams) -> types.Complet
 @fail_soft(None)
 def hover_text(ls: EvalkitServer, params: types.HoverParams) -> types.Hover | None:
     document = ls.session.document(params.text_document.uri)
-    if document is None:
+    if document is None or before_bom(params.position, document.lines):
         return None
     codec = ls.workspace.position_codec
     line, column = from_position(params.position, document.lines, codec)
