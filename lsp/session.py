@@ -34,6 +34,7 @@ from evalkit.lsp.debounce import Debouncer
 from evalkit.lsp.lenses import NO_SAMPLES
 from evalkit.lsp.options import InitOptions, parse_options
 from evalkit.lsp.reviewers import ReviewerVerdicts
+from evalkit.lsp.sample_files import SampleFiles
 from evalkit.lsp.verdicts import VerdictCache
 from evalkit.lsp.workspace import (
     Buffer,
@@ -47,7 +48,7 @@ from evalkit.lsp.workspace import (
 )
 from evalkit.lsp.yamlcontext import StructureIndex, top_level_keys, within_engine_limits
 from evalkit.services.inputs import LoadedSubmission
-from evalkit.services.samples import find_samples_dir, read_samples, samples_option_path
+from evalkit.services.samples import find_samples_dir, samples_option_path
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -82,7 +83,7 @@ class Session:
         self._dry_runs = Debouncer("dry run")
         self._checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalkit-check")
         self._runner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalkit-dry-run")
-        self._samples: dict[Path, tuple[Any, list[LoadedSubmission]]] = {}
+        self._sample_files = SampleFiles()
         self._indexes: dict[str, tuple[str, list[str], StructureIndex]] = {}
         self.reviewers = ReviewerVerdicts()
         self._told: set[str] = set()  # the problems already shown to the user
@@ -207,9 +208,10 @@ class Session:
         be any file: one created fixes the case)."""
         for folder, state in list(self.folders.items()):
             samples = self.samples_dir(folder)
-            if state.tests or any(
-                p.parent == folder or (samples is not None and p.is_relative_to(samples)) for p in paths
-            ):
+            in_samples = samples is not None and any(p.is_relative_to(samples) for p in paths)
+            if in_samples and samples is not None:
+                self._sample_files.forget(samples)  # a sample added or removed: list the folder again
+            if state.tests or in_samples or any(p.parent == folder for p in paths):
                 self.folder_changed(folder)
 
     def command_folder(self, arguments: Sequence[Any]) -> Path | None:
@@ -391,13 +393,9 @@ class Session:
             state.impact_key = key
 
     def _load_samples(self, samples_dir: Path) -> tuple[list[LoadedSubmission], Any]:
-        """Runs on the worker: the samples, read again only when a file changed."""
-        signature = dryrun.samples_signature(samples_dir)
-        cached = self._samples.get(samples_dir)
-        if cached is None or cached[0] != signature:
-            cached = (signature, read_samples(samples_dir, self.options.max_samples))
-            self._samples[samples_dir] = cached
-        return cached[1], signature
+        """Runs on the worker: the samples, read again only when a file they came from changed."""
+        read = self._sample_files.samples(samples_dir, self.options.max_samples)
+        return read.samples, read.signature
 
     def _refresh_lenses(self, state: FolderState) -> None:
         """Ask the client to fetch the lenses again when what they show has changed."""
