@@ -12,6 +12,7 @@ JavaScript strings do, leaving lone surrogates; UTF-8 positions inside a charact
 from __future__ import annotations
 
 import re
+from itertools import islice
 from typing import NamedTuple
 
 from lsprotocol import types
@@ -40,7 +41,8 @@ def apply_change(
     """`text` with `where` replaced by `new_text`."""
     units = UNITS.get(encoding or "", UTF16)
     start, end = _ordered(where.start, where.end)
-    starts = [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
+    # where lines start, as far as the edit reaches (one more tells whether the end line is the last)
+    starts = [0, *islice((m.end() for m in _LINE_BREAK.finditer(text)), end.line + 1)]
     first = min(start.line, len(starts) - 1)  # the region holds the last line for an edit past the end,
     head = starts[first]  # so that the text re-joins a surrogate pair as the reference's string does
     tail = starts[end.line + 1] if end.line + 1 < len(starts) else len(text)

@@ -79,7 +79,7 @@ def envelope_problem(message: Any) -> Refusal | None:
         return Refusal(id_, INVALID_REQUEST, 'Invalid Request: no "method"')
     if not isinstance(message["method"], str):
         return Refusal(id_, INVALID_REQUEST, 'Invalid Request: "method" must be a string', has_id)
-    if "params" in message and not isinstance(message["params"], dict | list):
+    if message.get("params") is not None and not isinstance(message["params"], dict | list):  # null: none
         return Refusal(id_, INVALID_PARAMS, "Invalid params: params are an object or an array", has_id)
     return None
 

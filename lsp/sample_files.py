@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 import threading
-from itertools import islice
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any
 

@@ -56,6 +56,10 @@ T = TypeVar("T")
 # Config files and every kind of sample submission (`evalkit eval` reads .json, .jsonl and YAML).
 WATCHED_FILES = ("**/*.{yaml,yml}", "**/*.{json,jsonl}")
 WATCH_REGISTRATION = "evalkit-watched-files"
+STORM_QUIET_S = 0.02
+"""Edits closer together than this (no one types that fast: a client replaying or generating them) wait
+for this much quiet before a check: a check started at every edit of a storm kept a worker thread busy,
+and every message the event loop read waited for the interpreter's lock."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +93,7 @@ class Session:
         self._told: set[str] = set()  # the problems already shown to the user
         self._verdicts: dict[Path, VerdictCache] = {}  # used on the dry-run worker only
         self._aside: set[str] = set()  # the documents left to other tools (`_set_aside`)
+        self._last_change: dict[Path, float] = {}  # by folder: when an edit last came (`folder_changed`)
 
     # --- setup -------------------------------------------------------------------------------
 
@@ -198,9 +203,11 @@ class Session:
 
     def folder_changed(self, folder: Path) -> None:
         self._dry_runs.cancel(folder)  # its results are about to be stale; typing never waits for it
-        self._checks.schedule(
-            folder, self.options.diagnostics_delay_ms / 1000, lambda: self._check(folder, True)
-        )
+        now = time.monotonic()
+        in_a_storm = now - self._last_change.get(folder, float("-inf")) < STORM_QUIET_S
+        self._last_change[folder] = now
+        delay = max(self.options.diagnostics_delay_ms / 1000, STORM_QUIET_S if in_a_storm else 0.0)
+        self._checks.schedule(folder, delay, lambda: self._check(folder, True))
 
     def files_changed(self, paths: Sequence[Path]) -> None:
         """Files changed on disk (the client's file watcher): re-check the folders they belong to,
