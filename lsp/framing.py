@@ -68,6 +68,10 @@ class FrameReader:
                 return self._skip_to_next_header("header lines without a blank line after them")
             return None
         block = bytes(self._buffer[: end.start()])
+        header = _HEADER_START.search(block)
+        if header is not None and header.start() > 0 and block[header.start() - 1 : header.start()] != b"\n":
+            del self._buffer[: header.start()]  # bytes glued to the front of a header: not a header line
+            return Skipped("bytes before a header, on its line", header.start())
         fields, problem = _fields(block)
         if problem is not None:
             return self._skip_to_next_header(problem)

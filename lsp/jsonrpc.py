@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+import attrs
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
@@ -81,7 +83,23 @@ def envelope_problem(message: Any) -> Refusal | None:
         return Refusal(id_, INVALID_REQUEST, 'Invalid Request: "method" must be a string', has_id)
     if message.get("params") is not None and not isinstance(message["params"], dict | list):  # null: none
         return Refusal(id_, INVALID_PARAMS, "Invalid params: params are an object or an array", has_id)
+    if has_id and message["method"] in NOTIFICATIONS:  # pygls would take it for the notification, unanswered
+        return Refusal(id_, INVALID_REQUEST, f"Invalid Request: {message['method']} is a notification")
     return None
+
+
+def _notifications() -> frozenset[str]:
+    from lsprotocol import types
+
+    return frozenset(
+        method
+        for method, (message, *_) in types.METHOD_TO_TYPES.items()
+        if "id" not in {field.name for field in attrs.fields(message)}
+    )
+
+
+NOTIFICATIONS = _notifications()
+"""The methods the LSP defines as notifications: sent with an id, they are a request no handler answers."""
 
 
 def batch_refusals(batch: list[Any]) -> list[dict[str, Any]]:

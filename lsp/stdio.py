@@ -49,17 +49,36 @@ class Dispatcher:
         self._write = write
         self.lifecycle = Lifecycle()
 
-    def frame(self, frame: Frame) -> None:
+    def frames(self, frames: list[Frame]) -> None:
+        """Handle the frames read together, in order; a run of edits of one document among them is handed
+        on as one `didChange` with all their changes (the protocol applies them in order), so that a
+        client replaying a thousand edits costs one handler run per read, not one per edit."""
+        edits: dict[str, Any] | None = None
+        for frame in frames:
+            message = self._message_of(frame)
+            if edits is not None and not _merge_edit(edits, message):
+                self.message(edits)
+                edits = None
+            if edits is None and _plain_edit(message):
+                edits = message
+            elif edits is None and message is not _DONE:
+                self.message(message)
+        if edits is not None:
+            self.message(edits)
+
+    def _message_of(self, frame: Frame) -> Any:
+        """The frame's message, or _DONE once it is answered or skipped."""
         if isinstance(frame, Skipped):
             logger.warning("skipped %d bytes that were not a frame: %s", frame.size, frame.reason)
-            return
+            return _DONE
         message = decode(frame.data)
         if isinstance(message, Refusal):
             self._refuse(message)
         elif isinstance(message, list) and message:
             self._write(error_frame(batch_refusals(message)))
         else:
-            self.message(message)
+            return message
+        return _DONE
 
     def message(self, message: Any) -> None:
         refusal = envelope_problem(message)
@@ -80,6 +99,58 @@ class Dispatcher:
         logger.warning("refused a message: %s", refusal.message)
         if refusal.answer:
             self._write(error_frame(refusal.response()))
+
+
+_MAX_UINTEGER = 2**31 - 1
+_DONE = object()  # a frame already answered or skipped
+
+
+def _plain_edit(message: Any) -> bool:
+    """Whether `message` is a well-formed `didChange` whose changes may join another's."""
+    if not isinstance(message, dict) or message.get("method") != "textDocument/didChange" or "id" in message:
+        return False
+    params = message.get("params")
+    document = params.get("textDocument") if isinstance(params, dict) else None
+    changes = params.get("contentChanges") if isinstance(params, dict) else None
+    return (
+        message.get("jsonrpc") == "2.0"
+        and isinstance(document, dict)
+        and isinstance(document.get("uri"), str)
+        and _is_uinteger(document.get("version"))
+        and isinstance(changes, list)
+        and all(_plain_change(change) for change in changes)
+    )
+
+
+def _plain_change(change: Any) -> bool:
+    if not isinstance(change, dict) or not isinstance(change.get("text"), str):
+        return False
+    where = change.get("range")
+    if where is None:
+        return "rangeLength" not in change
+    return (
+        isinstance(where, dict)
+        and all(isinstance(where.get(end), dict) for end in ("start", "end"))
+        and all(
+            _is_uinteger(where[end].get(unit)) for end in ("start", "end") for unit in ("line", "character")
+        )
+    )
+
+
+def _is_uinteger(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_UINTEGER
+
+
+def _merge_edit(edits: dict[str, Any], message: Any) -> bool:
+    """Add `message`'s changes to `edits` when it is a plain edit of the same document."""
+    if not _plain_edit(message):
+        return False
+    document, params = edits["params"]["textDocument"], message["params"]
+    if params["textDocument"]["uri"] != document["uri"]:
+        return False
+    edits["params"]["contentChanges"] = [*edits["params"]["contentChanges"], *params["contentChanges"]]
+    document["version"] = params["textDocument"]["version"]
+    return True
 
 
 def _without_pygls_tracebacks(record: logging.LogRecord) -> bool:
@@ -126,8 +197,7 @@ async def _serve(server: LanguageServer) -> None:
     frames = FrameReader()
     read = await _chunks(asyncio.get_running_loop())
     while chunk := await read():
-        for frame in frames.feed(chunk):
-            dispatcher.frame(frame)
+        dispatcher.frames(frames.feed(chunk))
 
 
 def serve_stdio(server: LanguageServer) -> int:

@@ -75,6 +75,11 @@ ATTACKS = {
     ),
     "a negative character": (hover_at({"line": 0, "character": -1}), -32602, 7),
     "a character of 2^64": (hover_at({"line": 0, "character": 2**64}), -32602, 7),
+    "a notification sent as a request": (
+        request("textDocument/didClose", {"textDocument": HOVER_NOWHERE["textDocument"]}),
+        -32600,
+        7,
+    ),
     "a string id": (request("evalkit/noSuchMethod", {}, "seven"), -32601, "seven"),
 }
 
