@@ -102,6 +102,22 @@ NOTIFICATIONS = _notifications()
 """The methods the LSP defines as notifications: sent with an id, they are a request no handler answers."""
 
 
+def unknown_command(message: dict[str, Any], commands: frozenset[str]) -> Refusal | None:
+    """The answer to `workspace/executeCommand` of a command the server does not have (pygls answers it
+    too, but logs a traceback for each)."""
+    params = message.get("params")
+    command = params.get("command") if isinstance(params, dict) else None
+    if message["method"] != "workspace/executeCommand" or not isinstance(command, str) or command in commands:
+        return None
+    known = ", ".join(sorted(commands))
+    return Refusal(
+        readable_id(message),
+        INVALID_PARAMS,
+        f"Invalid params: no command {command!r} (known: {known})",
+        "id" in message,
+    )
+
+
 def batch_refusals(batch: list[Any]) -> list[dict[str, Any]]:
     """The answer to a non-empty batch: the LSP has no batches, so each element is refused."""
     return [

@@ -17,7 +17,7 @@ import logging
 import os
 import stat
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from pygls.exceptions import JsonRpcException
@@ -35,6 +35,7 @@ from evalkit.lsp.jsonrpc import (
     envelope_problem,
     error_frame,
     readable_id,
+    unknown_command,
 )
 
 logger = logging.getLogger(__name__)
@@ -44,9 +45,12 @@ _CHUNK_BYTES = 1 << 16
 class Dispatcher:
     """Hands each readable message to pygls, and answers the rest itself (`jsonrpc`)."""
 
-    def __init__(self, protocol: JsonRPCProtocol, write: Callable[[bytes], None]) -> None:
+    def __init__(
+        self, protocol: JsonRPCProtocol, write: Callable[[bytes], None], commands: Iterable[str] = ()
+    ) -> None:
         self._protocol = protocol
         self._write = write
+        self._commands = frozenset(commands)
         self.lifecycle = Lifecycle()
 
     def frames(self, frames: list[Frame]) -> None:
@@ -85,6 +89,7 @@ class Dispatcher:
         if refusal is None and "method" in message:
             is_request = "id" in message
             refusal = self.lifecycle.refusal(message["method"], readable_id(message), is_request)
+            refusal = refusal or unknown_command(message, self._commands)
         if refusal is not None:
             self._refuse(refusal)
             return
@@ -193,7 +198,7 @@ async def _serve(server: LanguageServer) -> None:
     logging.getLogger(JsonRPCProtocol.__module__).addFilter(_without_pygls_tracebacks)
     writer = StdoutWriter(sys.stdout.buffer)
     server.protocol.set_writer(writer)
-    dispatcher = Dispatcher(server.protocol, writer.write)
+    dispatcher = Dispatcher(server.protocol, writer.write, server.protocol.fm.commands)
     frames = FrameReader()
     read = await _chunks(asyncio.get_running_loop())
     while chunk := await read():

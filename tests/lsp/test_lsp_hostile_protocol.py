@@ -80,6 +80,7 @@ ATTACKS = {
         -32600,
         7,
     ),
+    "an unknown command": (request("workspace/executeCommand", {"command": "nope"}), -32602, 7),
     "a string id": (request("evalkit/noSuchMethod", {}, "seven"), -32601, "seven"),
 }
 
