@@ -151,7 +151,7 @@ async def pull_diagnostics(
 @fail_soft(None)
 def complete(ls: EvalkitServer, params: types.CompletionParams) -> types.CompletionList | None:
     document = ls.session.document(params.text_document.uri)
-    if document is None or before_bom(params.position, document.lines):
+    if document is None or document.refused or before_bom(params.position, document.lines):
         return None
     codec = ls.workspace.position_codec
     line, column = from_position(params.position, document.lines, codec)
@@ -180,7 +180,7 @@ def complete(ls: EvalkitServer, params: types.CompletionParams) -> types.Complet
 @fail_soft(None)
 def hover_text(ls: EvalkitServer, params: types.HoverParams) -> types.Hover | None:
     document = ls.session.document(params.text_document.uri)
-    if document is None or before_bom(params.position, document.lines):
+    if document is None or document.refused or before_bom(params.position, document.lines):
         return None
     codec = ls.workspace.position_codec
     line, column = from_position(params.position, document.lines, codec)
@@ -270,7 +270,7 @@ async def document_symbols(
 @fail_soft(None)
 def definition(ls: EvalkitServer, params: types.DefinitionParams) -> types.Location | None:
     document = ls.session.document(params.text_document.uri)
-    if document is None:
+    if document is None or document.refused:
         return None
     target = target_at(
         document.index, *from_position(params.position, document.lines, ls.workspace.position_codec)

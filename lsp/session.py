@@ -73,6 +73,7 @@ class OpenDocument:
     lines: Sequence[str]  # as the client counts them: with its byte order mark, if it has one
     index: StructureIndex
     state: FolderState
+    refused: bool = False  # the engine refuses the text outright: no position in it is worth converting
 
 
 class Session:
@@ -89,6 +90,7 @@ class Session:
         self._runner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalkit-dry-run")
         self._sample_files = SampleFiles()
         self._indexes: dict[str, tuple[str, list[str], StructureIndex]] = {}
+        self._refused: set[str] = set()  # the open documents the engine refuses outright (`_index`)
         self.reviewers = ReviewerVerdicts()
         self._told: set[str] = set()  # the problems already shown to the user
         self._verdicts: dict[Path, VerdictCache] = {}  # used on the dry-run worker only
@@ -144,7 +146,8 @@ class Session:
         if self._set_aside(uri, found, index):
             return None
         state = self.state(found.folder)
-        return OpenDocument(uri, found.path, found.schema, found.folder, lines, index, state)
+        refused = uri in self._refused
+        return OpenDocument(uri, found.path, found.schema, found.folder, lines, index, state, refused)
 
     def _index(self, uri: str) -> tuple[list[str], StructureIndex]:
         """The open document's lines (as the client counts them) and the structure of its text (read
@@ -156,6 +159,9 @@ class Session:
         if cached is None or cached[0] is not source:
             lines = split_lines(source)
             readable = without_bom(lines) if within_engine_limits(source) else []
+            self._refused.discard(uri)
+            if lines and not readable:
+                self._refused.add(uri)
             index = StructureIndex(readable, cached[2] if cached else None)
             cached = (source, lines, index)
             self._indexes[uri] = cached
@@ -181,6 +187,7 @@ class Session:
 
     def forget(self, uri: str) -> None:
         self._indexes.pop(uri, None)
+        self._refused.discard(uri)
 
     def buffers(self, folder: Path) -> dict[str, Buffer]:
         return folder_buffers(self.server.workspace.text_documents.items(), folder)
