@@ -83,6 +83,12 @@ def has_bom(lines: Sequence[str]) -> bool:
     return bool(lines) and lines[0].startswith(BOM)
 
 
+def before_bom(position: types.Position, lines: Sequence[str]) -> bool:
+    """Whether `position` is before the text's byte order mark: no word is there, and an edit there
+    would put text before the mark (which then is no mark but a character of the first key)."""
+    return position.line == 0 and position.character == 0 and has_bom(lines)
+
+
 def to_range(span: Span, lines: Sequence[str], codec: PositionCodec) -> types.Range:
     """The one conversion of an engine span (1-based, end exclusive) to an LSP range."""
     return types.Range(

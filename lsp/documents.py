@@ -4,22 +4,36 @@ pygls splits a document with `str.splitlines`, which also ends a line at U+2028,
 feeds and other separators; the protocol ends lines only at "\\n", "\\r\\n" and "\\r". With such a
 character in a file (pasted text often carries U+2028), pygls applied the editor's incremental edits a
 line early, and its copy of the text drifted from the editor's until the file was reopened. The lines
-are split by the engine's `lines_with_ends`, as every position evalkit reports is counted.
+are split by the engine's `lines_with_ends`, as every position evalkit reports is counted. Incremental
+edits are applied as the protocol's reference model applies them (`edits.apply_change`).
+
+Two pygls internals are used, for want of a public hook: `Workspace._create_text_document` (where the
+workspace makes its documents) and `TextDocument._source` (the text `source` returns);
+tests/lsp/test_pygls_hooks.py fails if a pygls release changes either.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 
 from evalkit.engine.positions import lines_with_ends
+from evalkit.lsp.edits import apply_change
 
 
 class ProtocolLinesDocument(TextDocument):
     @property
     def lines(self) -> Sequence[str]:
         return tuple(lines_with_ends(self.source))
+
+    def apply_change(self, change: types.TextDocumentContentChangeEvent) -> None:
+        if isinstance(change, types.TextDocumentContentChangePartial):
+            encoding = self.position_codec.encoding
+            self._source = apply_change(self.source, change.range, change.text, encoding)
+        else:
+            super().apply_change(change)
 
 
 class ProtocolLinesWorkspace(Workspace):

@@ -22,8 +22,7 @@ from evalkit.engine.config import Config
 from evalkit.engine.result import Result, SkippedRule
 from evalkit.services.diff import Snapshot
 from evalkit.services.evaluation import Evaluate
-from evalkit.services.fingerprints import Fingerprint, fingerprint
-from evalkit.services.inputs import LoadedSubmission, expand_inputs
+from evalkit.services.inputs import LoadedSubmission
 from evalkit.services.samples import SampleOutcome, dry_run, sample_position
 
 RuleKey = tuple[str, str]  # (rule type, rule id): ids are unique only within their list
@@ -173,12 +172,6 @@ def _shown(value: Any) -> str:
     else:
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + "…"
-
-
-def samples_signature(samples_dir: Path) -> Fingerprint:
-    """Changes when a sample is added, removed or edited."""
-    files, _ = expand_inputs([samples_dir])
-    return fingerprint(files)
 
 
 def evaluate_samples(

@@ -131,10 +131,9 @@ def impact_of(base_name: str, base: BaseRun, head: Config, report: DryRunReport)
     if base.config is None:
         return Impact(base_name, problem=base.problem)
     diff = DiffReport.between(base.config, head, base_name, str(head.folder))
-    diff.add_all(  # a sample with no result on either side is not compared, as the dry run counts it
+    diff.add_all(  # every sample, also one neither side could read: counted as `evalkit diff` counts it
         ItemDiff(outcome.source, before, _head_side(outcome))
         for before, outcome in zip(base.sides, report.outcomes, strict=False)
-        if outcome.error is None or not isinstance(before, str)
     )
     return Impact(base_name, diff, rules=diff.rule_counts())
 

@@ -1,6 +1,7 @@
 """Code lenses of the live dry run: `fires on K/N samples` above each rule, and a summary of the run
 (samples, labels) on the first line; with the live impact, the change from the base config beside them
-(`vs saved: 2/3 labels change (...)` on the first line, `(+2)` after a rule's count). Rules are found
+(`vs saved: 2/3 labels change (...)` on the first line, `(+2)` after a rule's count). While the config
+has errors, the last good run's counts are marked stale. Rules are found
 in the text, so the lenses stay in place while a half-typed document does not parse. A rule that a YAML
 alias brings into a rule list (`- *shared`, `rating_rules: *all`) has its lens on the alias, named by its
 id (the parsed document says which rules the alias stands for).
@@ -24,6 +25,9 @@ DRY_RUN_COMMAND = "evalkit.dryRun"
 DIFF_COMMAND = "evalkit.diff"
 NO_SAMPLES = "dry run: no sample submissions (add samples/ beside the config folder)"
 WAITING = "dry run waits for a valid config"
+STALE = " (stale: the config has errors)"
+"""After the last good config's summary while the config has errors: its counts may no longer hold."""
+STALE_RULE = " (stale)"
 
 
 def rule_kind(path: KeyPath) -> str | None:
@@ -79,7 +83,8 @@ def code_lenses(
     if report is None:
         return []
     impact = impact if config_ok else None  # against a half-typed config it would be stale
-    lenses = [_lens(0, 0, report.summary_title(), uri, lines, codec)]
+    summary = report.summary_title() + ("" if config_ok else STALE)
+    lenses = [_lens(0, 0, summary, uri, lines, codec)]
     if impact is not None:
         lenses.append(_lens(0, 0, impact.summary_title(), uri, lines, codec))
     placed = [
@@ -102,7 +107,8 @@ def _place(lens: tuple[int, int, str]) -> tuple[int, int]:
 
 def _rule_title(rule: RuleKey, report: DryRunReport, config_ok: bool, impact: Impact | None) -> str:
     if rule in report.rules:
-        return report.lens_title(rule) + (impact.rule_suffix(rule[1]) if impact is not None else "")
+        suffix = impact.rule_suffix(rule[1]) if impact is not None else ""
+        return report.lens_title(rule) + suffix + ("" if config_ok else STALE_RULE)
     return WAITING if not config_ok else "dry run pending"
 
 

@@ -1,10 +1,11 @@
 """What reviewers decided on each rule's proposals, for the hover on a rule id: from the review journals
 the `journals` option names (a glob, relative to the workspace root), with `evalkit stats`'s counting.
 
-Counting evaluates every reviewed submission, which takes a while on big journals (0.6 s for 2,000
-submissions), so it never runs on the request loop: a worker thread counts whenever a journal or the
-config changed (paths, sizes, modification times and the config hash make the key), and a hover shows
-the latest finished count, or says that the first one is still running.
+Finding the journals (a glob that may reach far: `journal_paths`) and counting (it evaluates every
+reviewed submission: 0.6 s for 2,000) never run on the request loop: at a hover, a worker thread looks
+for the journals again (unless it is still at it) and counts again when a journal or the config changed
+(paths, sizes, modification times and the config hash make the key); the hover shows the latest
+finished count, or says that the first one is still running.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from evalkit.services.stats import Tally
 
 logger = logging.getLogger(__name__)
 COUNTING = "Reviewers: counting the journals' decisions…"
+JOURNAL_SUFFIX = ".jsonl"
+"""Journals are JSON lines: whatever else a broad glob (`/**`) finds is not read."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,42 +47,43 @@ class Verdicts:
 class ReviewerVerdicts:
     def __init__(self) -> None:
         self._key: tuple[object, ...] = ()
-        self._pending: tuple[object, ...] = ()
         self._by_rule: dict[str, Tally] | None = None
+        self._busy = False
         self._lock = threading.Lock()
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalkit-reviewers")
 
     def of(self, config: Config, pattern: str, root: Path | None) -> Verdicts:
-        """The latest count; starts a new one in the background when the journals or the config changed."""
-        paths = journal_paths(pattern, root)
-        key = (config.config_hash, tuple(paths), fingerprint(paths))
+        """The latest count; looks for changed journals in the background unless it is looking already."""
         with self._lock:
-            if key not in (self._key, self._pending):
-                self._pending = key
-                self._worker.submit(self._recount, key, config, paths)
+            if not self._busy:
+                self._busy = True
+                self._worker.submit(self._recount, config, pattern, root)
             return Verdicts(self._by_rule)
 
-    def _recount(self, key: tuple[object, ...], config: Config, paths: list[str]) -> None:
+    def _recount(self, config: Config, pattern: str, root: Path | None) -> None:
         try:
-            by_rule = count(config, paths)
+            paths = journal_paths(pattern, root)
+            key: tuple[object, ...] = (config.config_hash, tuple(paths), fingerprint(paths))
+            by_rule = count(config, paths) if key != self._key else self._by_rule
         except Exception:  # a journal no one can read must not end the server: show no verdicts
             logger.exception("counting the reviewers' decisions failed")
-            by_rule = {}
+            key, by_rule = (), {}
         with self._lock:
-            self._key, self._by_rule = key, by_rule
+            self._key, self._by_rule, self._busy = key, by_rule, False
 
 
 def journal_paths(pattern: str, root: Path | None) -> list[str]:
-    """The journals `pattern` names from `root`, as `check --journals` finds them; none (said in the log)
-    when it reaches too many folders."""
+    """The journals `pattern` names from `root`, found as `check --journals` finds them (one bounded glob,
+    services/journal_glob.py); none, said in the log, when it reaches too many folders."""
     from evalkit.services.journal_glob import TooManyFolders, journal_files
 
     base = root if root is not None else Path.cwd()
     try:
-        return [str(base / path) for path in journal_files(pattern, base)]
+        found = journal_files(pattern, base)
     except TooManyFolders as exc:
         logger.warning("the journals option: %s", exc)
         return []
+    return [str(base / path) for path in found if path.endswith(JOURNAL_SUFFIX)]
 
 
 def count(config: Config, paths: list[str]) -> dict[str, Tally]:
@@ -88,7 +92,7 @@ def count(config: Config, paths: list[str]) -> dict[str, Tally]:
     from evalkit.services.reviews import ReviewsError, read_reviews
     from evalkit.services.stats import review_stats
 
-    readable = [path for path in paths if Path(path).is_file()]
+    readable = [path for path in paths if path.endswith(JOURNAL_SUFFIX) and Path(path).is_file()]
     if not readable or config.plan is None:
         return {}
     try:

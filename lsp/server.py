@@ -8,10 +8,13 @@ take the server down.
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import logging
+import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -21,7 +24,7 @@ from evalkit import __version__
 from evalkit.engine.config import Config
 from evalkit.engine.diagnostics import Diagnostic, Severity
 from evalkit.lsp import completion, hover, lenses, quickfix, symbols
-from evalkit.lsp.convert import from_position, has_bom, text_range
+from evalkit.lsp.convert import before_bom, from_position, has_bom, text_range
 from evalkit.lsp.docs import dimension_settings
 from evalkit.lsp.documents import count_lines_as_the_protocol
 from evalkit.lsp.failsoft import fail_soft
@@ -31,6 +34,7 @@ from evalkit.lsp.session import OpenDocument, Session, lines_of
 from evalkit.lsp.stdio import serve_stdio
 from evalkit.lsp.workspace import FolderState, uri_for
 from evalkit.lsp.yamlcontext import cursor_at, target_at
+from evalkit.services.config_files import no_config_files
 
 
 class EvalkitServer(LanguageServer):
@@ -55,12 +59,18 @@ SWITCH_INTERVAL_S = 0.0005
 GC_YOUNG_THRESHOLD = 50_000
 
 
-def serve() -> int:
+def serve() -> NoReturn:
     """Run the server on stdin/stdout until the client says exit; returns the process's exit code."""
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     gc.freeze()  # the modules imported so far live as long as the process: no need to scan them again
     gc.set_threshold(GC_YOUNG_THRESHOLD, 50, 100)
-    return serve_stdio(SERVER)
+    code = serve_stdio(SERVER)
+    # `exit` ends the process now: work still running on a worker thread (a dry run, counting journals
+    # the `journals` glob found) is abandoned, not waited for as the interpreter waits for its threads.
+    logging.shutdown()
+    with contextlib.suppress(ValueError, OSError):  # pygls closed stdout at `exit`
+        sys.stdout.flush()
+    os._exit(code)
 
 
 @SERVER.feature(types.INITIALIZE)
@@ -141,7 +151,7 @@ async def pull_diagnostics(
 @fail_soft(None)
 def complete(ls: EvalkitServer, params: types.CompletionParams) -> types.CompletionList | None:
     document = ls.session.document(params.text_document.uri)
-    if document is None:
+    if document is None or document.refused or before_bom(params.position, document.lines):
         return None
     codec = ls.workspace.position_codec
     line, column = from_position(params.position, document.lines, codec)
@@ -170,7 +180,7 @@ def complete(ls: EvalkitServer, params: types.CompletionParams) -> types.Complet
 @fail_soft(None)
 def hover_text(ls: EvalkitServer, params: types.HoverParams) -> types.Hover | None:
     document = ls.session.document(params.text_document.uri)
-    if document is None:
+    if document is None or document.refused or before_bom(params.position, document.lines):
         return None
     codec = ls.workspace.position_codec
     line, column = from_position(params.position, document.lines, codec)
@@ -260,7 +270,7 @@ async def document_symbols(
 @fail_soft(None)
 def definition(ls: EvalkitServer, params: types.DefinitionParams) -> types.Location | None:
     document = ls.session.document(params.text_document.uri)
-    if document is None:
+    if document is None or document.refused:
         return None
     target = target_at(
         document.index, *from_position(params.position, document.lines, ls.workspace.position_codec)
@@ -308,6 +318,9 @@ async def _ran_now(
     folder = ls.session.command_folder(arguments)
     if folder is None:
         return {"error": "no evalkit config file is open; pass the URI of one"}
+    checked = (await ls.session.current(folder)).latest
+    if checked is not None and not checked.files and not checked.diagnostics:
+        return {"config": str(folder), "error": no_config_files(folder)}  # as the CLI refuses it
     state = await ls.session.dry_run_now(folder)
     if state.latest is None or not state.latest.ok:
         return {"config": str(folder), "error": _refusal(state.latest, purpose)}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -23,7 +24,6 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
-from pygls.workspace import TextDocument
 
 from evalkit.engine.config import Config, analyze, config_name
 from evalkit.engine.diagnostics import Diagnostic
@@ -34,6 +34,7 @@ from evalkit.lsp.debounce import Debouncer
 from evalkit.lsp.lenses import NO_SAMPLES
 from evalkit.lsp.options import InitOptions, parse_options
 from evalkit.lsp.reviewers import ReviewerVerdicts
+from evalkit.lsp.sample_files import SampleFiles
 from evalkit.lsp.verdicts import VerdictCache
 from evalkit.lsp.workspace import (
     Buffer,
@@ -45,9 +46,9 @@ from evalkit.lsp.workspace import (
     foreign_keys,
     uri_for,
 )
-from evalkit.lsp.yamlcontext import StructureIndex, top_level_keys
+from evalkit.lsp.yamlcontext import StructureIndex, top_level_keys, within_engine_limits
 from evalkit.services.inputs import LoadedSubmission
-from evalkit.services.samples import find_samples_dir, read_samples, samples_option_path
+from evalkit.services.samples import find_samples_dir, samples_option_path
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -55,6 +56,10 @@ T = TypeVar("T")
 # Config files and every kind of sample submission (`evalkit eval` reads .json, .jsonl and YAML).
 WATCHED_FILES = ("**/*.{yaml,yml}", "**/*.{json,jsonl}")
 WATCH_REGISTRATION = "evalkit-watched-files"
+STORM_QUIET_S = 0.02
+"""Edits closer together than this (no one types that fast: a client replaying or generating them) wait
+for this much quiet before a check: a check started at every edit of a storm kept a worker thread busy,
+and every message the event loop read waited for the interpreter's lock."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +73,7 @@ class OpenDocument:
     lines: Sequence[str]  # as the client counts them: with its byte order mark, if it has one
     index: StructureIndex
     state: FolderState
+    refused: bool = False  # the engine refuses the text outright: no position in it is worth converting
 
 
 class Session:
@@ -82,12 +88,14 @@ class Session:
         self._dry_runs = Debouncer("dry run")
         self._checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalkit-check")
         self._runner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalkit-dry-run")
-        self._samples: dict[Path, tuple[Any, list[LoadedSubmission]]] = {}
+        self._sample_files = SampleFiles()
         self._indexes: dict[str, tuple[str, list[str], StructureIndex]] = {}
+        self._refused: set[str] = set()  # the open documents the engine refuses outright (`_index`)
         self.reviewers = ReviewerVerdicts()
         self._told: set[str] = set()  # the problems already shown to the user
         self._verdicts: dict[Path, VerdictCache] = {}  # used on the dry-run worker only
         self._aside: set[str] = set()  # the documents left to other tools (`_set_aside`)
+        self._last_change: dict[Path, float] = {}  # by folder: when an edit last came (`folder_changed`)
 
     # --- setup -------------------------------------------------------------------------------
 
@@ -128,25 +136,33 @@ class Session:
         return self.folders[folder]
 
     def document(self, uri: str) -> OpenDocument | None:
-        """The config file or rule test file at `uri` with its structure (cached per text), or None for
-        another file."""
+        """The open config file or rule test file at `uri` with its structure (cached per text), or None
+        for another file. A file that is not open is never read here: that would be on the event loop,
+        without the CLI's caps (a named pipe there blocks the server for good)."""
         found = evalkit_file(uri)
-        if found is None:
+        if found is None or uri not in self.server.workspace.text_documents:
             return None
         lines, index = self._index(uri)
         if self._set_aside(uri, found, index):
             return None
         state = self.state(found.folder)
-        return OpenDocument(uri, found.path, found.schema, found.folder, lines, index, state)
+        refused = uri in self._refused
+        return OpenDocument(uri, found.path, found.schema, found.folder, lines, index, state, refused)
 
     def _index(self, uri: str) -> tuple[list[str], StructureIndex]:
-        """The document's lines (as the client counts them) and the structure of its text (read without
-        a byte order mark, as the engine reads it), cached per text."""
-        source = _source(self.server.workspace.get_text_document(uri))
+        """The open document's lines (as the client counts them) and the structure of its text (read
+        without a byte order mark, as the engine reads it), cached per text. A text the engine refuses
+        outright (too long, nested too deep) gets no structure: building it would cost seconds on the
+        event loop, for a file whose one diagnostic says it is refused."""
+        source = self.server.workspace.text_documents[uri].source
         cached = self._indexes.get(uri)
         if cached is None or cached[0] is not source:
             lines = split_lines(source)
-            index = StructureIndex(without_bom(lines), cached[2] if cached else None)
+            readable = without_bom(lines) if within_engine_limits(source) else []
+            self._refused.discard(uri)
+            if lines and not readable:
+                self._refused.add(uri)
+            index = StructureIndex(readable, cached[2] if cached else None)
             cached = (source, lines, index)
             self._indexes[uri] = cached
         return cached[1], cached[2]
@@ -171,6 +187,7 @@ class Session:
 
     def forget(self, uri: str) -> None:
         self._indexes.pop(uri, None)
+        self._refused.discard(uri)
 
     def buffers(self, folder: Path) -> dict[str, Buffer]:
         return folder_buffers(self.server.workspace.text_documents.items(), folder)
@@ -180,14 +197,24 @@ class Session:
     def document_changed(self, uri: str) -> None:
         """An edit, open or close: re-check the file's folder once the edits pause."""
         found = evalkit_file(uri)
-        if found is not None and not self._set_aside(uri, found, self._index(uri)[1]):
+        if found is None:
+            return
+        if (
+            uri not in self.server.workspace.text_documents
+        ):  # closed: its text on disk is the engine's to read
+            if uri not in self._aside:
+                self.folder_changed(found.folder)
+            self._aside.discard(uri)
+        elif not self._set_aside(uri, found, self._index(uri)[1]):
             self.folder_changed(found.folder)
 
     def folder_changed(self, folder: Path) -> None:
         self._dry_runs.cancel(folder)  # its results are about to be stale; typing never waits for it
-        self._checks.schedule(
-            folder, self.options.diagnostics_delay_ms / 1000, lambda: self._check(folder, True)
-        )
+        now = time.monotonic()
+        in_a_storm = now - self._last_change.get(folder, float("-inf")) < STORM_QUIET_S
+        self._last_change[folder] = now
+        delay = max(self.options.diagnostics_delay_ms / 1000, STORM_QUIET_S if in_a_storm else 0.0)
+        self._checks.schedule(folder, delay, lambda: self._check(folder, True))
 
     def files_changed(self, paths: Sequence[Path]) -> None:
         """Files changed on disk (the client's file watcher): re-check the folders they belong to,
@@ -195,9 +222,10 @@ class Session:
         be any file: one created fixes the case)."""
         for folder, state in list(self.folders.items()):
             samples = self.samples_dir(folder)
-            if state.tests or any(
-                p.parent == folder or (samples is not None and p.is_relative_to(samples)) for p in paths
-            ):
+            in_samples = samples is not None and any(p.is_relative_to(samples) for p in paths)
+            if in_samples and samples is not None:
+                self._sample_files.forget(samples)  # a sample added or removed: list the folder again
+            if state.tests or in_samples or any(p.parent == folder for p in paths):
                 self.folder_changed(folder)
 
     def command_folder(self, arguments: Sequence[Any]) -> Path | None:
@@ -222,7 +250,7 @@ class Session:
     async def _check(self, folder: Path, after_edit: bool) -> None:
         started = time.perf_counter()
         buffers = self.buffers(folder)
-        overrides = {path: buffer.text for path, buffer in buffers.items()}
+        overrides = {path: as_saved(buffer.text) for path, buffer in buffers.items()}
         state = self.state(folder)
         previous = (state.latest, state.last_good)
         config, tests = await _in_thread(self._checker, _analyze, folder, overrides, previous)
@@ -379,13 +407,9 @@ class Session:
             state.impact_key = key
 
     def _load_samples(self, samples_dir: Path) -> tuple[list[LoadedSubmission], Any]:
-        """Runs on the worker: the samples, read again only when a file changed."""
-        signature = dryrun.samples_signature(samples_dir)
-        cached = self._samples.get(samples_dir)
-        if cached is None or cached[0] != signature:
-            cached = (signature, read_samples(samples_dir, self.options.max_samples))
-            self._samples[samples_dir] = cached
-        return cached[1], signature
+        """Runs on the worker: the samples, read again only when a file they came from changed."""
+        read = self._sample_files.samples(samples_dir, self.options.max_samples)
+        return read.samples, read.signature
 
     def _refresh_lenses(self, state: FolderState) -> None:
         """Ask the client to fetch the lenses again when what they show has changed."""
@@ -405,6 +429,15 @@ def samples_setting_problem(chosen: Path) -> str:
     return f"the `samples` setting names a folder that does not exist: {chosen}"
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def as_saved(text: str) -> str:
+    """The text as an editor saves it in UTF-8: a lone surrogate (a client may send one; UTF-8 cannot
+    hold it) becomes U+FFFD, as VS Code writes it. One code unit for one: positions do not move."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
 def _keep_base(state: FolderState, done: Future[impact.BaseRun]) -> None:
     if not done.cancelled() and done.exception() is None:
         state.base_run = done.result()
@@ -420,13 +453,6 @@ def _analyze(
 
 async def _in_thread(worker: ThreadPoolExecutor, function: Callable[..., T], *args: Any) -> T:
     return await asyncio.get_running_loop().run_in_executor(worker, function, *args)
-
-
-def _source(document: TextDocument) -> str:
-    try:
-        return document.source
-    except OSError:  # a file that is neither open nor readable has no text
-        return ""
 
 
 def lines_of(path: str, state: FolderState, config: Config) -> list[str]:

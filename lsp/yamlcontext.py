@@ -20,6 +20,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
+from evalkit.engine.limits import MAX_YAML_BYTES, MAX_YAML_DEPTH
+
 KeyPath = tuple[str | int, ...]
 
 # A mapping key: quoted, or plain up to the first ":" followed by a blank (so "a: b: c" has key "a").
@@ -36,6 +38,24 @@ _WORD_BEFORE = re.compile(_WORD_CHARACTER + "*$")
 _WORD_AFTER = re.compile(_WORD_CHARACTER + "*")
 _ALIAS_NODE = re.compile(r"\*[^\s,\[\]{}]+(?=[ \t]*(?:#.*)?$)")  # a whole node that is an alias
 _ANCHOR = re.compile(r"&[^\s,\[\]{}]+[ \t]+")  # an anchor before the node it names
+
+
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def within_engine_limits(text: str) -> bool:
+    """Whether the engine may accept `text`: not longer than its limit, and not nested deeper in flow
+    collections (counted by brackets, so a bracket in a quoted string or a comment may count too: the
+    bound errs towards refusing only past the engine's own limit of nesting)."""
+    if len(text) > MAX_YAML_BYTES + 1:  # + 1: a byte order mark
+        return False
+    if text.count("[") + text.count("{") <= MAX_YAML_DEPTH:
+        return True
+    depth = deepest = 0
+    for bracket in _BRACKET.finditer(text):
+        depth = depth + 1 if bracket.group() in "[{" else max(0, depth - 1)
+        deepest = max(deepest, depth)
+    return deepest <= MAX_YAML_DEPTH
 
 
 class Element(NamedTuple):

@@ -77,11 +77,11 @@ async def test_the_dry_run_command_says_why_a_sample_has_no_result_and_where(
     }
 
 
-async def test_the_impact_counts_the_samples_the_dry_run_counts(editor: Editor) -> None:
+async def test_the_impact_counts_every_sample_as_evalkit_diff_does(editor: Editor) -> None:
     (editor.root / "samples" / "d_broken.json").write_text("{", encoding="utf-8")
     await editor.open("rules.yaml")
     lenses = await editor.lenses_when(lambda found: any(t.startswith("vs saved") for _, t in found))
     assert [title for line, title in lenses if line == 0] == [
         "dry run: 3 samples · needs_review 1 · weak 2 · 1 unreadable",
-        "vs saved: no change on 3 samples",
+        "vs saved: no change on 4 samples",  # the unreadable one too (`evalkit diff`: 4, errors 1/1)
     ]

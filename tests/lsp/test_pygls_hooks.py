@@ -1,0 +1,46 @@
+"""The pygls internals evalkit relies on (`lsp/documents.py`, `lsp/stdio.py`): if a pygls release
+renames or changes one, these fail by name instead of the server drifting silently."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+
+from lsprotocol import types
+from pygls.protocol import JsonRPCProtocol
+from pygls.workspace import TextDocument, Workspace
+
+from evalkit.lsp.documents import ProtocolLinesDocument, count_lines_as_the_protocol
+from evalkit.lsp.stdio import _without_pygls_tracebacks
+
+URI = "file:///tmp/config/rules.yaml"
+
+
+def test_the_workspace_still_makes_its_documents_in_create_text_document() -> None:
+    parameters = list(inspect.signature(Workspace._create_text_document).parameters)
+    assert parameters == ["self", "doc_uri", "source", "version", "language_id"]
+    workspace = Workspace(None, types.TextDocumentSyncKind.Incremental)
+    count_lines_as_the_protocol(workspace)
+    workspace.put_text_document(types.TextDocumentItem(URI, "yaml", 1, "a\u2028b\r\n"))
+    document = workspace.get_text_document(URI)
+    assert isinstance(document, ProtocolLinesDocument)
+    change = types.TextDocumentContentChangePartial(
+        range=types.Range(types.Position(0, 9), types.Position(0, 4)), text="!"
+    )  # reversed and past the line's end: the reference model's text, not pygls's
+    workspace.update_text_document(types.VersionedTextDocumentIdentifier(version=2, uri=URI), change)
+    assert workspace.get_text_document(URI).source == "a\u2028b!\r\n"
+
+
+def test_a_documents_text_is_still_its_source_attribute() -> None:
+    document = TextDocument(URI, source="old")
+    document._source = "new"
+    assert document.source == "new"
+
+
+def test_pygls_still_logs_unreadable_params_with_the_message_the_filter_drops() -> None:
+    source = inspect.getsource(JsonRPCProtocol.structure_message)
+    assert '"Unable to deserialize message' in source
+    record = logging.LogRecord(
+        "pygls", logging.ERROR, __file__, 1, "Unable to deserialize message\n%s", ("x",), None
+    )
+    assert not _without_pygls_tracebacks(record)
