@@ -200,18 +200,18 @@ def _is_proposal_decision(target: str, decision: Decision) -> bool:
 
 
 def _activity(entries: Iterable[Any]) -> Activity:
-    """Decisions made (undo and redo are not new decisions) and the time of every entry."""
+    """Decisions made (undo and redo are not new decisions) and the time of every entry the replay used
+    (one it skips is no activity: its time may be anything)."""
     count = 0
     times: list[datetime] = []
     for entry in entries:
-        if not isinstance(entry, dict):
+        if not is_decision_entry(entry):  # one the replay skips decided nothing
             continue
         moment = _timestamp(entry.get("ts"))
         if moment is not None:
             times.append(moment)
         if (
-            is_decision_entry(entry)  # one the replay skips decided nothing
-            and entry.get("action") in DECIDING
+            entry.get("action") in DECIDING
             and entry.get("target") not in (NOTE_TARGET, STATUS_TARGET)
             and "undoes" not in entry
             and "redoes" not in entry
@@ -225,11 +225,12 @@ def _timestamp(value: Any) -> datetime | None:
         return None
     try:
         moment = datetime.fromisoformat(value)
-    except ValueError:
+        # the app writes UTC with `Z`; a hand-written time without an offset is taken as UTC too (naive and
+        # aware times cannot be compared, and one of each in a journal would end the report); every time
+        # in UTC, so that a report's from and to are in one offset
+        return moment.astimezone(UTC) if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    except (ValueError, OverflowError):  # OverflowError: year 1 or 9999 moved out of range by its offset
         return None
-    # the app writes UTC with `Z`; a hand-written time without an offset is taken as UTC too (naive and
-    # aware times cannot be compared, and one of each in a journal would end the report)
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _attach_submissions(reviews: Reviews, given: dict[str, Submission | None] | None) -> None:

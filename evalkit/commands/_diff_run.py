@@ -10,6 +10,7 @@ from pathlib import Path
 
 from evalkit.commands.diff import PROG, gate_problems, head_folder, label_limit
 from evalkit.engine.config import Config
+from evalkit.engine.untrusted_text import shown_as
 from evalkit.services.batch import raw_items
 from evalkit.services.config_files import refuse_without_config_files
 from evalkit.services.diff import DiffRecipe, DiffReport, ItemDiff, Unchanged, diff_items
@@ -30,11 +31,15 @@ def _told(items: Iterator[ItemDiff | Unchanged]) -> Iterator[ItemDiff | Unchange
 
 def _tell(item: ItemDiff) -> None:
     if item.base == item.head and isinstance(item.base, str):
-        print(f"{item.source}: error: {item.base}", file=sys.stderr)
+        print(shown_as(f"{item.source}: error: {item.base}"), file=sys.stderr)
         return
     for side, problem in (("base", item.base), ("head", item.head)):
         if isinstance(problem, str):
-            print(f"{item.source}: error in the {side}: {problem}", file=sys.stderr)
+            print(shown_as(f"{item.source}: error in the {side}: {problem}"), file=sys.stderr)
+
+
+def _say(message: str) -> None:
+    print(f"{PROG}: {shown_as(message)}", file=sys.stderr)
 
 
 class DiffRun:
@@ -50,8 +55,8 @@ class DiffRun:
         try:
             base_source = self._base_source(Path(head_source.folder))
         except NotUtf8 as exc:
-            print(exc, file=sys.stderr)
-            print(f"{PROG}: the base config ({exc.folder}) has errors; nothing was compared", file=sys.stderr)
+            print(shown_as(exc), file=sys.stderr)
+            _say(f"the base config ({exc.folder}) has errors; nothing was compared")
             return 2
         base = self._config(base_source, "base")
         if base is None:
@@ -118,9 +123,7 @@ class DiffRun:
             return config
         for diagnostic in config.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
-        print(
-            f"{PROG}: the {side} config ({source.folder}) has errors; nothing was compared", file=sys.stderr
-        )
+        _say(f"the {side} config ({source.folder}) has errors; nothing was compared")
         return None
 
     def _finish(self, report: DiffReport) -> int:
@@ -128,5 +131,5 @@ class DiffRun:
         sys.stdout.write(output if output.endswith("\n") else output + "\n")
         problems = gate_problems(report, self.args)
         for problem in problems:
-            print(f"{PROG}: {problem}", file=sys.stderr)
+            _say(problem)
         return 1 if problems or any(report.errors) else 0

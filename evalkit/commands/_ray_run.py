@@ -52,7 +52,9 @@ def _run(command: str, body: Callable[[], int]) -> int:
     try:
         return body()
     except UsageProblem as problem:
-        print(f"{command}: {problem}", file=sys.stderr)
+        from evalkit.engine.untrusted_text import shown_as
+
+        print(f"{command}: {shown_as(problem)}", file=sys.stderr)
         return 2
 
 
@@ -70,6 +72,7 @@ def _eval(args: argparse.Namespace) -> int:
     if config is None:
         return 2
     _require_ray()
+    from evalkit.engine.untrusted_text import shown_as
     from evalkit.ray import evaluate, read_submissions
     from evalkit.ray._files import EVAL_SUFFIXES
     from evalkit.ray._workers import EVALUATED_SCHEMA
@@ -89,7 +92,7 @@ def _eval(args: argparse.Namespace) -> int:
                 if error is not None:
                     errors += 1
                     progress.clear()
-                    print(f"{source}: error: {error}", file=sys.stderr)
+                    print(shown_as(f"{source}: error: {error}"), file=sys.stderr)
         progress.finish()
     return 1 if errors else 0
 

@@ -84,7 +84,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         bad_lines = _score_file(args, summary)
     except UsageProblem as problem:
-        print(f"{args.prog}: {problem}", file=sys.stderr)
+        from evalkit.engine.untrusted_text import shown_as
+
+        print(f"{args.prog}: {shown_as(problem)}", file=sys.stderr)
         return 2
     report = _render_summary(args, summary, bad_lines)
     print(report, file=sys.stdout if args.out else sys.stderr)
@@ -118,12 +120,13 @@ class _Tally:
     read: `NAME [#####.........................]  16% 1200 rows`."""
 
     def __init__(self, name: str, summary: ScoreSummary, total_bytes: int) -> None:
+        from evalkit.engine.untrusted_text import shown_as
         from evalkit.services.progress import Progress
 
         self.summary, self.bad_lines = summary, 0
         self.lines = 0  # lines taken so far: the number of the next one, less one
         self.progress = Progress(
-            total_bytes, self._caption, label=name, enabled=total_bytes >= PROGRESS_MIN_BYTES
+            total_bytes, self._caption, label=shown_as(name), enabled=total_bytes >= PROGRESS_MIN_BYTES
         )
 
     def bad_line(self, message: str) -> None:
@@ -407,9 +410,12 @@ class ScoreChunks:
 
 
 def _show_error(progress: Progress, count: int, message: str) -> None:
+    from evalkit.engine.untrusted_text import shown_as
+
     if count > ERRORS_SHOWN:
         return
     progress.clear()
+    message = shown_as(message)
     if count == ERRORS_SHOWN:
         message += "\n(further bad lines are not shown; the output has an error entry for each)"
     print(message, file=sys.stderr)
@@ -468,6 +474,7 @@ def _write_errors_stop(path: str | None) -> Iterator[None]:
 
 def _render_summary(args: argparse.Namespace, summary: ScoreSummary, bad_lines: int) -> str:
     from evalkit.engine.text import shown
+    from evalkit.engine.untrusted_text import shown_as
 
     stats = summary.stats()
     if args.format == "json":
@@ -480,10 +487,10 @@ def _render_summary(args: argparse.Namespace, summary: ScoreSummary, bad_lines: 
             }
         )
     plural = "" if bad_lines == 1 else "s"
-    lines = [f"{shown(args.input)}: {summary.total} rows scored, {bad_lines} bad line{plural}"]
+    lines = [f"{shown_as(args.input)}: {summary.total} rows scored, {bad_lines} bad line{plural}"]
     if stats:
         lines.append(f"{'data_source':<14}{'count':>8}" + "".join(f"{name:>8}" for name in _COLUMNS))
         for name, source in stats.items():
             values = "".join(f"{getattr(source, column):>8.3f}" for column in _COLUMNS)
-            lines.append(f"{name:<14}{source.count:>8}{values}")
+            lines.append(f"{shown_as(name):<14}{source.count:>8}{values}")
     return "\n".join(lines)

@@ -53,7 +53,9 @@ def run(args: argparse.Namespace) -> int:
         output = _report(args)
         _write(output, args.out)
     except UsageProblem as problem:
-        print(f"evalkit stats: {problem}", file=sys.stderr)
+        from evalkit.engine.untrusted_text import shown_as
+
+        print(f"evalkit stats: {shown_as(problem)}", file=sys.stderr)
         return 2
     return 0
 

@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from evalkit.engine.text import shown
+from evalkit.engine.untrusted_text import shown_as
 
 if TYPE_CHECKING:
     from evalkit.services.ruletest_run import CaseOutcome, Suite
@@ -43,13 +43,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         targets = find_suites(args.paths)
     except UsageProblem as problem:
-        print(f"evalkit test: {shown(str(problem))}", file=sys.stderr)
+        print(f"evalkit test: {shown_as(problem)}", file=sys.stderr)
         return 2
     suites = [run_suite(folder, files) for folder, files in targets]
     outcomes = [outcome for suite in suites for outcome in suite.outcomes]
     if args.update:
         for path in update_files(outcomes):
-            print(f"updated {shown(str(path))}")
+            print(f"updated {shown_as(path)}")
     passed, failed = _report(suites, args.coverage)
     print(f"{passed} passed, {failed} failed")
     if any(suite.config.plan is None for suite in suites):
@@ -69,7 +69,7 @@ def _report(suites: list[Suite], coverage: bool) -> tuple[int, int]:
                 print(diagnostic.format())
             failed += any(d.severity == 1 for d in test_file.diagnostics)
         for outcome in suite.outcomes:
-            print(shown(_case_report(outcome)))  # its messages may name files too
+            print(_case_report(outcome))
             passed += outcome.passed or outcome.updated
             failed += not (outcome.passed or outcome.updated)
         if coverage:
@@ -80,21 +80,19 @@ def _report(suites: list[Suite], coverage: bool) -> tuple[int, int]:
 def _print_invalid_config(suite: Suite) -> None:
     for diagnostic in suite.config.diagnostics:
         print(diagnostic.format())
-    print(
-        f"{shown(str(suite.config.folder))}: the config has errors; its tests were not run", file=sys.stderr
-    )
+    print(shown_as(f"{suite.config.folder}: the config has errors; its tests were not run"), file=sys.stderr)
 
 
 def _case_report(outcome: CaseOutcome) -> str:
     case = outcome.case
-    where = f"{shown(str(case.path))}:{case.line} {case.name}"
+    where = shown_as(f"{case.path}:{case.line} {case.name}")
     if outcome.updated:
         return f"UPDATED {where}"
     if outcome.passed:
         return f"PASS {where}"
     lines = [f"FAIL {where}"]
     if outcome.error is not None:
-        lines.append(f"    {outcome.error}")
+        lines.append(f"    {shown_as(outcome.error)}")
     lines.extend(_mismatch_lines(outcome))
     return "\n".join(lines)
 
@@ -105,10 +103,10 @@ def _mismatch_lines(outcome: CaseOutcome) -> list[str]:
     lines = []
     for mismatch in outcome.mismatches:
         expected, actual = _shown(mismatch.expected), _shown(mismatch.actual)
-        lines.append(f"    {mismatch.key}: expected {expected}, got {actual}")
+        lines.append(shown_as(f"    {mismatch.key}: expected {expected}, got {actual}"))
         if outcome.result is None:
             continue
-        lines.extend(f"      {explain_rule(outcome.result, rule_id)}" for rule_id in mismatch.rules)
+        lines.extend(shown_as(f"      {explain_rule(outcome.result, rule_id)}") for rule_id in mismatch.rules)
         if not mismatch.rules and mismatch.key != "ranking":
             lines.append("      no fired rule changed it")
     return lines
@@ -124,8 +122,8 @@ def _print_coverage(suite: Suite) -> None:
     uncovered = suite.uncovered()
     total = suite.rule_count()
     print(
-        f"coverage {shown(str(suite.config.folder))}: {total - len(uncovered)} of {total} rules fired by "
-        "some test"
+        shown_as(f"coverage {suite.config.folder}: {total - len(uncovered)} of {total} rules fired by ")
+        + "some test"
     )
     for diagnostic in uncovered:
         print(diagnostic.format())
