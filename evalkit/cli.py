@@ -188,6 +188,7 @@ def _shown_error(error: UnicodeError) -> tuple[str, int]:
 def _run(chosen: str | None, prog: str | None, argv: list[str]) -> int:
     args = _plain_args(chosen, argv)
     if args is None:
+        argv = _rewritten(chosen, argv)
         parser, commands = _parsers(chosen, prog, argv)
         try:
             args, extra = parser.parse_known_args(argv)
@@ -201,6 +202,14 @@ def _run(chosen: str | None, prog: str | None, argv: list[str]) -> int:
             return 2
     args.prog = prog or f"evalkit {args.command}"  # the name the user typed, for the command's messages
     return _command_module(args.command).run(args)
+
+
+def _rewritten(chosen: str | None, argv: list[str]) -> list[str]:
+    """`argv` as the chosen command's `arguments(argv)` has argparse read it (where a command has one)."""
+    if chosen is None:
+        return argv
+    arguments = getattr(_command_module(chosen), "arguments", None)
+    return argv if arguments is None else list(arguments(argv))
 
 
 def _plain_args(chosen: str | None, argv: list[str]) -> argparse.Namespace | None:

@@ -12,7 +12,7 @@ from evalkit.commands.diff import PROG, gate_problems, head_folder, label_limit
 from evalkit.engine.config import Config
 from evalkit.engine.untrusted_text import shown_as
 from evalkit.services.batch import raw_items
-from evalkit.services.config_files import refuse_without_config_files
+from evalkit.services.config_files import refuse_missing_config_dir, refuse_without_config_files
 from evalkit.services.diff import DiffRecipe, DiffReport, ItemDiff, Unchanged, diff_items
 from evalkit.services.diffrender import RENDERERS
 from evalkit.services.gitrev import ConfigSource, NoRevision, NotUtf8, RevisionError, config_at
@@ -85,6 +85,7 @@ class DiffRun:
 
     def _check_usage(self) -> None:
         args = self.args
+        refuse_missing_config_dir(args.config_dir)
         if args.jobs < 1:
             raise UsageProblem("--jobs must be at least 1")
         try:

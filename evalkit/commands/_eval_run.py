@@ -28,7 +28,7 @@ from evalkit.services.batch import (
     raw_items,
 )
 from evalkit.services.config_cache import load_for_eval
-from evalkit.services.config_files import refuse_without_config_files
+from evalkit.services.config_files import refuse_missing_config_dir, refuse_without_config_files
 from evalkit.services.inputs import STDIN, no_submissions
 from evalkit.services.output_over_input import input_written_over
 from evalkit.services.progress import Progress, counted
@@ -237,6 +237,7 @@ class EvalRun:
         return 1 if errors else 0
 
     def _config(self) -> Config | None:
+        refuse_missing_config_dir(self.args.config_dir)
         config = load_for_eval(self.args.config_dir)
         refuse_without_config_files(config)
         for diagnostic in config.diagnostics:

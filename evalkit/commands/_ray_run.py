@@ -40,6 +40,20 @@ def add_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def file_after_ray(argv: list[str]) -> list[str]:
+    """`argv` with a file or folder that follows `--ray` read as an input, not as the cluster's address
+    (`--ray` takes an optional ADDRESS: `eval --ray samples.jsonl` would otherwise look for a cluster at
+    samples.jsonl and then say INPUT is missing): `--ray PATH` becomes `--ray=local PATH`."""
+    out = list(argv)
+    for index, token in enumerate(out[:-1]):
+        following = out[index + 1]
+        if token == "--":
+            break
+        if token == "--ray" and not following.startswith("-") and os.path.exists(following):
+            out[index] = f"--ray={LOCAL}"
+    return out
+
+
 def run_eval(args: argparse.Namespace) -> int:
     return _run(args.prog, lambda: _eval(args))
 
@@ -132,8 +146,9 @@ def _score(args: argparse.Namespace) -> int:
 
 def _checked_config(folder: str | None, prog: str) -> Any:
     from evalkit.engine.config import analyze
-    from evalkit.services.config_files import refuse_without_config_files
+    from evalkit.services.config_files import refuse_missing_config_dir, refuse_without_config_files
 
+    refuse_missing_config_dir(folder)
     config = analyze(folder)
     refuse_without_config_files(config)
     for diagnostic in config.diagnostics:

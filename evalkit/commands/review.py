@@ -105,10 +105,9 @@ def _refuse_outputs_over_inputs(inputs: list[str], journal: Path, export: str | 
 
 def _config(config_dir: str | None) -> Config:
     from evalkit.engine.config import analyze
-    from evalkit.services.config_files import refuse_without_config_files
+    from evalkit.services.config_files import refuse_missing_config_dir, refuse_without_config_files
 
-    if config_dir is not None and not Path(config_dir).is_dir():
-        raise UsageProblem(f"--config-dir {config_dir}: no such folder")
+    refuse_missing_config_dir(config_dir)
     config = analyze(config_dir)
     refuse_without_config_files(config)
     return config

@@ -46,6 +46,15 @@ class Chunk(NamedTuple):
     end_offset: int  # bytes of input consumed once this chunk is read, for the progress bar
 
 
+def arguments(argv: list[str]) -> list[str]:
+    """The arguments as argparse reads them: a file that follows `--ray` is an input (_ray_run.py)."""
+    if "--ray" not in argv:
+        return argv
+    from evalkit.commands._ray_run import file_after_ray
+
+    return file_after_ray(argv)
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = (
         'Each line: {"data_source": "typos"|"connections"|"unscrambling", "extra_info": {"label": ...}, '
@@ -343,10 +352,18 @@ def _row_error(raw: bytes) -> RowError:
 def _open_input(path: str, name: str) -> BinaryIO:
     if os.path.isdir(path):
         raise UsageProblem(f"{name}: cannot read: it is a folder, expected a .jsonl file")
+    from evalkit.engine.text import NotText, check_not_other_encoding
+
     try:
-        return open(path, "rb")
+        source = open(path, "rb")  # noqa: SIM115 (the caller closes it)
     except OSError as error:
         raise UsageProblem(f"{name}: cannot read: {error.strerror}") from None
+    try:
+        check_not_other_encoding(source.peek(4)[:4])  # UTF-16, Parquet: said once, not as each line's error
+    except NotText as problem:
+        source.close()
+        raise UsageProblem(f"{name}: {problem.reason}") from None
+    return source
 
 
 def _chunks(source: BinaryIO, path: str) -> Iterator[Chunk]:

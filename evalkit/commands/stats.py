@@ -114,10 +114,9 @@ def _config(config_dir: str | None) -> Config:
     """The config, from eval's compiled-config cache when it was checked before (services/config_cache.py):
     stats evaluates each reviewed submission as eval does, and needs no more of it."""
     from evalkit.services.config_cache import load_for_eval
-    from evalkit.services.config_files import refuse_without_config_files
+    from evalkit.services.config_files import refuse_missing_config_dir, refuse_without_config_files
 
-    if config_dir is not None and not Path(config_dir).is_dir():
-        raise UsageProblem(f"--config-dir {config_dir}: no such folder")
+    refuse_missing_config_dir(config_dir)
     config = load_for_eval(config_dir)
     refuse_without_config_files(config)
     if config.plan is None:
