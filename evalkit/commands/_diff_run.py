@@ -86,6 +86,10 @@ class DiffRun:
     def _check_usage(self) -> None:
         args = self.args
         refuse_missing_config_dir(args.config_dir)
+        if not isinstance(args.base, str) or not args.base:  # argparse reads `--base=--` as no value at all
+            raise UsageProblem(
+                "--base: expected a config folder or a git revision (HEAD, origin/main, a sha)"
+            )
         if args.jobs < 1:
             raise UsageProblem("--jobs must be at least 1")
         try:
