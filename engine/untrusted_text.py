@@ -82,8 +82,9 @@ def _escape(found: re.Match[str]) -> str:
 
 def _terminal(text: str) -> str:
     line = _visible(text)
-    if "#" in line:
-        line = _CI_COMMAND_ANYWHERE.sub("\\\\x23", line)
+    if "##" not in line and "::" not in line:  # the common case: nothing a runner reads
+        return line
+    line = _CI_COMMAND_ANYWHERE.sub("\\\\x23", line)
     start = _CI_COMMAND_START.match(line)
     if start is not None:
         line = line[: start.end() - 1] + f"\\x{ord(line[start.end() - 1]):02x}" + line[start.end() :]
