@@ -48,9 +48,10 @@ _CI_COMMAND_ANYWHERE = re.compile(r"#(?=#vso\[)", re.IGNORECASE)
 _MARKDOWN_PUNCTUATION = str.maketrans(
     {**{c: "\\" + c for c in "\\`*_[]!|~#"}, "<": "&lt;", ">": "&gt;", "&": "&amp;"}
 )
-_MARKDOWN_BLOCK_START = re.compile(r"(?:[-+](?=\s|$)|=(?==*\s*$)|\d{1,9}(?=[.)](?:\s|$)))")
-"""A start that would make the line a list item, a quote or a setext heading's underline (`#` is always
-escaped): the text is escaped just before the match's end (after a list number's digits)."""
+_MARKDOWN_BLOCK_START = re.compile(r"(?:[-+](?=\s|$)|-(?=[-\s]*$)|=(?==*\s*$)|\d{1,9}(?=[.)](?:\s|$)))")
+"""A start that would make the line a list item, a thematic break (`---`) or a setext heading's underline
+(`#`, `*`, `_`, `>` and backticks are always escaped): the text is escaped just before the match's end
+(after a list number's digits)."""
 _LIVE_ON_GITHUB = re.compile(r"@|:(?=//)|www(?=\.)", re.IGNORECASE)
 """Where GitHub would start a mention (`@name`), an email or URL autolink (`a@b.c`, `https://`, `www.`)."""
 _ZERO_WIDTH_SPACE = "\u200b"
