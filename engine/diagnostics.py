@@ -77,8 +77,11 @@ class Diagnostic:
         return self.span.column
 
     def format(self) -> str:
-        """`path:line:col: severity[code] message`, valid UTF-8 whatever bytes the file name holds."""
-        return shown(
+        """`path:line:col: severity[code] message`, one line a terminal or a CI log shows as it is, whatever
+        the file name or the message quotes (engine/untrusted_text.py)."""
+        from evalkit.engine.untrusted_text import shown_as
+
+        return shown_as(
             f"{self.path}:{self.span.line}:{self.span.column}: {self.severity}[{self.code}] {self.message}"
         )
 

@@ -30,11 +30,17 @@ class NotText(ValueError):
         self.reason, self.line, self.column = reason, line, column
 
 
+PARQUET_MAGIC = b"PAR1"
+NOT_TEXT_PARQUET = "the file is Parquet, not text: eval and score read Parquet with --ray (Ray Data)"
+
+
 def check_not_other_encoding(head: bytes) -> None:
-    """Raises NotText when a file's first bytes are another encoding's byte order mark."""
+    """Raises NotText when a file's first bytes are another encoding's byte order mark, or Parquet's."""
     for mark, encoding in _OTHER_ENCODINGS:
         if head.startswith(mark):
             raise NotText(f"the file is {encoding} text; save it as UTF-8")
+    if head.startswith(PARQUET_MAGIC):
+        raise NotText(NOT_TEXT_PARQUET)
 
 
 def decode_utf8(raw: bytes) -> str:

@@ -14,7 +14,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import argparse
@@ -56,11 +56,10 @@ def _parsers(
     chosen: str | None, prog: str | None, argv: Sequence[str]
 ) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     """build_parser's parser, and each command's own parser by name."""
-    import argparse
 
     from evalkit import __version__
 
-    parser = argparse.ArgumentParser(prog="evalkit", description="Judge LLM output with declarative rules.")
+    parser = _parser_class()(prog="evalkit", description="Judge LLM output with declarative rules.")
     parser.add_argument("--version", action="version", version=f"evalkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands: dict[str, argparse.ArgumentParser] = {}
@@ -75,6 +74,21 @@ def _parsers(
         if name == chosen:
             _command_module(name).configure(command_parser)
     return parser, commands
+
+
+def _parser_class() -> type[argparse.ArgumentParser]:
+    """argparse's parser, whose messages (`unrecognized arguments: ...`, an invalid choice) show the
+    arguments they quote as a terminal shows untrusted text: a file name from a glob may hold anything."""
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def _print_message(self, message: str, file: Any = None) -> None:
+            from evalkit.engine.untrusted_text import shown_as
+
+            lines = message.split("\n")
+            super()._print_message("\n".join(shown_as(line) for line in lines), file)
+
+    return Parser
 
 
 def _chosen_command(argv: Sequence[str]) -> str | None:
@@ -125,7 +139,9 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         return 0
     except OSError as error:  # an unreadable folder, a full disk under stdout: never a traceback
         command = prog or " ".join(filter(None, ("evalkit", chosen)))
-        print(f"{command}: {_os_problem(error)}", file=sys.stderr)
+        from evalkit.engine.untrusted_text import shown_as
+
+        print(f"{command}: {shown_as(_os_problem(error))}", file=sys.stderr)
         return 2
     finally:
         if previous is not None:
@@ -174,6 +190,7 @@ def _shown_error(error: UnicodeError) -> tuple[str, int]:
 def _run(chosen: str | None, prog: str | None, argv: list[str]) -> int:
     args = _plain_args(chosen, argv)
     if args is None:
+        argv = _rewritten(chosen, argv)
         parser, commands = _parsers(chosen, prog, argv)
         try:
             args, extra = parser.parse_known_args(argv)
@@ -188,6 +205,14 @@ def _run(chosen: str | None, prog: str | None, argv: list[str]) -> int:
     args.prog = prog or f"evalkit {args.command}"  # the name the user typed, for the command's messages
     args.argv = argv  # as typed, for the signed record of the run (`--sign`)
     return _command_module(args.command).run(args)
+
+
+def _rewritten(chosen: str | None, argv: list[str]) -> list[str]:
+    """`argv` as the chosen command's `arguments(argv)` has argparse read it (where a command has one)."""
+    if chosen is None:
+        return argv
+    arguments = getattr(_command_module(chosen), "arguments", None)
+    return argv if arguments is None else list(arguments(argv))
 
 
 def _plain_args(chosen: str | None, argv: list[str]) -> argparse.Namespace | None:

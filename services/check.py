@@ -25,7 +25,7 @@ from evalkit.engine.diagnostics import (
     warning,
 )
 from evalkit.engine.text import shown
-from evalkit.services.config_files import no_config_files
+from evalkit.services.config_files import no_config_files, no_such_path
 from evalkit.services.usage import UsageProblem
 
 if TYPE_CHECKING:
@@ -135,7 +135,7 @@ def _folders_named(path: Path) -> list[CheckedFolder]:
             raise UsageProblem(no_config_files(path, " or below"))
         return [CheckedFolder(folder) for folder in folders]
     if not path.exists() and not path.is_symlink():  # a link to nothing is checked: the check says so
-        raise UsageProblem(f"{path}: no such file or folder")
+        raise UsageProblem(no_such_path(str(path), None))
     if config_name(path) is None:
         broken = broken_link(path)
         if broken is not None:

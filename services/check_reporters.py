@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 from evalkit.engine.diagnostics import Diagnostic, Severity, Span, describe
 from evalkit.engine.text import counted, shown
+from evalkit.engine.untrusted_text import shown_as
 from evalkit.services.check import CheckReport
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -58,8 +59,9 @@ def text(report: CheckReport, colour: bool = False) -> str:
 def _text_line(d: Diagnostic, colour: bool) -> str:
     if not colour:
         return d.format()
-    where = f"{_BOLD}{shown(d.path)}:{d.span.line}:{d.span.column}:{_RESET}"
-    return f"{where} {_COLOURS[d.severity]}{d.severity}{_RESET}{_DIM}[{d.code}]{_RESET} {shown(d.message)}"
+    where = f"{_BOLD}{shown_as(d.path)}:{d.span.line}:{d.span.column}:{_RESET}"
+    message = shown_as(d.message)
+    return f"{where} {_COLOURS[d.severity]}{d.severity}{_RESET}{_DIM}[{d.code}]{_RESET} {message}"
 
 
 def use_colour(stream: Any) -> bool:
@@ -172,18 +174,12 @@ def github(report: CheckReport) -> str:
 def _annotation(d: Diagnostic) -> str:
     span = d.span
     properties = {
-        "file": shown(d.path),
+        "file": d.path,
         "line": span.line,
         "col": span.column,
         "endLine": span.end_line,
         "endColumn": span.end_column,
         "title": f"evalkit {d.code}",
     }
-    rendered = ",".join(f"{key}={_escape(str(value), True)}" for key, value in properties.items())
-    return f"::{_GITHUB_COMMANDS[d.severity]} {rendered}::{_escape(shown(d.message), False)}"
-
-
-def _escape(value: str, property_value: bool) -> str:
-    """The escaping of the Actions toolkit's command.ts: data escapes %, CR, LF; properties also : and ,."""
-    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    return value.replace(":", "%3A").replace(",", "%2C") if property_value else value
+    rendered = ",".join(f"{key}={shown_as(value, 'github-property')}" for key, value in properties.items())
+    return f"::{_GITHUB_COMMANDS[d.severity]} {rendered}::{shown_as(d.message, 'github')}"

@@ -200,7 +200,8 @@ def _is_valid(entry: Any) -> bool:
         isinstance(entry, dict)
         and isinstance(entry.get("source"), str)
         and isinstance(entry.get("target"), str)
-        and entry.get("action") in ACTIONS
+        and isinstance(entry.get("action"), str)  # a list or a mapping cannot be looked up in a set
+        and entry["action"] in ACTIONS
         and isinstance(entry.get("step"), int)
         and not isinstance(entry.get("step"), bool)
         and isinstance(entry.get("note"), (str, type(None)))

@@ -9,6 +9,7 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from evalkit.engine.untrusted_text import shown_as
 from evalkit.services.diff import DiffReport, ItemDiff, signed
 
 SHORT_HASH = 12
@@ -36,12 +37,16 @@ def rule_change(entry: dict[str, Any]) -> str:
     return signed(delta) if delta else ""
 
 
+class Ours(str):
+    """A cell evalkit wrote (a count, `-` for none): shown as it is, where a submission's text is escaped."""
+
+
 def _count(value: int | None) -> str:
-    return "-" if value is None else str(value)
+    return Ours("-") if value is None else str(value)
 
 
 def shown(value: Any) -> str:
-    """A field's value in one short line."""
+    """A field's value in one short line (a line break written ⏎; each format escapes the rest)."""
     if isinstance(value, list):
         text = "[" + ", ".join(map(shown, value)) + "]"
     elif isinstance(value, float):
@@ -49,7 +54,7 @@ def shown(value: Any) -> str:
     elif value is None:
         text = "none"
     else:
-        text = str(value).replace("\n", "⏎")
+        text = str(value).replace("\r\n", "⏎").replace("\r", "⏎").replace("\n", "⏎")
     return text if len(text) <= LONG_TEXT else text[: LONG_TEXT - 1] + "…"
 
 
@@ -131,16 +136,14 @@ def indented_json(value: Any, indent: str, one_line_items: str | None = None) ->
 
 def _table(header: Sequence[Any], rows: Sequence[Sequence[Any]], left_last: bool = False) -> list[str]:
     """Columns padded to their widest cell; every column but the first aligned right (a last column
-    of text, `left_last`, aligned left)."""
-    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    of text, `left_last`, aligned left). Each cell shown as a terminal shows untrusted text."""
+    shown_rows = [[shown_as(cell) for cell in row] for row in [header, *rows]]
+    widths = [max(len(row[i]) for row in shown_rows) for i in range(len(header))]
     out = []
-    for row in [header, *rows]:
-        cells = [
-            str(row[0]).ljust(widths[0]),
-            *(str(c).rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)),
-        ]
+    for row in shown_rows:
+        cells = [row[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True))]
         if left_last:
-            cells[-1] = str(row[-1])
+            cells[-1] = row[-1]
         out.append(("  " + "  ".join(cells)).rstrip())
     return out
 
@@ -148,8 +151,8 @@ def _table(header: Sequence[Any], rows: Sequence[Sequence[Any]], left_last: bool
 def text(report: DiffReport) -> str:
     data = report.to_dict()
     lines = [
-        f"base {report.base.ref} ({report.base.config_hash[:SHORT_HASH]})",
-        f"head {report.head.ref} ({report.head.config_hash[:SHORT_HASH]})",
+        f"base {shown_as(report.base.ref)} ({report.base.config_hash[:SHORT_HASH]})",
+        f"head {shown_as(report.head.ref)} ({report.head.config_hash[:SHORT_HASH]})",
         headline(report),
     ]
     if data["labels"]:
@@ -177,18 +180,12 @@ def text(report: DiffReport) -> str:
             ),
         ]
     for item in report.changes:
-        lines += ["", item.source, *_table(["field", "change"], field_lines(item), left_last=True)[1:]]
+        changes = _table(["field", "change"], field_lines(item), left_last=True)[1:]
+        lines += ["", shown_as(item.source), *changes]
     return "\n".join(lines)
 
 
 # --- Markdown -------------------------------------------------------------------------------------
-
-
-_MARKDOWN_ESCAPES = str.maketrans(
-    {**{c: "\\" + c for c in "\\`*_[]!|~"}, "<": "&lt;", ">": "&gt;", "&": "&amp;"}
-)
-"""Model output and sources in a PR comment stay text: no link, image, emphasis, HTML or table cell
-break comes from what a submission holds (GitHub honours a backslash before any ASCII punctuation)."""
 
 
 class Code(str):
@@ -196,10 +193,11 @@ class Code(str):
 
 
 def _cell(value: Any) -> str:
-    if isinstance(value, Code):
-        text = value.replace("|", "\\|")  # a table cell ends at a bare | even inside a code span
-        return f"`` {text} ``" if "`" in text else f"`{text}`"
-    return str(value).translate(_MARKDOWN_ESCAPES)
+    """Model output, sources, labels in a PR comment stay text: nothing a submission or a config holds
+    renders as a link, an image, HTML, a mention, or ends the cell or the row (engine/untrusted_text.py)."""
+    if isinstance(value, Ours):
+        return value
+    return shown_as(value, "markdown-code" if isinstance(value, Code) else "markdown")
 
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[Any]], right_from: int = 1) -> list[str]:

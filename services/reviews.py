@@ -267,11 +267,12 @@ def _timestamp(value: Any) -> datetime | None:
         return None
     try:
         moment = datetime.fromisoformat(value)
-    except ValueError:
+        # the app writes UTC with `Z`; a hand-written time without an offset is taken as UTC too (naive and
+        # aware times cannot be compared, and one of each in a journal would end the report); every time
+        # in UTC, so that a report's from and to are in one offset
+        return moment.astimezone(UTC) if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    except (ValueError, OverflowError):  # OverflowError: year 1 or 9999 moved out of range by its offset
         return None
-    # the app writes UTC with `Z`; a hand-written time without an offset is taken as UTC too (naive and
-    # aware times cannot be compared, and one of each in a journal would end the report)
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _attach_submissions(reviews: Reviews, given: dict[str, Submission | None] | None) -> None:

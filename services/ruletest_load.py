@@ -20,6 +20,7 @@ from evalkit.engine.diagnostics import FILE_START, Diagnostic, Fix, Span, closes
 from evalkit.engine.text import NotText, decode_utf8, not_a_regular_file
 from evalkit.engine.yamlsource import YamlDocument, parse_yaml
 from evalkit.services.check import broken_link, config_folders
+from evalkit.services.config_files import no_such_path
 from evalkit.services.usage import UsageProblem
 
 TESTS_FOLDER = "tests"
@@ -79,7 +80,7 @@ def _broken_links_in(paths: Sequence[str]) -> str:
 
 def _suites_of(path: Path) -> Iterator[tuple[Path, list[Path]]]:
     if not path.exists() and not path.is_symlink():
-        raise UsageProblem(f"{path}: no such file or folder")
+        raise UsageProblem(no_such_path(str(path), None))
     if path.is_file() or (path.is_symlink() and not path.exists()):  # a link to nothing: reading says so
         yield _config_folder_of(path), [path]
     elif path.name == TESTS_FOLDER and config_files(path.parent):

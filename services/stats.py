@@ -19,6 +19,7 @@ found) counts in `unmatched`, and in the agreement, which needs only the journal
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from datetime import timedelta
 from itertools import pairwise
@@ -95,10 +96,10 @@ class Drift:
     from_original: float = 0.0
 
     def mean_from_proposed(self) -> float | None:
-        return self.from_proposed / self.decided if self.decided else None
+        return _mean(self.from_proposed, self.decided)
 
     def mean_from_original(self) -> float | None:
-        return self.from_original / self.decided if self.decided else None
+        return _mean(self.from_original, self.decided)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -107,6 +108,13 @@ class Drift:
             "mean_abs_final_minus_proposed": self.mean_from_proposed(),
             "mean_abs_final_minus_original": self.mean_from_original(),
         }
+
+
+def _mean(total: float, count: int) -> float | None:
+    """None without decisions, or when the sum overflowed (ratings near the largest float): no mean to
+    give, where `inf` would reach the JSON as `Infinity` and the page as width='nan'."""
+    mean = total / count if count else None
+    return mean if mean is not None and math.isfinite(mean) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +253,14 @@ def _count(
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A rating a reviewer can have given: a finite number (a journal's JSON may hold `NaN`, `Infinity`,
+    or an integer beyond a float)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _most_overruled(rule: RuleStats) -> tuple[float, int, str]:

@@ -1,13 +1,15 @@
 """`evalkit stats --format html`: one self-contained page that opens offline (inline SVG and CSS, no script,
 no font or image fetched): acceptance per rule, the label confusion matrix, per-dimension drift, the
-reviewers' throughput and agreement. Every text from the journals or the config is escaped."""
+reviewers' throughput and agreement. Every text from the journals or the config is escaped, as
+engine/untrusted_text.py shows text in HTML."""
 
 from __future__ import annotations
 
-from html import escape
+import math
 from typing import Any
 
 from evalkit.engine.text import counted
+from evalkit.engine.untrusted_text import shown_as
 from evalkit.services.agreement import Alpha
 from evalkit.services.stats import ReviewStats, Tally
 from evalkit.services.stats_report import label_names, number, percent
@@ -16,6 +18,8 @@ COLOURS = {"accepted": "#2e7d32", "edited": "#f9a825", "discarded": "#c62828"}
 BAR_WIDTH = 360
 ROW = 22
 CELL_HEIGHT = 40
+CHARACTER = 7
+"""The width of a character of the charts' 12px text, in pixels, wide enough for digits and most letters."""
 
 STYLE = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; background: #fff; }
@@ -34,7 +38,7 @@ def render_html(stats: ReviewStats, config: dict[str, Any]) -> str:
         "<h1>What reviewers did with the engine's proposals</h1>",
         f"<p class=muted>{counted(len(stats.journals), 'journal')}, "
         f"{counted(stats.submissions, 'submission')} reviewed, {counted(decided, 'decision')}; "
-        f"config {escape(str(config['folder']))} (hash {escape(str(config['hash'])[:12])})</p>",
+        f"config {_html(str(config['folder']))} (hash {_html(str(config['hash'])[:12])})</p>",
         _unmatched(stats),
         "<h2>Acceptance per rule, most overruled first</h2>",
         _legend(),
@@ -80,13 +84,15 @@ def _stacked(rows: list[tuple[str, Tally]], label_width: int) -> str:
     if not rows:
         return "<p class=muted>No decisions.</p>"
     height = ROW * len(rows) + 4
+    captions = [f"{tally.accepted}/{tally.decided} accepted" for _, tally in rows]
+    caption_width = max(120, 12 + CHARACTER * max(map(len, captions)))  # 1083/1545 accepted: whole
     parts = [
-        f"<svg xmlns='http://www.w3.org/2000/svg' width='{label_width + BAR_WIDTH + 120}' "
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{label_width + BAR_WIDTH + caption_width}' "
         f"height='{height}' role=img>"
     ]
-    for index, (name, tally) in enumerate(rows):
+    for index, ((name, tally), caption) in enumerate(zip(rows, captions, strict=True)):
         y = index * ROW + 2
-        parts.append(f"<text x='{label_width - 6}' y='{y + 14}' text-anchor=end>{escape(name)}</text>")
+        parts.append(f"<text x='{label_width - 6}' y='{y + 14}' text-anchor=end>{_html(name)}</text>")
         x = float(label_width)
         for part, count in (
             ("accepted", tally.accepted),
@@ -100,15 +106,12 @@ def _stacked(rows: list[tuple[str, Tally]], label_width: int) -> str:
                     f"fill='{COLOURS[part]}'><title>{part} {count}</title></rect>"
                 )
             x += width
-        parts.append(
-            f"<text x='{label_width + BAR_WIDTH + 6}' y='{y + 14}'>"
-            f"{tally.accepted}/{tally.decided} accepted</text>"
-        )
+        parts.append(f"<text x='{label_width + BAR_WIDTH + 6}' y='{y + 14}'>{caption}</text>")
     return "".join(parts) + "</svg>"
 
 
 def _label_width(names: list[str]) -> int:
-    return min(320, 40 + 7 * max((len(name) for name in names), default=0))
+    return min(320, 40 + CHARACTER * max((len(name) for name in names), default=0))
 
 
 def _rule_bars(stats: ReviewStats) -> str:
@@ -137,12 +140,12 @@ def _confusion(stats: ReviewStats) -> str:
     ]
     for column, final in enumerate(finals):
         parts.append(
-            f"<text x='{width + column * cell + cell / 2}' y='16' text-anchor=middle>{escape(final)}</text>"
+            f"<text x='{width + column * cell + cell / 2}' y='16' text-anchor=middle>{_html(final)}</text>"
         )
     for row, engine in enumerate(engines):
         y = 24 + row * CELL_HEIGHT
         parts.append(
-            f"<text x='{width - 6}' y='{y + CELL_HEIGHT / 2 + 4}' text-anchor=end>{escape(engine)}</text>"
+            f"<text x='{width - 6}' y='{y + CELL_HEIGHT / 2 + 4}' text-anchor=end>{_html(engine)}</text>"
         )
         parts.extend(
             _cell(stats, engine, final, width + column * cell, y, cell) for column, final in enumerate(finals)
@@ -179,12 +182,12 @@ def _drift(stats: ReviewStats) -> str:
     ]
     for index, drift in enumerate(stats.dimensions):
         y = index * 2 * ROW + 2
-        parts.append(f"<text x='{width - 6}' y='{y + ROW}' text-anchor=end>{escape(drift.dimension)}</text>")
+        parts.append(f"<text x='{width - 6}' y='{y + ROW}' text-anchor=end>{_html(drift.dimension)}</text>")
         for offset, value, colour in (
             (0, drift.mean_from_proposed(), "#1565c0"),
             (ROW - 2, drift.mean_from_original(), "#9e9e9e"),
         ):
-            length = BAR_WIDTH * (value or 0.0) / biggest
+            length = _bar(value, biggest)
             parts.append(
                 f"<rect x='{width}' y='{y + offset}' width='{length:.1f}' height='{ROW - 6}' "
                 f"fill='{colour}'/><text x='{width + length + 6:.1f}' y='{y + offset + 13}'>"
@@ -193,9 +196,15 @@ def _drift(stats: ReviewStats) -> str:
     return "".join(parts) + "</svg>"
 
 
+def _bar(value: float | None, biggest: float) -> float:
+    """A bar's length for `value` of `biggest`: 0 for none, and never NaN or infinite in the page."""
+    length = BAR_WIDTH * (value or 0.0) / biggest
+    return length if math.isfinite(length) else 0.0
+
+
 def _journals(stats: ReviewStats) -> str:
     rows = "".join(
-        f"<tr><td>{escape(j.journal)}</td><td class=n>{j.decisions}</td><td class=n>{j.sources}</td>"
+        f"<tr><td>{_html(j.journal)}</td><td class=n>{j.decisions}</td><td class=n>{j.sources}</td>"
         f"<td class=n>{j.active_hours:.2f}</td><td class=n>{number(j.per_hour, 0)}</td></tr>"
         for j in stats.journals
     )
@@ -219,5 +228,9 @@ def _agreement(stats: ReviewStats) -> str:
     )
 
 
+def _html(text: object) -> str:
+    return shown_as(text, "html")
+
+
 def _alpha_text(result: Alpha) -> str:
-    return number(result.value, 3) if result.value is not None else escape(result.note or "—")
+    return number(result.value, 3) if result.value is not None else _html(result.note or "—")

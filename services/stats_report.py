@@ -3,15 +3,31 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
 from evalkit.engine.text import counted
+from evalkit.engine.untrusted_text import shown_as
 from evalkit.services.stats import KINDS, NO_LABEL, ReviewStats, Tally
 
 
 def render_json(stats: ReviewStats, config: dict[str, Any]) -> str:
-    return json.dumps({"config": config, **stats.to_dict()}, indent=2, ensure_ascii=False)
+    """JSON, strictly: a number that is not finite (a mean that overflowed) is null, never `Infinity` or
+    `NaN`, which JSON has not."""
+    report = finite({"config": config, **stats.to_dict()})
+    return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def finite(value: Any) -> Any:
+    """`value` with every float that is not finite, at any depth, replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(item) for item in value]
+    return value
 
 
 def render_text(stats: ReviewStats, config: dict[str, Any]) -> str:
@@ -28,21 +44,22 @@ def render_text(stats: ReviewStats, config: dict[str, Any]) -> str:
 
 
 def percent(rate: float | None) -> str:
-    return "—" if rate is None else f"{rate:.0%}"
+    return "—" if rate is None or not math.isfinite(rate) else f"{rate:.0%}"
 
 
 def number(value: float | None, digits: int = 2) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
+    return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]], left: Sequence[int] = (0,)) -> str:
     """Columns padded to their widest cell; the `left` ones (text) left-aligned, the rest (numbers)
-    right-aligned."""
-    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    right-aligned. Each cell shown as a terminal shows untrusted text (a rule id, a label, a path)."""
+    shown_rows = [[shown_as(cell) for cell in row] for row in [header, *rows]]
+    widths = [max(len(row[i]) for row in shown_rows) for i in range(len(header))]
     lines = []
-    for row in [header, *rows]:
+    for row in shown_rows:
         cells = [
-            str(cell).ljust(w) if i in left else str(cell).rjust(w)
+            cell.ljust(w) if i in left else cell.rjust(w)
             for i, (cell, w) in enumerate(zip(row, widths, strict=True))
         ]
         lines.append("  ".join(cells).rstrip())
@@ -54,7 +71,7 @@ def _heading(stats: ReviewStats, config: dict[str, Any]) -> str:
     lines = [
         f"{counted(len(stats.journals), 'journal')}, {counted(stats.submissions, 'submission')} reviewed, "
         f"{counted(decided, 'decision')} on proposals "
-        f"(config {config['folder']}, hash {str(config['hash'])[:12]})"
+        f"(config {shown_as(config['folder'])}, hash {str(config['hash'])[:12]})"
     ]
     if stats.unmatched:
         lines.append(
@@ -62,7 +79,7 @@ def _heading(stats: ReviewStats, config: dict[str, Any]) -> str:
             "submissions changed since) are left out of the rule, kind, dimension and label tables"
         )
     if stats.missing:
-        shown = ", ".join(stats.missing[:3]) + (", …" if len(stats.missing) > 3 else "")
+        shown = ", ".join(map(shown_as, stats.missing[:3])) + (", …" if len(stats.missing) > 3 else "")
         lines.append(f"{len(stats.missing)} reviewed submissions not found or not valid: {shown}")
     return "\n".join(lines)
 
@@ -146,13 +163,14 @@ def _journals(stats: ReviewStats) -> str:
         for j in stats.journals
     ]
     return "Reviewers\n" + table(
-        ["journal", "decisions", "submissions", "active h", "per hour", "from – to", "skipped"],
+        ["journal", "decisions", "submissions", "active h", "per hour", "from – to (UTC)", "skipped"],
         rows,
         left=(0, 5),
     )
 
 
 def _span(first: str | None, last: str | None) -> str:
+    """`2026-11-28 09:00 – 2026-11-28 17:30`: both ends as the report gives them, in UTC."""
     if first is None or last is None:
         return "—"
     return f"{first[:16].replace('T', ' ')} – {last[:16].replace('T', ' ')}"

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from evalkit.commands.diff import PROG, gate_problems, head_folder, label_limit
 from evalkit.engine.config import Config
+from evalkit.engine.untrusted_text import shown_as
 from evalkit.services.batch import raw_items
-from evalkit.services.config_files import refuse_without_config_files
+from evalkit.services.config_files import refuse_missing_config_dir, refuse_without_config_files
 from evalkit.services.diff import DiffRecipe, DiffReport, ItemDiff, Unchanged, diff_items
 from evalkit.services.diffrender import RENDERERS
 from evalkit.services.gitrev import BadFile, ConfigSource, NoRevision, RevisionError, config_at
@@ -30,11 +31,15 @@ def _told(items: Iterator[ItemDiff | Unchanged]) -> Iterator[ItemDiff | Unchange
 
 def _tell(item: ItemDiff) -> None:
     if item.base == item.head and isinstance(item.base, str):
-        print(f"{item.source}: error: {item.base}", file=sys.stderr)
+        print(shown_as(f"{item.source}: error: {item.base}"), file=sys.stderr)
         return
     for side, problem in (("base", item.base), ("head", item.head)):
         if isinstance(problem, str):
-            print(f"{item.source}: error in the {side}: {problem}", file=sys.stderr)
+            print(shown_as(f"{item.source}: error in the {side}: {problem}"), file=sys.stderr)
+
+
+def _say(message: str) -> None:
+    print(f"{PROG}: {shown_as(message)}", file=sys.stderr)
 
 
 class DiffRun:
@@ -50,8 +55,8 @@ class DiffRun:
         try:
             base_source = self._base_source(Path(head_source.folder))
         except BadFile as exc:
-            print(exc, file=sys.stderr)
-            print(f"{PROG}: the base config ({exc.folder}) has errors; nothing was compared", file=sys.stderr)
+            print(shown_as(exc), file=sys.stderr)
+            _say(f"the base config ({exc.folder}) has errors; nothing was compared")
             return 2
         base = self._config(base_source, "base")
         if base is None:
@@ -80,6 +85,11 @@ class DiffRun:
 
     def _check_usage(self) -> None:
         args = self.args
+        refuse_missing_config_dir(args.config_dir)
+        if not isinstance(args.base, str) or not args.base:  # argparse reads `--base=--` as no value at all
+            raise UsageProblem(
+                "--base: expected a config folder or a git revision (HEAD, origin/main, a sha)"
+            )
         if args.jobs < 1:
             raise UsageProblem("--jobs must be at least 1")
         try:
@@ -118,9 +128,7 @@ class DiffRun:
             return config
         for diagnostic in config.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
-        print(
-            f"{PROG}: the {side} config ({source.folder}) has errors; nothing was compared", file=sys.stderr
-        )
+        _say(f"the {side} config ({source.folder}) has errors; nothing was compared")
         return None
 
     def _finish(self, report: DiffReport) -> int:
@@ -128,5 +136,5 @@ class DiffRun:
         sys.stdout.write(output if output.endswith("\n") else output + "\n")
         problems = gate_problems(report, self.args)
         for problem in problems:
-            print(f"{PROG}: {problem}", file=sys.stderr)
+            _say(problem)
         return 1 if problems or any(report.errors) else 0

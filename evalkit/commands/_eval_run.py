@@ -28,7 +28,7 @@ from evalkit.services.batch import (
     raw_items,
 )
 from evalkit.services.config_cache import load_for_eval
-from evalkit.services.config_files import refuse_without_config_files
+from evalkit.services.config_files import refuse_missing_config_dir, refuse_without_config_files
 from evalkit.services.inputs import STDIN, no_submissions
 from evalkit.services.output_over_input import input_written_over
 from evalkit.services.progress import Progress, counted
@@ -115,8 +115,11 @@ class RunLog:
             return
         now = time.time()
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now)) + f",{int(now * 1000) % 1000:03d}"
+        from evalkit.engine.untrusted_text import shown_as  # a log is read on terminals too (`tail -f`)
+
+        line = shown_as(message % args if args else message)
         with _writing(f"the log {self.path}"):
-            self._handle.write(f"{stamp} {level} {message % args if args else message}\n")
+            self._handle.write(f"{stamp} {level} {line}\n")
             self._handle.flush()
 
     def close(self) -> None:
@@ -151,37 +154,43 @@ class EvalRun:
     def execute(self) -> int:
         clash = _same_output(self.args) or _output_is_input(self.args)
         if clash:
-            print(f"{self.prog}: {clash}; give each output its own file", file=sys.stderr)
+            self._say(f"{clash}; give each output its own file")
             return 2
         folder = next((path for path in _outputs(self.args) if os.path.isdir(path)), None)
         if folder is not None:  # found now, not after a batch was evaluated for a report it cannot hold
-            print(f"{self.prog}: cannot write {shown(folder)}: it is a folder", file=sys.stderr)
+            self._say(f"cannot write {folder}: it is a folder")
             return 2
         try:
             self.log = RunLog(self.args.log_file)
         except OSError as exc:
-            print(f"{self.prog}: cannot write the log {self.args.log_file}: {exc.strerror}", file=sys.stderr)
+            self._say(f"cannot write the log {self.args.log_file}: {exc.strerror}")
             return 2
         try:
             return self._execute()
         except (OutputFailed, WorkerDied, UsageProblem) as exc:
-            print(f"{self.prog}: {exc}", file=sys.stderr)
+            self._say(str(exc))
             return 2
         finally:
             self.log.close()
+
+    def _say(self, message: str) -> None:
+        """`PROG: message` on stderr, the message shown as a terminal shows untrusted text."""
+        from evalkit.engine.untrusted_text import shown_as
+
+        print(f"{self.prog}: {shown_as(message)}", file=sys.stderr)
 
     def _execute(self) -> int:
         missing = [p for p in self.args.inputs if p != STDIN and not Path(p).exists()]
         if missing:
             for path in missing:
-                print(f"{self.prog}: {shown(path)}: no such file or folder", file=sys.stderr)
+                self._say(f"{path}: no such file or folder")
             return 2
         if STDIN in self.args.inputs:
             from evalkit.services.stdin import stdin_problem
 
             problem = stdin_problem(self.args.inputs)
             if problem is not None:
-                print(f"{self.prog}: {problem}", file=sys.stderr)
+                self._say(problem)
                 return 2
         config = self._config()
         if config is None:
@@ -189,7 +198,7 @@ class EvalRun:
         items = _items(self.args.inputs)
         first = list(itertools.islice(items, 2))
         if not first:
-            print(f"{self.prog}: {no_submissions(self.args.inputs)}", file=sys.stderr)
+            self._say(no_submissions(self.args.inputs))
             return 2
         batch = _is_batch(self.args.inputs, len(first))
         want = Want(
@@ -235,12 +244,13 @@ class EvalRun:
         return 1 if errors else 0
 
     def _config(self) -> Config | None:
+        refuse_missing_config_dir(self.args.config_dir)
         config = load_for_eval(self.args.config_dir)
         refuse_without_config_files(config)
         for diagnostic in config.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
         if config.plan is None:
-            print(f"{self.prog}: the config has errors; nothing was evaluated", file=sys.stderr)
+            self._say("the config has errors; nothing was evaluated")
             return None
         self.log.info(
             "config %s (hash %s, rule version %s)",
@@ -314,7 +324,9 @@ class EvalRun:
     def _record(self, outcome: Outcome, progress: Progress) -> None:
         if outcome.error:
             progress.clear()
-            print(f"{outcome.source}: error: {outcome.error}", file=sys.stderr)
+            from evalkit.engine.untrusted_text import shown_as
+
+            print(shown_as(f"{outcome.source}: error: {outcome.error}"), file=sys.stderr)
             self.log.warning("%s: %s", outcome.source, outcome.error)
         else:
             self.log.info(
@@ -375,8 +387,8 @@ def _output_is_input(args: argparse.Namespace) -> str | None:
         read = None if path is None else input_written_over(path, args.inputs)
         if read is not None:
             option = "--" + flag.replace("_", "-")
-            also = "" if read == path else f" ({shown(read)})"
-            return f"{option} {shown(path)} is also an input{also}"
+            also = "" if read == path else f" ({read})"
+            return f"{option} {path} is also an input{also}"
     return None
 
 
@@ -402,12 +414,12 @@ def _summary(outcomes: list[Outcome]) -> dict[str, Any]:
 
 
 def _report(config: Config, outcomes: list[Outcome]) -> str:
-    from evalkit.services.report_md import render_report
+    from evalkit.services.report_md import error_section, render_report
 
     summary: dict[str, Any] = {
         **_summary(outcomes),
         "config_hash": config.config_hash,
         "rule_version": config.plan.rule_version if config.plan else None,
     }
-    sections = [o.report or f"## {o.source}\n\nError: {o.error}\n" for o in outcomes]
+    sections = [o.report or error_section(o.source, str(o.error)) for o in outcomes]
     return render_report(sections, summary)

@@ -56,6 +56,20 @@ def add_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def file_after_ray(argv: list[str]) -> list[str]:
+    """`argv` with a file or folder that follows `--ray` read as an input, not as the cluster's address
+    (`--ray` takes an optional ADDRESS: `eval --ray samples.jsonl` would otherwise look for a cluster at
+    samples.jsonl and then say INPUT is missing): `--ray PATH` becomes `--ray=local PATH`."""
+    out = list(argv)
+    for index, token in enumerate(out[:-1]):
+        following = out[index + 1]
+        if token == "--":
+            break
+        if token == "--ray" and not following.startswith("-") and os.path.exists(following):
+            out[index] = f"--ray={LOCAL}"
+    return out
+
+
 def run_eval(args: argparse.Namespace) -> int:
     return _run(args.prog, lambda: _eval(args))
 
@@ -68,7 +82,9 @@ def _run(command: str, body: Callable[[], int]) -> int:
     try:
         return body()
     except UsageProblem as problem:
-        print(f"{command}: {problem}", file=sys.stderr)
+        from evalkit.engine.untrusted_text import shown_as
+
+        print(f"{command}: {shown_as(problem)}", file=sys.stderr)
         return 2
 
 
@@ -90,6 +106,7 @@ def _eval(args: argparse.Namespace) -> int:
     if config is None:
         return 2
     _require_ray()
+    from evalkit.engine.untrusted_text import shown_as
     from evalkit.ray._chunks import eval_tasks
     from evalkit.ray._files import EVAL_SUFFIXES
     from evalkit.ray._workers import config_files
@@ -102,7 +119,7 @@ def _eval(args: argparse.Namespace) -> int:
         nonlocal errors
         for line in done.errors:
             progress.clear()
-            print(line, file=sys.stderr)
+            print(shown_as(line), file=sys.stderr)
         errors += len(done.errors)
         progress.advance(done.records)
 
@@ -231,8 +248,9 @@ def _keep_stdout() -> IO[bytes]:
 
 def _checked_config(folder: str | None, prog: str) -> Any:
     from evalkit.engine.config import analyze
-    from evalkit.services.config_files import refuse_without_config_files
+    from evalkit.services.config_files import refuse_missing_config_dir, refuse_without_config_files
 
+    refuse_missing_config_dir(folder)
     config = analyze(folder)
     refuse_without_config_files(config)
     for diagnostic in config.diagnostics:

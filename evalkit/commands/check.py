@@ -58,7 +58,7 @@ def _rate(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evalkit.engine.text import shown
+    from evalkit.engine.untrusted_text import shown_as
     from evalkit.services.check import ReviewVerdicts, check_paths
     from evalkit.services.check_reporters import render, use_colour
     from evalkit.services.usage import UsageProblem
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         report = check_paths(args.paths, args.samples, args.strict, verdicts)
     except UsageProblem as problem:
-        print(f"evalkit check: {shown(str(problem))}", file=sys.stderr)
+        print(f"evalkit check: {shown_as(problem)}", file=sys.stderr)
         return 2
     output = render(report, args.format, colour=use_colour(sys.stdout))
     if output:

@@ -64,7 +64,9 @@ def _run(args: argparse.Namespace) -> int:
     try:
         return DiffRun(args).execute()
     except UsageProblem as problem:
-        print(f"{PROG}: {problem}", file=sys.stderr)
+        from evalkit.engine.untrusted_text import shown_as
+
+        print(f"{PROG}: {shown_as(problem)}", file=sys.stderr)
         return 2
 
 

@@ -31,6 +31,15 @@ SIGN_OPTIONS = ("--sign", "--tsa")
 """Signing's options (evalkit/commands/_signing.py), which parse_plain reads as it reads the paths."""
 
 
+def arguments(argv: list[str]) -> list[str]:
+    """The arguments as argparse reads them: a file that follows `--ray` is an input (_ray_run.py)."""
+    if "--ray" not in argv:
+        return argv
+    from evalkit.commands._ray_run import file_after_ray
+
+    return file_after_ray(argv)
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", nargs="+", metavar="INPUT", help=INPUTS_HELP)
     for flag, (metavar, summary) in PATH_OPTIONS.items():

@@ -64,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
                 args, lambda: _export(session, files, Path(args.export)), files, journal_path
             )
     except UsageProblem as problem:
-        print(f"evalkit review: {problem}", file=sys.stderr)
+        from evalkit.engine.untrusted_text import shown_as
+
+        print(f"evalkit review: {shown_as(problem)}", file=sys.stderr)
         return 2
     from evalkit.tui.app import ReviewApp
 
@@ -128,10 +130,9 @@ def _refuse_outputs_over_inputs(inputs: list[str], journal: Path, export: str | 
 
 def _config(config_dir: str | None) -> Config:
     from evalkit.engine.config import analyze
-    from evalkit.services.config_files import refuse_without_config_files
+    from evalkit.services.config_files import refuse_missing_config_dir, refuse_without_config_files
 
-    if config_dir is not None and not Path(config_dir).is_dir():
-        raise UsageProblem(f"--config-dir {config_dir}: no such folder")
+    refuse_missing_config_dir(config_dir)
     config = analyze(config_dir)
     refuse_without_config_files(config)
     return config
@@ -156,12 +157,15 @@ def open_session(config: Config, journal_path: Path) -> tuple[ReviewSession, Jou
 
 def _export(session: ReviewSession, files: list[Path], destination: Path) -> int:
     from evalkit.engine.text import counted
+    from evalkit.engine.untrusted_text import shown_as
     from evalkit.services.inputs import read_file
     from evalkit.tui.export import write_jsonl_atomic
 
     if not session.config.ok:
-        errors = [d.format() for d in session.config.diagnostics if d.severity == 1]
-        raise UsageProblem("the config has errors; nothing exported:\n" + "\n".join(errors))
+        for diagnostic in session.config.diagnostics:
+            if diagnostic.severity == 1:
+                print(diagnostic.format(), file=sys.stderr)
+        raise UsageProblem("the config has errors; nothing exported")
     for path in files:
         session.add(read_file(path))
     unread: list[str] = []
@@ -170,15 +174,17 @@ def _export(session: ReviewSession, files: list[Path], destination: Path) -> int
     except OSError as exc:
         raise UsageProblem(f"{destination}: cannot write: {exc.strerror or exc}") from None
     done = session.progress().done
-    print(f"{destination}: {counted(count, 'result')}, {done} reviewed", file=sys.stderr)
+    print(shown_as(f"{destination}: {counted(count, 'result')}, {done} reviewed"), file=sys.stderr)
     return 1 if unread else 0
 
 
 def _told(records: Iterator[dict[str, Any]], unread: list[str]) -> Iterator[dict[str, Any]]:
     """The records, with each error entry said on stderr as it passes (as eval does), its source kept in
     `unread`."""
+    from evalkit.engine.untrusted_text import shown_as
+
     for record in records:
         if "error" in record:
             unread.append(record["source"])
-            print(f"{record['source']}: error: {record['error']['message']}", file=sys.stderr)
+            print(shown_as(f"{record['source']}: error: {record['error']['message']}"), file=sys.stderr)
         yield record

@@ -46,6 +46,15 @@ class Chunk(NamedTuple):
     end_offset: int  # bytes of input consumed once this chunk is read, for the progress bar
 
 
+def arguments(argv: list[str]) -> list[str]:
+    """The arguments as argparse reads them: a file that follows `--ray` is an input (_ray_run.py)."""
+    if "--ray" not in argv:
+        return argv
+    from evalkit.commands._ray_run import file_after_ray
+
+    return file_after_ray(argv)
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = (
         'Each line: {"data_source": "typos"|"connections"|"unscrambling", "extra_info": {"label": ...}, '
@@ -94,7 +103,9 @@ def _run(args: argparse.Namespace) -> int:
     try:
         bad_lines = _score_file(args, summary)
     except UsageProblem as problem:
-        print(f"{args.prog}: {problem}", file=sys.stderr)
+        from evalkit.engine.untrusted_text import shown_as
+
+        print(f"{args.prog}: {shown_as(problem)}", file=sys.stderr)
         return 2
     report = _render_summary(args, summary, bad_lines)
     print(report, file=sys.stdout if args.out else sys.stderr)
@@ -128,12 +139,13 @@ class _Tally:
     read: `NAME [#####.........................]  16% 1200 rows`."""
 
     def __init__(self, name: str, summary: ScoreSummary, total_bytes: int) -> None:
+        from evalkit.engine.untrusted_text import shown_as
         from evalkit.services.progress import Progress
 
         self.summary, self.bad_lines = summary, 0
         self.lines = 0  # lines taken so far: the number of the next one, less one
         self.progress = Progress(
-            total_bytes, self._caption, label=name, enabled=total_bytes >= PROGRESS_MIN_BYTES
+            total_bytes, self._caption, label=shown_as(name), enabled=total_bytes >= PROGRESS_MIN_BYTES
         )
 
     def bad_line(self, message: str) -> None:
@@ -353,10 +365,18 @@ def _row_error(raw: bytes) -> RowError:
 def _open_input(path: str, name: str) -> BinaryIO:
     if os.path.isdir(path):
         raise UsageProblem(f"{name}: cannot read: it is a folder, expected a .jsonl file")
+    from evalkit.engine.text import NotText, check_not_other_encoding
+
     try:
-        return open(path, "rb")
+        source = open(path, "rb")  # noqa: SIM115 (the caller closes it)
     except OSError as error:
         raise UsageProblem(f"{name}: cannot read: {error.strerror}") from None
+    try:
+        check_not_other_encoding(source.peek(4)[:4])  # UTF-16, Parquet: said once, not as each line's error
+    except NotText as problem:
+        source.close()
+        raise UsageProblem(f"{name}: {problem.reason}") from None
+    return source
 
 
 def _chunks(source: BinaryIO, path: str) -> Iterator[Chunk]:
@@ -420,9 +440,12 @@ class ScoreChunks:
 
 
 def _show_error(progress: Progress, count: int, message: str) -> None:
+    from evalkit.engine.untrusted_text import shown_as
+
     if count > ERRORS_SHOWN:
         return
     progress.clear()
+    message = shown_as(message)
     if count == ERRORS_SHOWN:
         message += "\n(further bad lines are not shown; the output has an error entry for each)"
     print(message, file=sys.stderr)
@@ -491,6 +514,7 @@ def _write_errors_stop(path: str | None) -> Iterator[None]:
 
 def _render_summary(args: argparse.Namespace, summary: ScoreSummary, bad_lines: int) -> str:
     from evalkit.engine.text import shown
+    from evalkit.engine.untrusted_text import shown_as
 
     stats = summary.stats()
     if args.format == "json":
@@ -503,10 +527,10 @@ def _render_summary(args: argparse.Namespace, summary: ScoreSummary, bad_lines: 
             }
         )
     plural = "" if bad_lines == 1 else "s"
-    lines = [f"{shown(args.input)}: {summary.total} rows scored, {bad_lines} bad line{plural}"]
+    lines = [f"{shown_as(args.input)}: {summary.total} rows scored, {bad_lines} bad line{plural}"]
     if stats:
         lines.append(f"{'data_source':<14}{'count':>8}" + "".join(f"{name:>8}" for name in _COLUMNS))
         for name, source in stats.items():
             values = "".join(f"{getattr(source, column):>8.3f}" for column in _COLUMNS)
-            lines.append(f"{name:<14}{source.count:>8}{values}")
+            lines.append(f"{shown_as(name):<14}{source.count:>8}{values}")
     return "\n".join(lines)

@@ -52,7 +52,9 @@ def run(args: argparse.Namespace) -> int:
         output = _report(args)
         _write(output, args.out)
     except UsageProblem as problem:
-        print(f"evalkit stats: {problem}", file=sys.stderr)
+        from evalkit.engine.untrusted_text import shown_as
+
+        print(f"evalkit stats: {shown_as(problem)}", file=sys.stderr)
         return 2
     return 0
 
@@ -107,10 +109,9 @@ def _config(config_dir: str | None) -> Config:
     """The config, from eval's compiled-config cache when it was checked before (services/config_cache.py):
     stats evaluates each reviewed submission as eval does, and needs no more of it."""
     from evalkit.services.config_cache import load_for_eval
-    from evalkit.services.config_files import refuse_without_config_files
+    from evalkit.services.config_files import refuse_missing_config_dir, refuse_without_config_files
 
-    if config_dir is not None and not Path(config_dir).is_dir():
-        raise UsageProblem(f"--config-dir {config_dir}: no such folder")
+    refuse_missing_config_dir(config_dir)
     config = load_for_eval(config_dir)
     refuse_without_config_files(config)
     if config.plan is None:

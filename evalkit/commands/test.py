@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from evalkit.engine.text import shown
+from evalkit.engine.untrusted_text import shown_as
 
 if TYPE_CHECKING:
     from evalkit.services.ruletest_load import Case, RuleTestFile
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         targets = find_suites(args.paths)
     except UsageProblem as problem:
-        print(f"evalkit test: {shown(str(problem))}", file=sys.stderr)
+        print(f"evalkit test: {shown_as(problem)}", file=sys.stderr)
         return 2
     tally = Tally()
     invalid = False
@@ -84,7 +84,7 @@ def _run_file(suite: Suite, test_file: RuleTestFile, update: bool, tally: Tally)
             changes.append((outcome.case.index, values))
             held.append(outcome.case)
             continue
-        report = shown(_case_report(outcome))  # its messages may name files too
+        report = _case_report(outcome)
         tally.passed += outcome.passed
         tally.failed += not outcome.passed
         if update:
@@ -93,7 +93,7 @@ def _run_file(suite: Suite, test_file: RuleTestFile, update: bool, tally: Tally)
             print(report)
     if changes:
         update_file(test_file.path, changes)
-        print(f"updated {shown(str(test_file.path))}")
+        print(f"updated {shown_as(test_file.path)}")
     for item in held:
         print(item if isinstance(item, str) else f"UPDATED {_where(item)}")
         tally.passed += not isinstance(item, str)
@@ -102,13 +102,11 @@ def _run_file(suite: Suite, test_file: RuleTestFile, update: bool, tally: Tally)
 def _print_invalid_config(suite: Suite) -> None:
     for diagnostic in suite.config.diagnostics:
         print(diagnostic.format())
-    print(
-        f"{shown(str(suite.config.folder))}: the config has errors; its tests were not run", file=sys.stderr
-    )
+    print(shown_as(f"{suite.config.folder}: the config has errors; its tests were not run"), file=sys.stderr)
 
 
 def _where(case: Case) -> str:
-    return f"{shown(str(case.path))}:{case.line} {case.name}"
+    return shown_as(f"{case.path}:{case.line} {case.name}")
 
 
 def _case_report(outcome: CaseOutcome) -> str:
@@ -117,7 +115,7 @@ def _case_report(outcome: CaseOutcome) -> str:
         return f"PASS {where}"
     lines = [f"FAIL {where}"]
     if outcome.error is not None:
-        lines.append(f"    {outcome.error}")
+        lines.append(f"    {shown_as(outcome.error)}")
     lines.extend(_mismatch_lines(outcome))
     return "\n".join(lines)
 
@@ -128,10 +126,10 @@ def _mismatch_lines(outcome: CaseOutcome) -> list[str]:
     lines = []
     for mismatch in outcome.mismatches:
         expected, actual = _shown(mismatch.expected), _shown(mismatch.actual)
-        lines.append(f"    {mismatch.key}: expected {expected}, got {actual}")
+        lines.append(shown_as(f"    {mismatch.key}: expected {expected}, got {actual}"))
         if outcome.result is None:
             continue
-        lines.extend(f"      {explain_rule(outcome.result, rule_id)}" for rule_id in mismatch.rules)
+        lines.extend(shown_as(f"      {explain_rule(outcome.result, rule_id)}") for rule_id in mismatch.rules)
         if not mismatch.rules and mismatch.key != "ranking":
             lines.append("      no fired rule changed it")
     return lines
@@ -147,8 +145,8 @@ def _print_coverage(suite: Suite) -> None:
     uncovered = suite.uncovered()
     total = suite.rule_count()
     print(
-        f"coverage {shown(str(suite.config.folder))}: {total - len(uncovered)} of {total} rules fired by "
-        "some test"
+        shown_as(f"coverage {suite.config.folder}: {total - len(uncovered)} of {total} rules fired by ")
+        + "some test"
     )
     for diagnostic in uncovered:
         print(diagnostic.format())

@@ -237,8 +237,7 @@ def test_a_head_folder_that_does_not_exist_is_said_before_any_git_lookup(
     done = in_process("diff", "--base", "HEAD", "--config-dir", "confg", "samples", cwd=repo)
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
-        "confg:1:1: error[no-config-dir] the config folder does not exist",
-        "evalkit diff: the head config (confg) has errors; nothing was compared",
+        "evalkit diff: --config-dir confg: no such folder; did you mean config?"
     ]
 
 

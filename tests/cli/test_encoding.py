@@ -102,7 +102,8 @@ def test_file_names_that_are_not_utf8_are_shown_escaped_in_every_eval_output(tmp
     sources = [json.loads(line)["source"] for line in utf8_lines(tmp_path / "out.jsonl")]
     assert sources == ["in/bad\\xff.json", "in/bad\\xff.jsonl:1", "in/bad\\xff.jsonl:2"]
     assert [json.loads(line)["source"] for line in utf8_lines(tmp_path / "explain.jsonl")] == sources
-    assert "## in/bad\\xff.jsonl:1" in (tmp_path / "report.md").read_bytes().decode("utf-8")
+    report = (tmp_path / "report.md").read_bytes().decode("utf-8")
+    assert "## in/bad\\\\xff.jsonl:1" in report  # the `\\` escaped as Markdown punctuation
     assert "in/bad\\xff.jsonl:2" in (tmp_path / "run.log").read_bytes().decode("utf-8")
     assert done.stderr.decode("utf-8").startswith("in/bad\\xff.jsonl:2: error: ")
 

@@ -440,8 +440,9 @@ def test_report_md(tmp_path: Path, seed: Path) -> None:
     assert report.startswith("# evalkit report")
     assert load_config().config_hash in report
     assert "1 evaluated, 1 with errors" in report
-    assert f"## {seed.name}" in report and "## bad.json" in report
-    assert "lower_accuracy_if_no_example" in report
+    markdown_name = seed.name.replace("_", "\\_")  # Markdown's punctuation escaped (engine/untrusted_text.py)
+    assert f"## {markdown_name}" in report and "## bad.json" in report
+    assert "lower\\_accuracy\\_if\\_no\\_example" in report
     assert "| accuracy | 5 | 4.5 |" in report
 
 

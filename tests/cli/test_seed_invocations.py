@@ -108,7 +108,7 @@ def test_readme_custom_config_with_markdown_report(workdir: Path) -> None:
     assert report.startswith("# evalkit report")
     assert CONFIG_HASH in report
     assert "**Label:** good" in report
-    assert "resp_b > resp_a" in report
+    assert "resp\\_b > resp\\_a" in report  # the ids' `_` escaped as Markdown punctuation
 
 
 def test_readme_log_file(workdir: Path) -> None:
