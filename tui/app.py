@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,9 @@ from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.filter import LineFilter
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.widgets import DataTable, Input, Static, TabbedContent
 
 from evalkit.engine.config import Config, analyze
@@ -41,6 +43,7 @@ from evalkit.tui.proposals import LABEL, REWRITE, Proposal
 from evalkit.tui.proposals_table import ProposalsTable, detail_text
 from evalkit.tui.queue_view import QueueView
 from evalkit.tui.screens import HelpScreen, InputScreen, TextScreen
+from evalkit.tui.visible import ControlFilter, visible
 from evalkit.tui.watcher import POLL_SECONDS, config_fingerprint
 
 BATCH_SIZE = 500  # submissions per message while reading; the first one goes out alone, at once
@@ -110,6 +113,27 @@ class ReviewApp(App[int]):
         self._first_paint = threading.Event()  # background work waits for it: the first screen comes first
         self._interacting_until = 0.0  # the background evaluation yields the interpreter until then
         self._filter_timer: Any = None
+        self._control_filter = ControlFilter()
+
+    # What reaches the terminal
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then the one that keeps control characters from the terminal."""
+        return [*super().get_line_filters(), self._control_filter]
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification is shown with its control characters visible: many quote file names."""
+        super().notify(
+            visible(message), title=visible(title), severity=severity, timeout=timeout, markup=markup
+        )
 
     # Layout
 
@@ -411,7 +435,7 @@ class ReviewApp(App[int]):
         text.append("  config ", "dim")
         text.append("ok" if config.ok else "has errors", "green" if config.ok else "bold red")
         text.append(f"  sort {self.session.sort}", "dim")
-        text.append(f"  journal {self.journal.path.name}", "dim")
+        text.append(f"  journal {visible(self.journal.path.name, lines=False)}", "dim")
         return text
 
     # Deciding

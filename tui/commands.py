@@ -14,6 +14,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
 from evalkit.tui import filters
+from evalkit.tui.visible import visible
 
 if TYPE_CHECKING:
     from evalkit.tui.app import ReviewApp
@@ -35,15 +36,17 @@ class ReviewCommands(Provider):
 
     async def discover(self) -> Hits:
         for command in self.commands():
-            yield DiscoveryHit(Content(command.name), command.run, text=command.name, help=command.help)
+            name = visible(command.name, lines=False)
+            yield DiscoveryHit(Content(name), command.run, text=name, help=command.help)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for command in self.commands():
-            score = matcher.match(command.name)
+            name = visible(command.name, lines=False)
+            score = matcher.match(name)
             if score > 0:
-                display = Content(command.name) if "[" in command.name else matcher.highlight(command.name)
-                yield Hit(score, display, command.run, text=command.name, help=command.help)
+                display = Content(name) if "[" in name else matcher.highlight(name)
+                yield Hit(score, display, command.run, text=name, help=command.help)
 
 
 def palette_commands(app: ReviewApp) -> Iterator[Command]:

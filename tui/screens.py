@@ -16,6 +16,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Input, Static, TextArea
 
 from evalkit.tui.footer import KeyFooter
+from evalkit.tui.visible import visible
 
 Validate = Callable[[str], Any]  # returns the value, or raises ValueError with a message for the reviewer
 
@@ -53,7 +54,7 @@ class _EditorScreen(ModalScreen[Any]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="edit-box") as box:
-            box.border_title = Content(self.title_text)  # the title may quote submission text: never markup
+            box.border_title = Content(visible(self.title_text, lines=False))  # may quote a submission
             yield self.editor()
             yield Static(Text(self.HINT, "dim"), id="edit-hint", markup=False)
             yield Static("", id="edit-error", markup=False)
@@ -64,7 +65,7 @@ class _EditorScreen(ModalScreen[Any]):
             value = self.validate(text)
         except ValueError as exc:
             error = self.query_one("#edit-error", Static)
-            error.update(Text(str(exc), "bold red"))
+            error.update(Text(visible(str(exc)), "bold red"))
             error.display = True
             return
         self.dismiss(value)
