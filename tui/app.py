@@ -38,6 +38,7 @@ from evalkit.tui.export import write_jsonl_atomic
 from evalkit.tui.footer import KeyFooter
 from evalkit.tui.help import help_text
 from evalkit.tui.journal import Journal, JournalError
+from evalkit.tui.journal_lock import JournalLock
 from evalkit.tui.model import ReviewError, ReviewSession
 from evalkit.tui.proposals import LABEL, REWRITE, Proposal
 from evalkit.tui.proposals_table import ProposalsTable, detail_text
@@ -94,6 +95,7 @@ class ReviewApp(App[int]):
         live_rules: bool = True,
         blink: bool = True,
         skipped_entries: int = 0,
+        lock: JournalLock | None = None,
     ) -> None:
         super().__init__()
         self.session = session
@@ -103,6 +105,7 @@ class ReviewApp(App[int]):
         self.live_rules = live_rules
         self.blink = blink
         self.skipped_entries = skipped_entries
+        self.lock = lock
         self.journal_problem: str | None = None  # why decisions cannot be saved now; the app is read-only
         self.current: int | None = None
         self.loading = True
@@ -179,11 +182,25 @@ class ReviewApp(App[int]):
                 severity="error",
                 timeout=10,
             )
+        self._report_lock()
         if self.skipped_entries:
             self.notify(
                 f"{self.skipped_entries} journal lines could not be read and were skipped.",
                 severity="warning",
                 timeout=10,
+            )
+
+    def _report_lock(self) -> None:
+        lock = self.lock
+        if lock is not None and lock.problem is not None:
+            message = f"{lock.problem}. Another app could write this journal too."
+            self.notify(message, severity="warning", markup=False, timeout=10)
+        elif lock is not None and lock.stale_holder:
+            self.notify(
+                f"The journal's lock was left by an app that stopped without quitting ({lock.stale_holder}); "
+                "this app holds it now.",
+                markup=False,
+                timeout=8,
             )
 
     def _check_journal(self) -> None:

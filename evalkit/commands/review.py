@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from evalkit.engine.config import Config
     from evalkit.tui.journal import Journal
+    from evalkit.tui.journal_lock import JournalLock
     from evalkit.tui.model import ReviewSession
 
 
@@ -58,16 +59,54 @@ def run(args: argparse.Namespace) -> int:
         session, journal, skipped = open_session(config, journal_path)
         if args.export:
             return _export(session, files, Path(args.export))
+        _refuse_without_terminal()
+        lock = _lock(journal_path)
     except UsageProblem as problem:
-        print(f"evalkit review: {problem}", file=sys.stderr)
+        print(f"evalkit review: {_visible(str(problem))}", file=sys.stderr)
         return 2
     from evalkit.tui.app import ReviewApp
 
     app = ReviewApp(
-        session, files, journal, default_path(args.inputs[0], EXPORT_SUFFIX), skipped_entries=skipped
+        session,
+        files,
+        journal,
+        default_path(args.inputs[0], EXPORT_SUFFIX),
+        skipped_entries=skipped,
+        lock=lock,
     )
-    app.run()
+    try:
+        app.run()
+    finally:
+        lock.release()
     return app.return_code or 0
+
+
+def _refuse_without_terminal() -> None:
+    """The screen reads keys from standard input and draws on standard error; without a terminal on all
+    three streams it would wait for keys that never come, writing escape codes into a file or a pipe."""
+    streams = (("input", sys.stdin), ("output", sys.stdout), ("error", sys.stderr))
+    missing = [name for name, stream in streams if stream is None or not stream.isatty()]
+    if missing:
+        raise UsageProblem(
+            f"the review screen needs a terminal, and standard {' and '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not one; to write the reviewed results without "
+            "the screen, use --export FILE"
+        )
+
+
+def _lock(journal_path: Path) -> JournalLock:
+    from evalkit.tui.journal_lock import JournalLocked, lock_journal
+
+    try:
+        return lock_journal(journal_path)
+    except JournalLocked as exc:
+        raise UsageProblem(str(exc)) from None
+
+
+def _visible(text: str) -> str:
+    from evalkit.tui.visible import visible
+
+    return visible(text)
 
 
 def _input_files(inputs: list[str]) -> list[Path]:
@@ -145,7 +184,7 @@ def _export(session: ReviewSession, files: list[Path], destination: Path) -> int
     except OSError as exc:
         raise UsageProblem(f"{destination}: cannot write: {exc.strerror or exc}") from None
     done = session.progress().done
-    print(f"{destination}: {counted(count, 'result')}, {done} reviewed", file=sys.stderr)
+    print(_visible(f"{destination}: {counted(count, 'result')}, {done} reviewed"), file=sys.stderr)
     return 1 if unread else 0
 
 
@@ -155,5 +194,6 @@ def _told(records: Iterator[dict[str, Any]], unread: list[str]) -> Iterator[dict
     for record in records:
         if "error" in record:
             unread.append(record["source"])
-            print(f"{record['source']}: error: {record['error']['message']}", file=sys.stderr)
+            message = f"{record['source']}: error: {record['error']['message']}"
+            print(_visible(message), file=sys.stderr)
         yield record
