@@ -6,11 +6,13 @@ opened. That keeps moving through the queue fast whatever the size of the respon
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
+from textual import work
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static, TabbedContent, TabPane
@@ -34,6 +36,7 @@ TABS = (
     ("config", "Config"),
 )
 SIDE_BY_SIDE_MAX = 2  # two responses read best side by side; more go in tabs
+REWRITE_IN_BACKGROUND = 5_000  # characters (both rewrites) from which the rewrite tab is built in a thread
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,10 +137,23 @@ class DetailTabs(TabbedContent):
         if shown is None or shown.submission is None or not isinstance(shown.result, Result):
             self._set("rewrite-text", _problem_text(shown))
             return
-        self._set(
-            "rewrite-text",
-            render.rewrite_text(shown.submission.rewrite_preferred, shown.result.rewrite_final),
-        )
+        original, final = shown.submission.rewrite_preferred, shown.result.rewrite_final
+        if len(original) + len(final) < REWRITE_IN_BACKGROUND:
+            self._set("rewrite-text", render.rewrite_text(original, final))
+            return
+        self._set("rewrite-text", Text("Comparing the rewrites…", "dim"))
+        self._build_rewrite(shown, original, final)
+
+    @work(thread=True, group="rewrite", exclusive=True, exit_on_error=False)
+    def _build_rewrite(self, shown: Shown, original: str, final: str) -> None:
+        """Diff a long rewrite off the screen's thread: keys are answered meanwhile."""
+        text = render.rewrite_text(original, final)
+        with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+            self.app.call_from_thread(self._rewrite_built, shown, text)
+
+    def _rewrite_built(self, shown: Shown, text: Text) -> None:
+        if self.shown is shown and self.active == "rewrite":  # else the reviewer moved on: drawn anew there
+            self._set("rewrite-text", text)
 
     def _draw_changes(self) -> None:
         if self.changes is None:

@@ -6,9 +6,7 @@ LLM text and config text go in through `Text.append`, never through markup, so `
 
 from __future__ import annotations
 
-import difflib
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,6 +18,7 @@ from evalkit.engine.submission import Submission
 from evalkit.tui.decisions import Decision
 from evalkit.tui.proposals import RATING, format_value
 from evalkit.tui.visible import visible
+from evalkit.tui.word_diff import word_diff
 
 HEADING = "bold"
 DIM = "dim"
@@ -27,6 +26,7 @@ ADDED = "bold green"
 REMOVED = "red strike"
 HELD = "green"
 FAILED = "red"
+COARSE = "Parts changed too much to diff word by word: each is shown removed, then added."
 
 
 def _heading(text: Text, title: str) -> None:
@@ -182,15 +182,13 @@ def _conditions(text: Text, detail: Mapping[str, Any], indent: str) -> None:
             text.append(f": {visible(_plain(seen))}\n")
 
 
-_TOKENS = re.compile(r"\s+|\w+|[^\w\s]")
-
-
-def rewrite_diff(original: str, final: str) -> Text:
-    """A word diff: removed words struck through in red, added words in green."""
-    before, after = _TOKENS.findall(original), _TOKENS.findall(final)
+def rewrite_diff(original: str, final: str) -> tuple[Text, bool]:
+    """A word diff: removed words struck through in red, added words in green; and whether some part
+    changed too much to diff word by word (that part is shown removed, then added)."""
+    diff = word_diff(original, final)
+    before, after = diff.before, diff.after
     text = Text()
-    matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
-    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
+    for tag, a1, a2, b1, b2 in diff.opcodes:
         if tag == "equal":
             text.append(visible("".join(before[a1:a2])))
             continue
@@ -198,13 +196,19 @@ def rewrite_diff(original: str, final: str) -> Text:
             text.append(visible("".join(before[a1:a2])), REMOVED)
         if b2 > b1:
             text.append(visible("".join(after[b1:b2])), ADDED)
-    return text
+    return text, diff.coarse
 
 
 def rewrite_text(original: str, final: str) -> Text:
     text = Text()
     _heading(text, "Rewrite: changes (removed struck out, added in green)")
-    text.append_text(rewrite_diff(original, final) if original != final else Text("no change", DIM))
+    if original == final:
+        text.append("no change", DIM)
+    else:
+        changes, coarse = rewrite_diff(original, final)
+        if coarse:
+            text.append(COARSE + "\n", "yellow")
+        text.append_text(changes)
     _heading(text, "Final rewrite")
     text.append(visible(final) or "(empty)")
     _heading(text, "Original rewrite")
