@@ -8,8 +8,10 @@ one polls the config folder and re-evaluates when it changes. They talk to the a
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -18,6 +20,7 @@ from typing import Any
 from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
+from textual.command import CommandPalette
 from textual.containers import Horizontal, Vertical
 from textual.filter import LineFilter
 from textual.message import Message
@@ -30,7 +33,7 @@ from evalkit.services.inputs import LoadedSubmission, read_file
 from evalkit.tui import filters
 from evalkit.tui.bindings import REVIEW_BINDINGS
 from evalkit.tui.changes import result_changes
-from evalkit.tui.commands import ReviewCommands
+from evalkit.tui.commands import ReviewCommands, ReviewPalette
 from evalkit.tui.decisions import EDIT
 from evalkit.tui.detail import DetailTabs, Shown, header_text
 from evalkit.tui.edits import edit_text, parse_edit
@@ -117,6 +120,7 @@ class ReviewApp(App[int]):
         self._interacting_until = 0.0  # the background evaluation yields the interpreter until then
         self._filter_timer: Any = None
         self._control_filter = ControlFilter()
+        self.crash_report: str | None = None  # what to print once the screen is gone, after an error
 
     # What reaches the terminal
 
@@ -137,6 +141,24 @@ class ReviewApp(App[int]):
         super().notify(
             visible(message), title=visible(title), severity=severity, timeout=timeout, markup=markup
         )
+
+    def _fatal_error(self) -> None:
+        """Textual prints an unexpected error's traceback with every frame's local variables, which hold
+        the reviewer's data (submissions, notes). Here the traceback has no locals, its text goes through
+        `visible`, and the command prints it once the screen is gone (`crash_report`). The journal needs
+        nothing: every entry was synced when it was written."""
+        self.bell()
+        report = "".join(traceback.format_exception(*sys.exc_info()))
+        journal = visible(str(self.journal.path), lines=False)
+        self.crash_report = (
+            f"{visible(report)}\nevalkit review stopped on an unexpected error (above). Every decision "
+            f"shown as saved is in {journal}; open it again to resume."
+        )
+        self._close_messages_no_wait()
+
+    def action_command_palette(self) -> None:
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            self.push_screen(ReviewPalette(id="--command-palette"))
 
     # Layout
 

@@ -78,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
         app.run()
     finally:
         lock.release()
+    if app.crash_report is not None:
+        print(app.crash_report, file=sys.stderr)
     return app.return_code or 0
 
 
