@@ -18,14 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.command import CommandPalette
 from textual.containers import Horizontal, Vertical
 from textual.filter import LineFilter
 from textual.message import Message
 from textual.notifications import SeverityLevel
-from textual.widgets import DataTable, Input, Static, TabbedContent
+from textual.widget import Widget
+from textual.widgets import DataTable, Input, Static, TabbedContent, TextArea
 
 from evalkit.engine.config import Config, analyze
 from evalkit.engine.result import Result
@@ -46,7 +47,7 @@ from evalkit.tui.model import ReviewError, ReviewSession
 from evalkit.tui.proposals import LABEL, REWRITE, Proposal
 from evalkit.tui.proposals_table import ProposalsTable, detail_text
 from evalkit.tui.queue_view import QueueView
-from evalkit.tui.screens import HelpScreen, InputScreen, TextScreen
+from evalkit.tui.screens import HelpScreen, InputScreen, OrderedInput, TextScreen
 from evalkit.tui.visible import ControlFilter, visible
 from evalkit.tui.watcher import POLL_SECONDS, config_fingerprint
 
@@ -156,6 +157,26 @@ class ReviewApp(App[int]):
         )
         self._close_messages_no_wait()
 
+    async def on_event(self, event: events.Event) -> None:
+        """Keys typed ahead are handled in the order they came, by the widget focused when each one's turn
+        comes. Textual sends each key to the widget focused when it is read, and runs its binding only once
+        it has come back up: in a burst, the keys after `e` went to the queue before the editor opened, and
+        were lost. So, unless a text field has the focus (it takes keys in order itself), a key's binding
+        runs as soon as the key is read, and an editor it opens has the focus before the next key is."""
+        resolve_now = (
+            isinstance(event, events.Key) and not event.is_forwarded and not _takes_text(self.focused)
+        )
+        if resolve_now and (
+            await self._check_bindings(event.key, priority=True) or await self._check_bindings(event.key)
+        ):
+            return
+        await super().on_event(event)
+
+    def _focus_now(self, widget: Widget) -> None:
+        """Focus at once, not after the keys already read (`Widget.focus` waits its turn in the queue):
+        the keys typed after `/` go to the filter, those typed after Enter in it to the queue."""
+        self.screen.set_focus(widget)
+
     def action_command_palette(self) -> None:
         if self.use_command_palette and not CommandPalette.is_open(self):
             self.push_screen(ReviewPalette(id="--command-palette"))
@@ -165,8 +186,11 @@ class ReviewApp(App[int]):
     def compose(self) -> ComposeResult:
         # kept as attributes: worker messages can arrive while the screen is closing, when queries fail
         self.status_bar = Static(id="status-bar", markup=False)
-        self.filter_input = Input(
-            placeholder="/ filter: words label:x flag:y status:pending", id="filter", compact=True
+        self.filter_input = OrderedInput(
+            placeholder="/ filter: words label:x flag:y status:pending",
+            id="filter",
+            compact=True,
+            own_keys={"enter": self._submit_filter, "escape": self.action_leave_filter},
         )
         self.queue = QueueView(self.session, id="queue")
         self.detail_header = Static(id="detail-header", markup=False)
@@ -523,19 +547,19 @@ class ReviewApp(App[int]):
             index = self.current
             self._apply(lambda: self.session.toggle_done(index))
 
-    def action_edit(self) -> None:
+    async def action_edit(self) -> None:
         selected = self._selected()
         if selected is not None:
-            self._edit(*selected)
+            await self._edit(*selected)
 
-    def action_label(self) -> None:
+    async def action_label(self) -> None:
         label = next((p for p in self.proposals_table.proposals if p.kind == LABEL), None)
         if self.current is None or label is None:
             self.notify("No label to set: this submission has no result.", severity="warning")
             return
-        self._edit(self.current, label)
+        await self._edit(self.current, label)
 
-    def _edit(self, index: int, proposal: Proposal) -> None:
+    async def _edit(self, index: int, proposal: Proposal) -> None:
         if not proposal.editable:
             self.notify(
                 f"{proposal.target} is accepted or discarded, not edited.", severity="warning", markup=False
@@ -560,14 +584,19 @@ class ReviewApp(App[int]):
 
         title = f"Edit {proposal.target} (engine proposes {edit_text(proposal, proposal.proposed)[:40]!r})"
         if proposal.kind == REWRITE:
-            self.push_screen(
+            await self._open_editor(
                 TextScreen("Edit the rewrite · Ctrl+S saves", initial, validate, self.blink), save
             )
         else:
             suggestions = self.session.known_labels() if proposal.kind == LABEL else ()
-            self.push_screen(InputScreen(title, initial, validate, suggestions, self.blink), save)
+            await self._open_editor(InputScreen(title, initial, validate, suggestions, self.blink), save)
 
-    def action_note(self) -> None:
+    async def _open_editor(self, editor: InputScreen | TextScreen, done: Callable[[Any], None]) -> None:
+        """Open an editor and return once it has the focus: the keys typed after the one that opened it
+        then go to it, in order, instead of to a screen with nothing focused yet, which dropped them."""
+        await self.push_screen(editor, done)
+
+    async def action_note(self) -> None:
         if self.current is None:
             return
         index = self.current
@@ -582,7 +611,7 @@ class ReviewApp(App[int]):
             if text is not None:
                 self._apply(lambda: self.session.set_note(index, text))
 
-        self.push_screen(
+        await self._open_editor(
             TextScreen(
                 "Note on this submission · Ctrl+S saves (empty removes it)",
                 self.session.note(index),
@@ -629,11 +658,11 @@ class ReviewApp(App[int]):
         self.notify("No submission left to review in that direction.", severity="information")
 
     def action_filter(self) -> None:
-        self.filter_input.focus()
+        self._focus_now(self.filter_input)
 
     def action_leave_filter(self) -> None:
         if self.focused is not None and self.focused.id == "filter":
-            self.queue.focus()
+            self._focus_now(self.queue)
 
     @on(Input.Changed, "#filter")
     def filter_changed(self, event: Input.Changed) -> None:
@@ -641,12 +670,11 @@ class ReviewApp(App[int]):
             self._filter_timer.stop()
         self._filter_timer = self.set_timer(FILTER_DELAY, lambda: self.apply_filter(event.value))
 
-    @on(Input.Submitted, "#filter")
-    def filter_submitted(self, event: Input.Submitted) -> None:
+    def _submit_filter(self) -> None:
         if self._filter_timer is not None:
             self._filter_timer.stop()
-        self.apply_filter(event.value)
-        self.queue.focus()
+        self.apply_filter(self.filter_input.value)
+        self._focus_now(self.queue)
 
     def apply_filter(self, text: str) -> None:
         self.session.query = filters.parse_query(text)
@@ -688,7 +716,7 @@ class ReviewApp(App[int]):
     def action_help(self) -> None:
         self.push_screen(HelpScreen(help_text(self.BINDINGS, self.get_key_display, self.journal.path)))
 
-    def action_export(self) -> None:
+    async def action_export(self) -> None:
         if self.loading:
             self.notify("Still reading the input; export once it is all read.", severity="warning")
             return
@@ -706,7 +734,7 @@ class ReviewApp(App[int]):
                 self.notify(f"Exporting {len(self.session.items)} results…", timeout=3)
                 self.export_to(path)
 
-        self.push_screen(
+        await self._open_editor(
             InputScreen(
                 "Export reviewed results (JSON Lines) to", str(self.export_path), validate, blink=self.blink
             ),
@@ -718,6 +746,10 @@ class ReviewApp(App[int]):
         self._wake.set()
         self._first_paint.set()
         self.exit(0)
+
+
+def _takes_text(widget: object) -> bool:
+    return isinstance(widget, (Input, TextArea))
 
 
 def _keep_out_of_gc() -> None:
