@@ -163,14 +163,16 @@ class ReviewApp(App[int]):
         it has come back up: in a burst, the keys after `e` went to the queue before the editor opened, and
         were lost. So, unless a text field has the focus (it takes keys in order itself), a key's binding
         runs as soon as the key is read, and an editor it opens has the focus before the next key is."""
-        resolve_now = (
-            isinstance(event, events.Key) and not event.is_forwarded and not _takes_text(self.focused)
-        )
-        if resolve_now and (
-            await self._check_bindings(event.key, priority=True) or await self._check_bindings(event.key)
-        ):
+        if isinstance(event, events.Key) and not self.screen_stack:
+            return  # closing: a key typed ahead came after the last screen went (Textual would raise)
+        if isinstance(event, events.Key) and not event.is_forwarded and await self._key_handled_now(event):
             return
         await super().on_event(event)
+
+    async def _key_handled_now(self, key: events.Key) -> bool:
+        if _takes_text(self.focused):
+            return False
+        return await self._check_bindings(key.key, priority=True) or await self._check_bindings(key.key)
 
     def _focus_now(self, widget: Widget) -> None:
         """Focus at once, not after the keys already read (`Widget.focus` waits its turn in the queue):
@@ -178,7 +180,7 @@ class ReviewApp(App[int]):
         self.screen.set_focus(widget)
 
     def action_command_palette(self) -> None:
-        if self.use_command_palette and not CommandPalette.is_open(self):
+        if self.use_command_palette and not isinstance(self.screen, CommandPalette):
             self.push_screen(ReviewPalette(id="--command-palette"))
 
     # Layout

@@ -147,7 +147,8 @@ class InputScreen(_EditorScreen):
         return editor
 
     def on_mount(self) -> None:
-        self.query_one(Input).cursor_blink = self.blink
+        for editor in self.query(Input):  # none once keys typed ahead closed the editor before this ran
+            editor.cursor_blink = self.blink
 
 
 class TextScreen(_EditorScreen):
@@ -171,7 +172,8 @@ class TextScreen(_EditorScreen):
         )
 
     def on_mount(self) -> None:
-        self.query_one(TextArea).cursor_blink = self.blink
+        for editor in self.query(TextArea):  # none once keys typed ahead closed the editor before this ran
+            editor.cursor_blink = self.blink
 
     def action_save(self) -> None:
         self.submit(self.query_one(TextArea).text)
