@@ -26,7 +26,9 @@ ADDED = "bold green"
 REMOVED = "red strike"
 HELD = "green"
 FAILED = "red"
-COARSE = "Parts changed too much to diff word by word: each is shown removed, then added."
+COARSE = (
+    "Parts have nothing unique to align on (repetitive or rewritten text): there the diff is approximate."
+)
 
 
 def _heading(text: Text, title: str) -> None:
@@ -183,8 +185,8 @@ def _conditions(text: Text, detail: Mapping[str, Any], indent: str) -> None:
 
 
 def rewrite_diff(original: str, final: str) -> tuple[Text, bool]:
-    """A word diff: removed words struck through in red, added words in green; and whether some part
-    changed too much to diff word by word (that part is shown removed, then added)."""
+    """A word diff: removed words struck through in red, added words in green; and whether some part had
+    nothing unique to align on (there the diff is approximate)."""
     diff = word_diff(original, final)
     before, after = diff.before, diff.after
     text = Text()

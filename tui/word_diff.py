@@ -5,9 +5,9 @@ characters took 4 s of CPU, 100,000 froze the app for 86 s. Here it only ever se
 range is first trimmed of its common start and end; then the words that occur once on each side and in
 the same order (the longest increasing run of them, as patience diff does) anchor it, and the gaps
 between anchors are diffed the same way, a few levels deep. A gap that is still large and has no anchor
-is shown as removed then added, and the diff says it is coarse there. Each level costs time linear in
-the text and the pieces left to `SequenceMatcher` are at most `SMALL` token pairs, so the whole costs
-O(n·(levels + √SMALL)).
+(repetitive text, or one rewritten whole) is cut into windows paired by position, and the diff says it
+is approximate there. Each level costs time linear in the text and the pieces left to `SequenceMatcher`
+are at most `SMALL` token pairs, so the whole costs O(n·(levels + √SMALL)).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 TOKENS = re.compile(r"\s+|\w+|[^\w\s]")
 SMALL = 4_096  # token pairs below which difflib diffs a range exactly
+WINDOW = 64  # tokens a side of the windows a range without anchors is cut into (WINDOW² = SMALL)
 LEVELS = 6  # anchoring passes before a range without anchors is shown whole
 
 Opcode = tuple[str, int, int, int, int]  # as difflib's: tag, a1, a2, b1, b2
@@ -31,7 +32,7 @@ class WordDiff:
     before: list[str]
     after: list[str]
     opcodes: list[Opcode] = field(default_factory=list)
-    coarse: bool = False  # some range changed too much to diff word by word: shown removed, then added
+    coarse: bool = False  # some range had nothing to anchor it: there the alignment is approximate
 
 
 def word_diff(original: str, final: str) -> WordDiff:
@@ -75,14 +76,25 @@ def _diff_middle(diff: WordDiff, a1: int, a2: int, b1: int, b2: int, levels: int
     else:
         anchors = _anchors(diff.before, diff.after, a1, a2, b1, b2) if levels else []
         if not anchors:
-            diff.coarse = True
-            _changed(diff, a1, a2, b1, b2)
+            _diff_windows(diff, a1, a2, b1, b2)
             return
         for i, j in anchors:
             _diff_range(diff, a1, i, b1, j, levels - 1)
             diff.opcodes.append(("equal", i, i + 1, j, j + 1))
             a1, b1 = i + 1, j + 1
         _diff_range(diff, a1, a2, b1, b2, levels - 1)
+
+
+def _diff_windows(diff: WordDiff, a1: int, a2: int, b1: int, b2: int) -> None:
+    """A large range with nothing to anchor it (repetitive text, or a text rewritten whole), diffed as
+    windows of at most `WINDOW` tokens a side, paired by position: each edit still shows where it is,
+    though the alignment is approximate. Time: (tokens / WINDOW) windows of WINDOW² pairs each."""
+    diff.coarse = True
+    count = -(-max(a2 - a1, b2 - b1) // WINDOW)
+    for n in range(count):
+        i1, i2 = a1 + (a2 - a1) * n // count, a1 + (a2 - a1) * (n + 1) // count
+        j1, j2 = b1 + (b2 - b1) * n // count, b1 + (b2 - b1) * (n + 1) // count
+        _diff_range(diff, i1, i2, j1, j2, 0)
 
 
 def _changed(diff: WordDiff, a1: int, a2: int, b1: int, b2: int) -> None:

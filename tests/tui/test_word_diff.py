@@ -61,3 +61,16 @@ def test_a_long_text_rewritten_whole_is_shown_coarse_not_diffed_for_ever() -> No
     assert len(diff.before) * len(diff.after) > SMALL
     assert diff.coarse
     assert sides(original, final) == (original, final)
+
+
+def test_repetitive_text_with_a_few_edits_shows_each_edit_where_it_is() -> None:
+    sentence = "Dijkstra keeps a priority queue of tentative distances and relaxes each edge. "
+    original = sentence * 1_300  # 100,000 characters, no word unique
+    words = original.split(" ")
+    for position in (500, 5_000, 9_000, 13_000):
+        words[position] = "EDITED"
+    diff = word_diff(original, " ".join(words))
+    assert sides(original, " ".join(words)) == (original, " ".join(words))
+    added = ["".join(diff.after[b1:b2]) for tag, _, _, b1, b2 in diff.opcodes if tag != "equal"]
+    assert "".join(added).count("EDITED") == 4
+    assert sum(len(text) for text in added) < 4 * 200  # each edit shown locally, not the text whole
