@@ -89,10 +89,11 @@ def _refuse_without_terminal() -> None:
     streams = (("input", sys.stdin), ("output", sys.stdout), ("error", sys.stderr))
     missing = [name for name, stream in streams if stream is None or not stream.isatty()]
     if missing:
+        names = ", ".join(missing[:-1]) + (" and " if len(missing) > 1 else "") + missing[-1]
+        verb = "is not a terminal" if len(missing) == 1 else "are not terminals"
         raise UsageProblem(
-            f"the review screen needs a terminal, and standard {' and '.join(missing)} "
-            f"{'is' if len(missing) == 1 else 'are'} not one; to write the reviewed results without "
-            "the screen, use --export FILE"
+            f"the review screen needs a terminal, and standard {names} {verb}; to write the reviewed "
+            "results without the screen, use --export FILE"
         )
 
 
