@@ -47,7 +47,9 @@ class JournalLock:
 
 
 def lock_path(journal: Path) -> Path:
-    return journal.with_name(journal.name + LOCK_SUFFIX)
+    """Beside the journal's real file: two apps naming it through a link or another path share one lock."""
+    real = journal.resolve()
+    return real.with_name(real.name + LOCK_SUFFIX)
 
 
 def lock_journal(journal: Path) -> JournalLock:

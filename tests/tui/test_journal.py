@@ -173,3 +173,17 @@ def test_a_lock_file_holding_no_lock_is_taken_over(tmp_path: Path) -> None:
         assert f"pid {os.getpid()}," in lock_path(journal).read_text(encoding="utf-8")
     finally:
         lock.release()
+
+
+def test_a_journal_named_through_a_link_shares_the_lock(tmp_path: Path) -> None:
+    journal = tmp_path / "real.decisions.jsonl"
+    journal.write_text("", encoding="utf-8")
+    (tmp_path / "link.decisions.jsonl").symlink_to(journal)
+    held = lock_journal(journal)
+    try:
+        with pytest.raises(JournalLocked):
+            lock_journal(tmp_path / "link.decisions.jsonl")
+        with pytest.raises(JournalLocked):
+            lock_journal(tmp_path / "." / "real.decisions.jsonl")
+    finally:
+        held.release()
