@@ -12,7 +12,8 @@ word in twenty (words replaced, dropped, inserted), then times:
 - `tab`: everything the rewrite tab builds (`render.rewrite_text`: the diff, then both texts), after;
 - `rewritten`: after, on a final rewrite that shares little with the original;
 - `repetitive`: after, on one sentence repeated to that length with a word in fifty replaced (issue 32:
-  nothing unique to anchor on, so diffed in windows, approximate, with a message).
+  nothing unique to anchor on, so diffed in windows, approximate, with a message);
+- `no anchor`: after, the worst case: `a a a ...` against `b b b ...` (every window diffed).
 
 The two are alternated round by round; the minimum CPU time of the rounds is reported, with the wall time
 of that round beside it, and the ratio before/after.
@@ -75,7 +76,7 @@ def main() -> None:
     rng = random.Random(33)
     print(
         f"{'chars':>7} {'before cpu (wall)':>20} {'after cpu (wall)':>18} {'ratio':>7} "
-        f"{'tab cpu':>8} {'rewritten cpu':>14} {'repetitive cpu':>15}"
+        f"{'tab cpu':>8} {'rewritten cpu':>14} {'repetitive cpu':>15} {'no anchor cpu':>14}"
     )
     for size in (int(s) for s in args.sizes.split(",")):
         original = prose(size, rng)
@@ -91,6 +92,7 @@ def main() -> None:
             "tab": [],
             "rewritten": [],
             "repetitive": [],
+            "no anchor": [],
         }
         for _ in range(args.rounds):
             if size <= args.before_max:
@@ -99,14 +101,18 @@ def main() -> None:
             runs["tab"].append(timed(render.rewrite_text, original, final))
             runs["rewritten"].append(timed(word_diff, original, other))
             runs["repetitive"].append(timed(word_diff, repeated, edited_repeated))
+            runs["no anchor"].append(timed(word_diff, "a " * (size // 2), "b " * (size // 2)))
         best = {name: min(times) if times else None for name, times in runs.items()}
         old, new = best["before"], best["after"]
-        assert new is not None and all(best[name] is not None for name in ("tab", "rewritten", "repetitive"))
+        assert new is not None and all(
+            best[name] is not None for name in ("tab", "rewritten", "repetitive", "no anchor")
+        )
         old_text = f"{old[0]:.3f} ({old[1]:.3f})" if old else "not run"
         ratio = f"{old[0] / new[0]:.0f}x" if old and new[0] > 0 else "—"
         print(
             f"{size:>7} {old_text:>20} {f'{new[0]:.3f} ({new[1]:.3f})':>18} {ratio:>7} "
-            f"{best['tab'][0]:>8.3f} {best['rewritten'][0]:>14.3f} {best['repetitive'][0]:>15.3f}"
+            f"{best['tab'][0]:>8.3f} {best['rewritten'][0]:>14.3f} {best['repetitive'][0]:>15.3f} "
+            f"{best['no anchor'][0]:>14.3f}"
         )
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 TOKENS = re.compile(r"\s+|\w+|[^\w\s]")
 SMALL = 4_096  # token pairs below which difflib diffs a range exactly
-WINDOW = 64  # tokens a side of the windows a range without anchors is cut into (WINDOW² = SMALL)
+WINDOW = 32  # tokens a side of the windows a range without anchors is cut into (difflib is ~cubic in it)
 LEVELS = 6  # anchoring passes before a range without anchors is shown whole
 
 Opcode = tuple[str, int, int, int, int]  # as difflib's: tag, a1, a2, b1, b2
