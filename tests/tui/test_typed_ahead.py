@@ -39,7 +39,10 @@ async def decided(pilot: Any, keys: tuple[str, ...], at_once: bool) -> list[Any]
         await pilot.press(*keys)
     await pilot.pause(0.3)
     await pilot.pause()
-    return [(e["target"], e["action"], e["value"], e.get("note")) for e in Journal(app.journal.path).read().entries]
+    return [
+        (e["target"], e["action"], e["value"], e.get("note"))
+        for e in Journal(app.journal.path).read().entries
+    ]
 
 
 @pytest.mark.parametrize(
