@@ -115,6 +115,15 @@ def _contents(lines: Iterable[JournalLine]) -> JournalContents:
     return contents
 
 
+def is_entry(line: bytes) -> bool:
+    """Whether a line reads as an entry, as `parse_journal` reads it (the writer keeps such a last line)."""
+    try:
+        json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
 def _where_and_why(exc: ValueError | RecursionError) -> tuple[int, str]:
     """The column where a line stopped being JSON (1 when the error has none) and why."""
     if isinstance(exc, json.JSONDecodeError):

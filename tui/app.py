@@ -8,19 +8,25 @@ one polls the config folder and re-evaluates when it changes. They talk to the a
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+import traceback
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
+from textual.command import CommandPalette
 from textual.containers import Horizontal, Vertical
+from textual.filter import LineFilter
 from textual.message import Message
-from textual.widgets import DataTable, Input, Static, TabbedContent
+from textual.notifications import SeverityLevel
+from textual.widget import Widget
+from textual.widgets import DataTable, Input, Static, TabbedContent, TextArea
 
 from evalkit.engine.config import Config, analyze
 from evalkit.engine.result import Result
@@ -28,7 +34,7 @@ from evalkit.services.inputs import LoadedSubmission, read_file
 from evalkit.tui import filters
 from evalkit.tui.bindings import REVIEW_BINDINGS
 from evalkit.tui.changes import result_changes
-from evalkit.tui.commands import ReviewCommands
+from evalkit.tui.commands import ReviewCommands, ReviewPalette
 from evalkit.tui.decisions import EDIT
 from evalkit.tui.detail import DetailTabs, Shown, header_text
 from evalkit.tui.edits import edit_text, parse_edit
@@ -36,11 +42,13 @@ from evalkit.tui.export import write_jsonl_atomic
 from evalkit.tui.footer import KeyFooter
 from evalkit.tui.help import help_text
 from evalkit.tui.journal import Journal, JournalError
+from evalkit.tui.journal_lock import JournalLock
 from evalkit.tui.model import ReviewError, ReviewSession
 from evalkit.tui.proposals import LABEL, REWRITE, Proposal
 from evalkit.tui.proposals_table import ProposalsTable, detail_text
 from evalkit.tui.queue_view import QueueView
-from evalkit.tui.screens import HelpScreen, InputScreen, TextScreen
+from evalkit.tui.screens import HelpScreen, InputScreen, OrderedInput, TextScreen
+from evalkit.tui.visible import ControlFilter, visible
 from evalkit.tui.watcher import POLL_SECONDS, config_fingerprint
 
 BATCH_SIZE = 500  # submissions per message while reading; the first one goes out alone, at once
@@ -91,6 +99,7 @@ class ReviewApp(App[int]):
         live_rules: bool = True,
         blink: bool = True,
         skipped_entries: int = 0,
+        lock: JournalLock | None = None,
     ) -> None:
         super().__init__()
         self.session = session
@@ -101,6 +110,7 @@ class ReviewApp(App[int]):
         self.live_rules = live_rules
         self.blink = blink
         self.skipped_entries = skipped_entries
+        self.lock = lock
         self.journal_problem: str | None = None  # why decisions cannot be saved now; the app is read-only
         self.current: int | None = None
         self.loading = True
@@ -111,14 +121,79 @@ class ReviewApp(App[int]):
         self._first_paint = threading.Event()  # background work waits for it: the first screen comes first
         self._interacting_until = 0.0  # the background evaluation yields the interpreter until then
         self._filter_timer: Any = None
+        self._control_filter = ControlFilter()
+        self.crash_report: str | None = None  # what to print once the screen is gone, after an error
+
+    # What reaches the terminal
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then the one that keeps control characters from the terminal."""
+        return [*super().get_line_filters(), self._control_filter]
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification is shown with its control characters visible: many quote file names."""
+        super().notify(
+            visible(message), title=visible(title), severity=severity, timeout=timeout, markup=markup
+        )
+
+    def _fatal_error(self) -> None:
+        """Textual prints an unexpected error's traceback with every frame's local variables, which hold
+        the reviewer's data (submissions, notes). Here the traceback has no locals, its text goes through
+        `visible`, and the command prints it once the screen is gone (`crash_report`). The journal needs
+        nothing: every entry was synced when it was written."""
+        self.bell()
+        report = "".join(traceback.format_exception(*sys.exc_info()))
+        journal = visible(str(self.journal.path), lines=False)
+        self.crash_report = (
+            f"{visible(report)}\nevalkit review stopped on an unexpected error (above). Every decision "
+            f"shown as saved is in {journal}; open it again to resume."
+        )
+        self._close_messages_no_wait()
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys typed ahead are handled in the order they came, by the widget focused when each one's turn
+        comes. Textual sends each key to the widget focused when it is read, and runs its binding only once
+        it has come back up: in a burst, the keys after `e` went to the queue before the editor opened, and
+        were lost. So, unless a text field has the focus (it takes keys in order itself), a key's binding
+        runs as soon as the key is read, and an editor it opens has the focus before the next key is."""
+        if isinstance(event, events.Key) and not self.screen_stack:
+            return  # closing: a key typed ahead came after the last screen went (Textual would raise)
+        if isinstance(event, events.Key) and not event.is_forwarded and await self._key_handled_now(event):
+            return
+        await super().on_event(event)
+
+    async def _key_handled_now(self, key: events.Key) -> bool:
+        if _takes_text(self.focused):
+            return False
+        return await self._check_bindings(key.key, priority=True) or await self._check_bindings(key.key)
+
+    def _focus_now(self, widget: Widget) -> None:
+        """Focus at once, not after the keys already read (`Widget.focus` waits its turn in the queue):
+        the keys typed after `/` go to the filter, those typed after Enter in it to the queue."""
+        self.screen.set_focus(widget)
+
+    def action_command_palette(self) -> None:
+        if self.use_command_palette and not isinstance(self.screen, CommandPalette):
+            self.push_screen(ReviewPalette(id="--command-palette"))
 
     # Layout
 
     def compose(self) -> ComposeResult:
         # kept as attributes: worker messages can arrive while the screen is closing, when queries fail
         self.status_bar = Static(id="status-bar", markup=False)
-        self.filter_input = Input(
-            placeholder="/ filter: words label:x flag:y status:pending", id="filter", compact=True
+        self.filter_input = OrderedInput(
+            placeholder="/ filter: words label:x flag:y status:pending",
+            id="filter",
+            compact=True,
+            own_keys={"enter": self._submit_filter, "escape": self.action_leave_filter},
         )
         self.queue = QueueView(self.session, id="queue")
         self.detail_header = Static(id="detail-header", markup=False)
@@ -156,11 +231,25 @@ class ReviewApp(App[int]):
                 severity="error",
                 timeout=10,
             )
+        self._report_lock()
         if self.skipped_entries:
             self.notify(
                 f"{self.skipped_entries} journal lines could not be read and were skipped.",
                 severity="warning",
                 timeout=10,
+            )
+
+    def _report_lock(self) -> None:
+        lock = self.lock
+        if lock is not None and lock.problem is not None:
+            message = f"{lock.problem}. Another app could write this journal too."
+            self.notify(message, severity="warning", markup=False, timeout=10)
+        elif lock is not None and lock.stale_holder:
+            self.notify(
+                f"The journal's lock was left by an app that stopped without quitting ({lock.stale_holder}); "
+                "this app holds it now.",
+                markup=False,
+                timeout=8,
             )
 
     def _check_journal(self) -> None:
@@ -413,7 +502,7 @@ class ReviewApp(App[int]):
         text.append("  config ", "dim")
         text.append("ok" if config.ok else "has errors", "green" if config.ok else "bold red")
         text.append(f"  sort {self.session.sort}", "dim")
-        text.append(f"  journal {self.journal.path.name}", "dim")
+        text.append(f"  journal {visible(self.journal.path.name, lines=False)}", "dim")
         return text
 
     # Deciding
@@ -462,19 +551,19 @@ class ReviewApp(App[int]):
             index = self.current
             self._apply(lambda: self.session.toggle_done(index))
 
-    def action_edit(self) -> None:
+    async def action_edit(self) -> None:
         selected = self._selected()
         if selected is not None:
-            self._edit(*selected)
+            await self._edit(*selected)
 
-    def action_label(self) -> None:
+    async def action_label(self) -> None:
         label = next((p for p in self.proposals_table.proposals if p.kind == LABEL), None)
         if self.current is None or label is None:
             self.notify("No label to set: this submission has no result.", severity="warning")
             return
-        self._edit(self.current, label)
+        await self._edit(self.current, label)
 
-    def _edit(self, index: int, proposal: Proposal) -> None:
+    async def _edit(self, index: int, proposal: Proposal) -> None:
         if not proposal.editable:
             self.notify(
                 f"{proposal.target} is accepted or discarded, not edited.", severity="warning", markup=False
@@ -499,14 +588,19 @@ class ReviewApp(App[int]):
 
         title = f"Edit {proposal.target} (engine proposes {edit_text(proposal, proposal.proposed)[:40]!r})"
         if proposal.kind == REWRITE:
-            self.push_screen(
+            await self._open_editor(
                 TextScreen("Edit the rewrite · Ctrl+S saves", initial, validate, self.blink), save
             )
         else:
             suggestions = self.session.known_labels() if proposal.kind == LABEL else ()
-            self.push_screen(InputScreen(title, initial, validate, suggestions, self.blink), save)
+            await self._open_editor(InputScreen(title, initial, validate, suggestions, self.blink), save)
 
-    def action_note(self) -> None:
+    async def _open_editor(self, editor: InputScreen | TextScreen, done: Callable[[Any], None]) -> None:
+        """Open an editor and return once it has the focus: the keys typed after the one that opened it
+        then go to it, in order, instead of to a screen with nothing focused yet, which dropped them."""
+        await self.push_screen(editor, done)
+
+    async def action_note(self) -> None:
         if self.current is None:
             return
         index = self.current
@@ -521,7 +615,7 @@ class ReviewApp(App[int]):
             if text is not None:
                 self._apply(lambda: self.session.set_note(index, text))
 
-        self.push_screen(
+        await self._open_editor(
             TextScreen(
                 "Note on this submission · Ctrl+S saves (empty removes it)",
                 self.session.note(index),
@@ -568,11 +662,11 @@ class ReviewApp(App[int]):
         self.notify("No submission left to review in that direction.", severity="information")
 
     def action_filter(self) -> None:
-        self.filter_input.focus()
+        self._focus_now(self.filter_input)
 
     def action_leave_filter(self) -> None:
         if self.focused is not None and self.focused.id == "filter":
-            self.queue.focus()
+            self._focus_now(self.queue)
 
     @on(Input.Changed, "#filter")
     def filter_changed(self, event: Input.Changed) -> None:
@@ -580,12 +674,11 @@ class ReviewApp(App[int]):
             self._filter_timer.stop()
         self._filter_timer = self.set_timer(FILTER_DELAY, lambda: self.apply_filter(event.value))
 
-    @on(Input.Submitted, "#filter")
-    def filter_submitted(self, event: Input.Submitted) -> None:
+    def _submit_filter(self) -> None:
         if self._filter_timer is not None:
             self._filter_timer.stop()
-        self.apply_filter(event.value)
-        self.queue.focus()
+        self.apply_filter(self.filter_input.value)
+        self._focus_now(self.queue)
 
     def apply_filter(self, text: str) -> None:
         self.session.query = filters.parse_query(text)
@@ -627,7 +720,7 @@ class ReviewApp(App[int]):
     def action_help(self) -> None:
         self.push_screen(HelpScreen(help_text(self.BINDINGS, self.get_key_display, self.journal.path)))
 
-    def action_export(self) -> None:
+    async def action_export(self) -> None:
         if self.loading:
             self.notify("Still reading the input; export once it is all read.", severity="warning")
             return
@@ -645,7 +738,7 @@ class ReviewApp(App[int]):
                 self.notify(f"Exporting {len(self.session.items)} results…", timeout=3)
                 self.export_to(path)
 
-        self.push_screen(
+        await self._open_editor(
             InputScreen(
                 "Export reviewed results (JSON Lines) to", str(self.export_path), validate, blink=self.blink
             ),
@@ -657,6 +750,10 @@ class ReviewApp(App[int]):
         self._wake.set()
         self._first_paint.set()
         self.exit(0)
+
+
+def _takes_text(widget: object) -> bool:
+    return isinstance(widget, (Input, TextArea))
 
 
 def _keep_out_of_gc() -> None:

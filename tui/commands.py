@@ -7,13 +7,14 @@ markup, so a flag called `[/x]` cannot break the palette.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
-from textual.binding import Binding
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.binding import Binding, BindingType
+from textual.command import CommandList, CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
 from evalkit.tui import filters
+from evalkit.tui.visible import visible
 
 if TYPE_CHECKING:
     from evalkit.tui.app import ReviewApp
@@ -35,15 +36,36 @@ class ReviewCommands(Provider):
 
     async def discover(self) -> Hits:
         for command in self.commands():
-            yield DiscoveryHit(Content(command.name), command.run, text=command.name, help=command.help)
+            name = visible(command.name, lines=False)
+            yield DiscoveryHit(Content(name), command.run, text=name, help=command.help)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for command in self.commands():
-            score = matcher.match(command.name)
+            name = visible(command.name, lines=False)
+            score = matcher.match(name)
             if score > 0:
-                display = Content(command.name) if "[" in command.name else matcher.highlight(command.name)
-                yield Hit(score, display, command.run, text=command.name, help=command.help)
+                display = Content(name) if "[" in name else matcher.highlight(name)
+                yield Hit(score, display, command.run, text=name, help=command.help)
+
+
+class ReviewPalette(CommandPalette):
+    """Textual's palette, whose page keys do nothing while its list has no room: Textual's own page move
+    raises KeyError there (a terminal a few rows high, or a list not laid out yet), which ended the app."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("pagedown", "page(1)", "Next page", show=False),
+        Binding("pageup", "page(-1)", "Previous page", show=False),
+    ]
+
+    def action_page(self, direction: int) -> None:
+        commands = self.query_one(CommandList)
+        if commands.scrollable_content_region.height < 1 or not commands.option_count:
+            return
+        if direction > 0:
+            commands.action_page_down()
+        else:
+            commands.action_page_up()
 
 
 def palette_commands(app: ReviewApp) -> Iterator[Command]:

@@ -6,11 +6,13 @@ opened. That keeps moving through the queue fast whatever the size of the respon
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
+from textual import work
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static, TabbedContent, TabPane
@@ -22,6 +24,7 @@ from evalkit.tui import render
 from evalkit.tui.decisions import Decision
 from evalkit.tui.queue_view import short_source
 from evalkit.tui.text_view import TextView
+from evalkit.tui.visible import visible
 
 TABS = (
     ("overview", "Overview"),
@@ -33,6 +36,7 @@ TABS = (
     ("config", "Config"),
 )
 SIDE_BY_SIDE_MAX = 2  # two responses read best side by side; more go in tabs
+REWRITE_IN_BACKGROUND = 5_000  # characters (both rewrites) from which the rewrite tab is built in a thread
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,21 +63,21 @@ def header_text(shown: Shown, position: str) -> Text:
     """One line: where we are, the status and outcome, the note, then the full source (cut first if long)."""
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(f"{position}  ", "dim")
-    text.append(short_source(shown.source), "bold")
+    text.append(visible(short_source(shown.source), lines=False), "bold")
     text.append(f"  {shown.status}", "dim")
     if isinstance(shown.result, Result):
         score = "—" if shown.result.score is None else f"{shown.result.score:g}"
         label = shown.decisions.get("label")
         final = f" → {label.value or '—'}" if label is not None and label.value != shown.result.label else ""
-        text.append(f"  label {shown.result.label or '—'}{final}  score {score}")
+        text.append(visible(f"  label {shown.result.label or '—'}{final}  score {score}", lines=False))
         flags = sum(1 for on in shown.result.flags.values() if on)
         if flags:
             text.append(f"  ⚑{flags}", "red")
     note = shown.decisions.get("note")
     if note is not None:
-        text.append(f"  note: {note.note}", "italic")
+        text.append(f"  note: {visible(note.note or '', lines=False)}", "italic")
     if short_source(shown.source) != shown.source:
-        text.append(f"  {shown.source}", "dim")
+        text.append(f"  {visible(shown.source, lines=False)}", "dim")
     return text
 
 
@@ -133,10 +137,23 @@ class DetailTabs(TabbedContent):
         if shown is None or shown.submission is None or not isinstance(shown.result, Result):
             self._set("rewrite-text", _problem_text(shown))
             return
-        self._set(
-            "rewrite-text",
-            render.rewrite_text(shown.submission.rewrite_preferred, shown.result.rewrite_final),
-        )
+        original, final = shown.submission.rewrite_preferred, shown.result.rewrite_final
+        if len(original) + len(final) < REWRITE_IN_BACKGROUND:
+            self._set("rewrite-text", render.rewrite_text(original, final))
+            return
+        self._set("rewrite-text", Text("Comparing the rewrites…", "dim"))
+        self._build_rewrite(shown, original, final)
+
+    @work(thread=True, group="rewrite", exclusive=True, exit_on_error=False)
+    def _build_rewrite(self, shown: Shown, original: str, final: str) -> None:
+        """Diff a long rewrite off the screen's thread: keys are answered meanwhile."""
+        text = render.rewrite_text(original, final)
+        with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+            self.app.call_from_thread(self._rewrite_built, shown, text)
+
+    def _rewrite_built(self, shown: Shown, text: Text) -> None:
+        if self.shown is shown and self.active == "rewrite":  # else the reviewer moved on: drawn anew there
+            self._set("rewrite-text", text)
 
     def _draw_changes(self) -> None:
         if self.changes is None:
@@ -185,7 +202,8 @@ def _overview_text(shown: Shown | None) -> Text:
 
 
 def _problem_text(shown: Shown | None) -> Text:
-    return Text((shown.problem if shown is not None else None) or "No submission to show.", "bold red")
+    problem = shown.problem if shown is not None else None
+    return Text(visible(problem or "No submission to show."), "bold red")
 
 
 def _rank(ranking: list[Any] | tuple[Any, ...], response_id: Any) -> int | None:
@@ -205,7 +223,7 @@ def _response_column(
     )
     return VerticalScroll(
         Static(header, markup=False, classes="response-header"),
-        Static(Text(response.text), markup=False, classes="response-text"),
+        Static(Text(visible(response.text)), markup=False, classes="response-text"),
         classes="response",
     )
 
@@ -215,7 +233,7 @@ def _responses_widget(submission: Submission, result: Result | str | None) -> Ho
     if len(columns) <= SIDE_BY_SIDE_MAX:
         return Horizontal(*columns, classes="responses-side")
     panes = [
-        TabPane(Content(str(r.id)), column, id=f"response-{n}")
+        TabPane(Content(visible(str(r.id), lines=False)), column, id=f"response-{n}")
         for n, (r, column) in enumerate(zip(submission.responses, columns, strict=False))
     ]
     tabs = TabbedContent(classes="responses-tabs")

@@ -10,6 +10,7 @@ from textual.binding import Binding, BindingType
 
 from evalkit.tui.bindings import with_prefix
 from evalkit.tui.detail import TABS
+from evalkit.tui.visible import visible
 
 HELP_GROUPS = (("review", "Decide"), ("queue", "Move and find"), ("tabs", "Show"), ("app", "App"))
 
@@ -39,7 +40,7 @@ def help_text(bindings: Iterable[BindingType], key_display: Callable[[Binding], 
         text.append("\n")
     text.append(FILTER_HELP + "\n\n")
     text.append("Every decision is written to the journal at once: ")
-    text.append(str(journal), "bold")
+    text.append(visible(str(journal), lines=False), "bold")
     text.append("\nReopening with the same journal resumes where you stopped.\n")
     return text
 

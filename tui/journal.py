@@ -5,9 +5,10 @@ Each line is one entry (`ts`, `source`, `target`, `action`, `value`, `note`, `st
 file is created on the first decision, so opening and quitting leaves nothing behind; `check_writable`
 says at the start whether appends would fail, without creating or changing it. A kill can tear the last
 line: that entry's append never returned, so the decision was never applied or shown. Reading skips it,
-and the next append cuts it off, so the journal stays valid JSON Lines. An append that fails (a full
-disk, a failed sync) is cut off at once: the reviewer was told it was not saved, so it must not come back
-on the next start. Nothing else is ever rewritten.
+and the next append cuts it off, so the journal stays valid JSON Lines. A last line that is a whole entry
+without its newline (another tool wrote the file) counts: the next append ends it first. An append that
+fails (a full disk, a failed sync) is cut off at once: the reviewer was told it was not saved, so it must
+not come back on the next start. Nothing else is ever rewritten.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from evalkit.engine.text import not_a_regular_file
-from evalkit.services.journal import JournalContents, JournalError, parse_journal, read_journal
-from evalkit.services.journal_chain import chained_lines, last_line
+from evalkit.services.journal import JournalContents, JournalError, is_entry, parse_journal, read_journal
+from evalkit.services.journal_chain import chained_lines
 
 __all__ = ["Journal", "JournalContents", "JournalError", "parse_journal"]
 
@@ -74,11 +75,11 @@ class Journal:
     def _open(self) -> IO[bytes]:
         if self._file is None:
             self._refuse_non_regular()
-            handle = open(self.path, "ab")  # noqa: SIM115 - kept open between appends, closed by close()
+            handle = open(self.path, "a+b")  # noqa: SIM115 - kept open between appends, closed by close()
             self._last = None
             if handle.tell() > 0:
-                os.ftruncate(handle.fileno(), _complete_length(self.path))
-                self._last = last_line(self.path.read_bytes())
+                _end_last_line(handle)
+                self._last = _last_complete_line(handle.fileno(), handle.tell())
             self._file = handle
         return self._file
 
@@ -98,7 +99,45 @@ class Journal:
             self._file = None
 
 
-def _complete_length(path: Path) -> int:
-    """The length up to the end of the last complete line: what remains once a torn line is cut off."""
-    raw = path.read_bytes()
-    return raw.rfind(b"\n") + 1
+def _end_last_line(handle: IO[bytes]) -> None:
+    """Make the next append start a line of its own. A last line without its newline is either an entry
+    (a tool wrote the journal without a final newline: the reader shows it, so it is kept and ended) or
+    torn (a kill cut the write short: it never counted, and is cut off)."""
+    fd, end = handle.fileno(), handle.tell()
+    if os.pread(fd, 1, end - 1) == b"\n":
+        return
+    start = _last_line_start(fd, end)
+    if is_entry(os.pread(fd, end - start, start)):
+        handle.write(b"\n")
+        handle.flush()
+    else:
+        os.ftruncate(fd, start)
+        handle.seek(0, os.SEEK_END)
+
+
+def _last_complete_line(fd: int, end: int) -> bytes | None:
+    """The last non-blank line before `end` (which follows a newline), the one a new entry links to (its
+    hash chain: services/journal_chain.py); None in a journal of blank lines. Read from the end, not
+    whole."""
+    while end > 0:
+        start = _last_line_start(fd, end - 1)
+        line = os.pread(fd, end - 1 - start, start)
+        if line.strip():
+            return line
+        end = start
+    return None
+
+
+def _last_line_start(fd: int, end: int) -> int:
+    """Just after the last newline before `end`, or 0: read backwards a block at a time, not whole."""
+    position = end
+    while position > 0:
+        block = max(position - _BLOCK, 0)
+        found = os.pread(fd, position - block, block).rfind(b"\n")
+        if found >= 0:
+            return block + found + 1
+        position = block
+    return 0
+
+
+_BLOCK = 1 << 16

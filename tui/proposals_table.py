@@ -16,6 +16,7 @@ from textual.widgets import DataTable
 
 from evalkit.tui.decisions import ACCEPT, DISCARD, Decision
 from evalkit.tui.proposals import REWRITE, Proposal, format_value
+from evalkit.tui.visible import visible
 
 COLUMNS = (("proposal", 24), ("original", 10), ("proposed", 10), ("decision", 16))
 MIN_COLUMN_WIDTH = 4
@@ -92,9 +93,9 @@ class ProposalsTable(DataTable[Text]):
 def _cells(proposal: Proposal, decision: Decision | None) -> tuple[Text, ...]:
     kind = proposal.kind
     cells = (
-        Text(proposal.target),
-        Text(format_value(kind, proposal.original)),
-        Text(format_value(kind, proposal.proposed), "bold"),
+        Text(visible(proposal.target, lines=False)),
+        Text(visible(format_value(kind, proposal.original), lines=False)),
+        Text(visible(format_value(kind, proposal.proposed), lines=False), "bold"),
         _decision_cell(kind, proposal, decision),
     )
     for cell in cells:
@@ -112,10 +113,10 @@ def detail_text(proposal: Proposal | None, decision: Decision | None) -> Text:
         return Text("No proposals: nothing for the engine to change here.", "dim")
     text = _change_line(proposal, decision)
     text.append("\n")
-    text.append(proposal.why)
+    text.append(visible(proposal.why))
     if decision is not None and decision.note:
         text.append("  note: ", "dim")
-        text.append(decision.note, "italic")
+        text.append(visible(decision.note), "italic")
     return text
 
 
@@ -123,10 +124,10 @@ def _change_line(proposal: Proposal, decision: Decision | None) -> Text:
     """`target: original → proposed`, and the value decided when it is neither of them (an edit, stale)."""
     kind = proposal.kind
     text = Text()
-    text.append(f"{proposal.target}: ", "bold")
-    text.append(format_value(kind, proposal.original))
+    text.append(f"{visible(proposal.target, lines=False)}: ", "bold")
+    text.append(visible(format_value(kind, proposal.original)))
     text.append(" → ", "dim")
-    text.append(format_value(kind, proposal.proposed), "bold")
+    text.append(visible(format_value(kind, proposal.proposed)), "bold")
     if kind == REWRITE:
         text.append(" (the diff is in the Rewrite tab, 5)", "dim")
     if decision is not None and decision.action != DISCARD and decision.value != proposal.proposed:
@@ -140,7 +141,7 @@ def _decision_cell(kind: str, proposal: Proposal, decision: Decision | None) -> 
         return Text("pending", "dim")
     text = Text(decision.action, DECISION_STYLES.get(decision.action, "yellow"))
     if decision.value != proposal.proposed or decision.action not in (ACCEPT, DISCARD):
-        text.append(f" {format_value(kind, decision.value)}")
+        text.append(f" {visible(format_value(kind, decision.value), lines=False)}")
     if decision.action == ACCEPT and decision.value != proposal.proposed:
         text.append(" (stale)", "bold yellow")  # accepted a value the engine no longer proposes
     return text

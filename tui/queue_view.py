@@ -23,6 +23,7 @@ from textual.strip import Strip
 
 from evalkit.tui import filters
 from evalkit.tui.model import ReviewSession
+from evalkit.tui.visible import visible
 
 GLYPHS = {filters.PENDING: "○", filters.PROGRESS: "◐", filters.DONE: "●", filters.ERROR: "✗"}
 LABEL_WIDTH = 13
@@ -153,18 +154,19 @@ class QueueView(ScrollView):
         name_width = max(
             self.scrollable_content_region.width - 2 - LABEL_WIDTH - SCORE_WIDTH - FLAGS_WIDTH, 8
         )
-        text.append(_fit(short_source(item.source), name_width))
+        text.append(_fit(visible(short_source(item.source), lines=False), name_width))
         if status == filters.ERROR:
             error = item.loaded.error or (item.summary.error if item.summary else "") or "error"
             text.append(
-                _fit(f" {error}", LABEL_WIDTH + SCORE_WIDTH + FLAGS_WIDTH), self._style("queue--error")
+                _fit(f" {visible(error, lines=False)}", LABEL_WIDTH + SCORE_WIDTH + FLAGS_WIDTH),
+                self._style("queue--error"),
             )
             return text
         if item.summary is None:
             waiting = " …" if session.engine.evaluator is not None else " no config"
             text.append(_fit(waiting, LABEL_WIDTH), self._style("queue--muted"))
             return text
-        text.append(_fit(f" {session.final_label(index) or '—'}", LABEL_WIDTH))
+        text.append(_fit(f" {visible(session.final_label(index) or '—', lines=False)}", LABEL_WIDTH))
         score = item.summary.score
         text.append(f"{'—' if score is None else f'{score:g}':>{SCORE_WIDTH}}")
         flags = len(session.final_flags(index))

@@ -6,9 +6,7 @@ LLM text and config text go in through `Text.append`, never through markup, so `
 
 from __future__ import annotations
 
-import difflib
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,6 +17,8 @@ from evalkit.engine.result import Result
 from evalkit.engine.submission import Submission
 from evalkit.tui.decisions import Decision
 from evalkit.tui.proposals import RATING, format_value
+from evalkit.tui.visible import visible
+from evalkit.tui.word_diff import word_diff
 
 HEADING = "bold"
 DIM = "dim"
@@ -26,6 +26,9 @@ ADDED = "bold green"
 REMOVED = "red strike"
 HELD = "green"
 FAILED = "red"
+COARSE = (
+    "Parts have nothing unique to align on (repetitive or rewritten text): there the diff is approximate."
+)
 
 
 def _heading(text: Text, title: str) -> None:
@@ -36,8 +39,8 @@ def _heading(text: Text, title: str) -> None:
 
 
 def _field(text: Text, name: str, value: Any) -> None:
-    text.append(f"{name}: ", DIM)
-    text.append(_plain(value))
+    text.append(f"{visible(name, lines=False)}: ", DIM)
+    text.append(visible(_plain(value)))
     text.append("\n")
 
 
@@ -61,7 +64,7 @@ def prompt_text(submission: Submission, result: Result | None) -> Text:
     if result is not None:
         _field(text, "prompt feedback", result.prompt_feedback)
     _heading(text, "Prompt")
-    text.append(submission.prompt)
+    text.append(visible(submission.prompt))
     return text
 
 
@@ -70,22 +73,22 @@ def ranking_text(submission: Submission, result: Result) -> Text:
     original = list(submission.ranking)
     _heading(text, "Ranking")
     text.append("original:  ", DIM)
-    text.append(" > ".join(str(item) for item in original) or "—")
+    text.append(" > ".join(visible(str(item), lines=False) for item in original) or "—")
     text.append("\ncorrected: ", DIM)
     for position, item in enumerate(result.corrected_ranking):
         if position:
             text.append(" > ")
         moved = position >= len(original) or original[position] != item
-        text.append(str(item), ADDED if moved else "bold")
+        text.append(visible(str(item), lines=False), ADDED if moved else "bold")
     text.append("\nfeedback:  ", DIM)
-    text.append(result.ranking_feedback)
+    text.append(visible(result.ranking_feedback))
     issues = {name: ids for name, ids in result.ranking_issues.items() if ids}
     for name, ids in issues.items():
-        text.append(f"\n{name}: ", DIM)
-        text.append(", ".join(str(item) for item in ids))
+        text.append(f"\n{visible(name, lines=False)}: ", DIM)
+        text.append(", ".join(visible(str(item), lines=False) for item in ids))
     if submission.ranking_rationale:
         text.append("\nrationale: ", DIM)
-        text.append(submission.ranking_rationale)
+        text.append(visible(submission.ranking_rationale))
     return text
 
 
@@ -97,13 +100,14 @@ def ratings_table(result: Result, decisions: Mapping[str, Decision]) -> Text:
     for name, entry in result.corrected_ratings.items():
         moved = entry["updated"] != entry["original"]
         decision = decisions.get(f"{RATING}.{name}")
-        text.append(f"{name:<13}{format_value(RATING, entry['original']):>9}")
+        text.append(f"{visible(name, lines=False):<13}{format_value(RATING, entry['original']):>9}")
         text.append(f"{format_value(RATING, entry['updated']):>9}", ADDED if moved else "")
-        text.append(f"  {decision.action} {format_value(RATING, decision.value)}" if decision else "")
-        text.append(f"\n{'':<13}{_without_rules(entry['rationale'])}\n", DIM)
+        if decision:
+            text.append(visible(f"  {decision.action} {format_value(RATING, decision.value)}"))
+        text.append(f"\n{'':<13}{visible(_without_rules(entry['rationale']))}\n", DIM)
         rules = entry.get("adjusted_by") or []
         if rules:
-            text.append(f"{'':<13}moved by {', '.join(rules)}\n", "yellow")
+            text.append(visible(f"{'':<13}moved by {', '.join(rules)}") + "\n", "yellow")
     return text
 
 
@@ -125,15 +129,15 @@ def summary_text(result: Result, decisions: Mapping[str, Decision]) -> Text:
             _field(text, title, decision.note if target == "note" else decision.value)
     for warning in result.meta.get("warnings") or []:
         text.append("warning: ", "yellow")
-        text.append(f"{warning}\n")
+        text.append(f"{visible(str(warning))}\n")
     _heading(text, "Comments")
     for comment in result.comments:
         text.append("• ")
-        text.append(f"{comment}\n")
+        text.append(f"{visible(comment)}\n")
     if not result.comments:
         text.append("none\n", DIM)
     _heading(text, "Summary")
-    text.append(result.global_summary)
+    text.append(visible(result.global_summary))
     return text
 
 
@@ -141,17 +145,17 @@ def rules_text(result: Result) -> Text:
     text = Text()
     _heading(text, f"Fired rules ({len(result.fired_rules)})")
     for rule in result.fired_rules:
-        text.append(f"✓ {rule.id}", HELD + " bold")
+        text.append(f"✓ {visible(rule.id, lines=False)}", HELD + " bold")
         text.append(f"  ({rule.type})\n", DIM)
         _conditions(text, rule.detail, "    ")
         for action in rule.actions:
             for name, value in action.items():
                 text.append(f"    → {name}: ", DIM)
-                text.append(f"{_action_value(name, value)}\n")
+                text.append(f"{visible(_action_value(name, value))}\n")
     _heading(text, f"Not fired ({len(result.skipped_rules)})")
     for skipped in result.skipped_rules:
-        text.append(f"✗ {skipped.id}", FAILED)
-        text.append(f"  ({skipped.type}) {skipped.reason}\n", DIM)
+        text.append(f"✗ {visible(skipped.id, lines=False)}", FAILED)
+        text.append(f"  ({skipped.type}) {visible(skipped.reason)}\n", DIM)
         _conditions(text, skipped.detail, "    ")
     return text
 
@@ -166,52 +170,57 @@ def _conditions(text: Text, detail: Mapping[str, Any], indent: str) -> None:
     """Each condition, whether it held, and the values it saw; `any_of` blocks nest."""
     for name, seen in detail.items():
         held = isinstance(seen, dict) and seen.get("held")
-        text.append(f"{indent}{'✓' if held else '✗'} {name}", HELD if held else FAILED)
+        text.append(f"{indent}{'✓' if held else '✗'} {visible(name, lines=False)}", HELD if held else FAILED)
         if isinstance(seen, dict):
             values = {key: value for key, value in seen.items() if key not in ("held", "blocks")}
             if values:
-                text.append(": " + ", ".join(f"{key}={_plain(value)}" for key, value in values.items()))
+                shown_values = ", ".join(f"{key}={_plain(value)}" for key, value in values.items())
+                text.append(": " + visible(shown_values))
             text.append("\n")
             for number, block in enumerate(seen.get("blocks") or [], start=1):
                 text.append(f"{indent}  block {number}\n", DIM)
                 _conditions(text, block, indent + "    ")
         else:
-            text.append(f": {_plain(seen)}\n")
+            text.append(f": {visible(_plain(seen))}\n")
 
 
-_TOKENS = re.compile(r"\s+|\w+|[^\w\s]")
-
-
-def rewrite_diff(original: str, final: str) -> Text:
-    """A word diff: removed words struck through in red, added words in green."""
-    before, after = _TOKENS.findall(original), _TOKENS.findall(final)
+def rewrite_diff(original: str, final: str) -> tuple[Text, bool]:
+    """A word diff: removed words struck through in red, added words in green; and whether some part had
+    nothing unique to align on (there the diff is approximate)."""
+    diff = word_diff(original, final)
+    before, after = diff.before, diff.after
     text = Text()
-    matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
-    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
+    for tag, a1, a2, b1, b2 in diff.opcodes:
         if tag == "equal":
-            text.append("".join(before[a1:a2]))
+            text.append(visible("".join(before[a1:a2])))
             continue
         if a2 > a1:
-            text.append("".join(before[a1:a2]), REMOVED)
+            text.append(visible("".join(before[a1:a2])), REMOVED)
         if b2 > b1:
-            text.append("".join(after[b1:b2]), ADDED)
-    return text
+            text.append(visible("".join(after[b1:b2])), ADDED)
+    return text, diff.coarse
 
 
 def rewrite_text(original: str, final: str) -> Text:
     text = Text()
     _heading(text, "Rewrite: changes (removed struck out, added in green)")
-    text.append_text(rewrite_diff(original, final) if original != final else Text("no change", DIM))
+    if original == final:
+        text.append("no change", DIM)
+    else:
+        changes, coarse = rewrite_diff(original, final)
+        if coarse:
+            text.append(COARSE + "\n", "yellow")
+        text.append_text(changes)
     _heading(text, "Final rewrite")
-    text.append(final or "(empty)")
+    text.append(visible(final) or "(empty)")
     _heading(text, "Original rewrite")
-    text.append(original or "(empty)")
+    text.append(visible(original) or "(empty)")
     return text
 
 
 def diagnostics_text(config: Config) -> Text:
     text = Text()
-    _heading(text, f"Config folder: {config.folder}")
+    _heading(text, f"Config folder: {visible(str(config.folder), lines=False)}")
     _field(
         text, "status", "ok" if config.ok else "has errors: showing the last good config's results, if any"
     )
@@ -219,7 +228,8 @@ def diagnostics_text(config: Config) -> Text:
     _heading(text, f"Diagnostics ({len(config.diagnostics)})")
     for diagnostic in config.diagnostics:
         style = {1: "red", 2: "yellow"}.get(int(diagnostic.severity), "")
-        text.append(f"{diagnostic.format()}\n", style)  # as `evalkit check` prints it: path:line:col: ...
+        # as `evalkit check` prints it: path:line:col: ...
+        text.append(f"{visible(diagnostic.format())}\n", style)
     if not config.diagnostics:
         text.append("none\n", DIM)
     return text
@@ -229,7 +239,7 @@ def changes_text(lines: list[str], when: str) -> Text:
     text = Text()
     _heading(text, f"What the last config change did to this submission ({when})")
     for line in lines:
-        text.append(f"• {line}\n")
+        text.append(f"• {visible(line)}\n")
     if not lines:
         text.append("nothing changed for this submission\n", DIM)
     return text
@@ -243,11 +253,11 @@ def response_header(
     length: int,
 ) -> Text:
     text = Text()
-    text.append(str(response_id), HEADING)
+    text.append(visible(str(response_id), lines=False), HEADING)
     text.append(f"  rank {_rank(original_rank)} → {_rank(corrected_rank)}  {length} chars", DIM)
     for name, value in (meta or {}).items():
-        text.append(f"\n{name}: ", DIM)
-        text.append(_plain(value))
+        text.append(f"\n{visible(str(name), lines=False)}: ", DIM)
+        text.append(visible(_plain(value)))
     return text
 
 

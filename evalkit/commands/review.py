@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from evalkit.engine.config import Config
     from evalkit.tui.journal import Journal
+    from evalkit.tui.journal_lock import JournalLock
     from evalkit.tui.model import ReviewSession
 
 
@@ -63,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
             return _signed_export(
                 args, lambda: _export(session, files, Path(args.export)), files, journal_path
             )
+        _refuse_without_terminal()
+        lock = _lock(journal_path)
     except UsageProblem as problem:
         from evalkit.engine.untrusted_text import shown_as
 
@@ -71,13 +74,23 @@ def run(args: argparse.Namespace) -> int:
     from evalkit.tui.app import ReviewApp
 
     app = ReviewApp(
-        session, files, journal, default_path(args.inputs[0], EXPORT_SUFFIX), skipped_entries=skipped
+        session,
+        files,
+        journal,
+        default_path(args.inputs[0], EXPORT_SUFFIX),
+        skipped_entries=skipped,
+        lock=lock,
     )
-    return _signed_session(args, app, files, journal_path)
+    return _signed_session(args, app, lock, files, journal_path)
 
 
-def _session(app: Any) -> int:
-    app.run()
+def _session(app: Any, lock: JournalLock) -> int:
+    try:
+        app.run()
+    finally:
+        lock.release()
+    if app.crash_report is not None:
+        print(app.crash_report, file=sys.stderr)
     return int(app.return_code or 0)
 
 
@@ -89,12 +102,37 @@ def _signed_export(args: argparse.Namespace, export: Any, files: list[Path], jou
     return signed_review_export(args, export, files, journal)
 
 
-def _signed_session(args: argparse.Namespace, app: Any, files: list[Path], journal: Path) -> int:
+def _signed_session(
+    args: argparse.Namespace, app: Any, lock: JournalLock, files: list[Path], journal: Path
+) -> int:
     if not (args.sign or args.tsa):
-        return _session(app)
+        return _session(app, lock)
     from evalkit.commands._signing import signed_checkpoint
 
-    return signed_checkpoint(args, lambda: _session(app), lambda: list(app.exported), files, journal)
+    return signed_checkpoint(args, lambda: _session(app, lock), lambda: list(app.exported), files, journal)
+
+
+def _refuse_without_terminal() -> None:
+    """The screen reads keys from standard input and draws on standard error; without a terminal on all
+    three streams it would wait for keys that never come, writing escape codes into a file or a pipe."""
+    streams = (("input", sys.stdin), ("output", sys.stdout), ("error", sys.stderr))
+    missing = [name for name, stream in streams if stream is None or not stream.isatty()]
+    if missing:
+        names = ", ".join(missing[:-1]) + (" and " if len(missing) > 1 else "") + missing[-1]
+        verb = "is not a terminal" if len(missing) == 1 else "are not terminals"
+        raise UsageProblem(
+            f"the review screen needs a terminal, and standard {names} {verb}; to write the reviewed "
+            "results without the screen, use --export FILE"
+        )
+
+
+def _lock(journal_path: Path) -> JournalLock:
+    from evalkit.tui.journal_lock import JournalLocked, lock_journal
+
+    try:
+        return lock_journal(journal_path)
+    except JournalLocked as exc:
+        raise UsageProblem(str(exc)) from None
 
 
 def _input_files(inputs: list[str]) -> list[Path]:

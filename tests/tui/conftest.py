@@ -6,13 +6,15 @@ import copy
 import errno
 import json
 import os
+import re
 import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
+from textual.drivers.headless_driver import HeadlessDriver
 
 from evalkit.engine.config import Config, analyze
 from evalkit.services.inputs import read_inputs
@@ -173,3 +175,42 @@ def read_only(monkeypatch: pytest.MonkeyPatch) -> Callable[[Path], None]:
         monkeypatch.setattr("evalkit.tui.journal.open", guarded_open, raising=False)
 
     return refuse
+
+
+RAW = re.compile("\x1b\\]|\x1b\\[\\?1049l|\x1b\\[2J|\x1b\\[31m|[\x07\x80-\x9f]")
+"""What Textual never writes itself: an OSC, leaving the screen, a clear, a 16-colour code, BEL, C1."""
+POINTER = re.compile("\x1b\\]22;[a-z-]+\x07")
+"""The one OSC Textual writes: the mouse pointer's shape."""
+
+
+class RecordingDriver(HeadlessDriver):
+    """A headless driver that Textual draws to as to a terminal; it keeps what was written."""
+
+    written: ClassVar[list[str]] = []
+
+    @property
+    def is_headless(self) -> bool:
+        return False
+
+    def write(self, data: str) -> None:
+        RecordingDriver.written.append(data)
+
+
+@pytest.fixture
+def recorded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    RecordingDriver.written = []
+    monkeypatch.setattr("textual.drivers.headless_driver.HeadlessDriver", RecordingDriver)
+    return RecordingDriver.written
+
+
+def raw_sequences(written: list[str]) -> list[str]:
+    """The control sequences in what was written that Textual never writes itself (its pointer shape
+    aside): what a submission, a file name or a journal would have smuggled in."""
+    output = POINTER.sub("", "".join(written))
+    return [output[max(m.start() - 30, 0) : m.end() + 30] for m in RAW.finditer(output)]
+
+
+@pytest.fixture
+def leaks() -> Callable[[list[str]], list[str]]:
+    """leaks(recorded): the raw control sequences (with some context) in what the app wrote."""
+    return raw_sequences

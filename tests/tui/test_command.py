@@ -4,7 +4,11 @@ replays the journal and writes the reviewed results without opening the screen."
 from __future__ import annotations
 
 import json
+import os
+import pty
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +18,7 @@ from evalkit.commands.review import default_path
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "samples" / "sample_submission.json"
+EVALKIT = Path(sys.executable).with_name("evalkit")
 
 
 @pytest.mark.parametrize(
@@ -88,3 +93,46 @@ def test_export_with_a_broken_config_exits_2(tmp_path: Path, capsys: pytest.Capt
     assert code == 2
     assert "the config has errors; nothing exported" in capsys.readouterr().err
     assert not (tmp_path / "o.jsonl").exists()
+
+
+@pytest.mark.parametrize("stdout_piped_only", [False, True])
+def test_without_a_terminal_it_says_so_and_exits_2(tmp_path: Path, stdout_piped_only: bool) -> None:
+    """stdin from /dev/null (and no terminal at all), or a terminal but standard output piped."""
+    shutil.copy(SAMPLE, tmp_path / "one.json")
+    command = [
+        str(EVALKIT),
+        "review",
+        str(tmp_path / "one.json"),
+        "--config-dir",
+        str(ROOT / "config_samples"),
+    ]
+    if stdout_piped_only:
+        leader, follower = pty.openpty()
+        try:
+            done = subprocess.run(
+                command, stdin=follower, stdout=subprocess.PIPE, stderr=follower, timeout=60
+            )
+            os.close(follower)
+            said = _read_all(leader)
+        finally:
+            os.close(leader)
+    else:
+        done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+        said = done.stderr.decode()
+    assert done.returncode == 2
+    assert "needs a terminal" in said and "--export FILE" in said
+    assert b"\x1b" not in done.stdout and "\x1b" not in said  # no escape codes into a pipe or a file
+    assert not (tmp_path / "one.json.decisions.jsonl.lock").exists()
+
+
+def _read_all(leader: int) -> str:
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # EIO: the other side is closed and everything was read
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode()

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from evalkit.tui.journal import Journal, JournalError, parse_journal
+from evalkit.tui.journal_lock import JournalLocked, lock_journal, lock_path
 
 
 def entry(step: int) -> dict[str, object]:
@@ -124,3 +126,64 @@ def test_an_absent_journal_in_a_read_only_folder_is_reported_and_not_created(
     with pytest.raises(JournalError, match=f"cannot create the journal: the folder {tmp_path} is not"):
         journal.check_writable()
     assert not journal.path.exists()
+
+
+def test_a_whole_last_entry_without_its_newline_is_ended_not_cut(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    path.write_text(json.dumps(entry(1)) + "\n" + json.dumps(entry(2)), encoding="utf-8")
+    assert [e["step"] for e in Journal(path).read().entries] == [1, 2]
+    journal = Journal(path)
+    journal.append([entry(3)])
+    journal.close()
+    again = Journal(path).read()
+    assert [e["step"] for e in again.entries] == [1, 2, 3]
+    assert not again.problems and not again.torn
+
+
+def test_a_long_torn_line_is_found_reading_backwards(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    torn = '{"ts": "t", "note": "' + "x" * 200_000  # longer than a block: the search crosses blocks
+    path.write_text(json.dumps(entry(1)) + "\n" + torn, encoding="utf-8")
+    journal = Journal(path)
+    journal.append([entry(2)])
+    journal.close()
+    assert [e["step"] for e in Journal(path).read().entries] == [1, 2]
+
+
+def test_a_second_lock_on_a_journal_is_refused_naming_the_holder(tmp_path: Path) -> None:
+    journal = tmp_path / "j.jsonl"
+    held = lock_journal(journal)
+    try:
+        with pytest.raises(JournalLocked, match=rf"open \(pid {os.getpid()}, user .* since "):
+            lock_journal(journal)
+    finally:
+        held.release()
+    assert not lock_path(journal).exists()
+    again = lock_journal(journal)  # released: free to take, and nobody's left behind
+    assert again.stale_holder is None
+    again.release()
+
+
+def test_a_lock_file_holding_no_lock_is_taken_over(tmp_path: Path) -> None:
+    journal = tmp_path / "j.jsonl"
+    lock_path(journal).write_text("pid 1, user gone on elsewhere, since then\n", encoding="utf-8")
+    lock = lock_journal(journal)
+    try:
+        assert lock.stale_holder == "pid 1, user gone on elsewhere, since then"
+        assert f"pid {os.getpid()}," in lock_path(journal).read_text(encoding="utf-8")
+    finally:
+        lock.release()
+
+
+def test_a_journal_named_through_a_link_shares_the_lock(tmp_path: Path) -> None:
+    journal = tmp_path / "real.decisions.jsonl"
+    journal.write_text("", encoding="utf-8")
+    (tmp_path / "link.decisions.jsonl").symlink_to(journal)
+    held = lock_journal(journal)
+    try:
+        with pytest.raises(JournalLocked):
+            lock_journal(tmp_path / "link.decisions.jsonl")
+        with pytest.raises(JournalLocked):
+            lock_journal(tmp_path / "." / "real.decisions.jsonl")
+    finally:
+        held.release()

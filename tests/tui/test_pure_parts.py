@@ -123,7 +123,8 @@ def test_submission_text_renders_literally(config: Config, sample_data: dict[str
 
 
 def test_the_rewrite_diff_marks_added_and_removed_words() -> None:
-    diff = render.rewrite_diff("uses a list", "uses a heap.")
+    diff, coarse = render.rewrite_diff("uses a list", "uses a heap.")
+    assert not coarse
     assert diff.plain == "uses a listheap."
     styles = {diff.plain[span.start : span.end]: str(span.style) for span in diff.spans}
     assert styles == {"list": render.REMOVED, "heap.": render.ADDED}

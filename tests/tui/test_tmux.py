@@ -5,6 +5,7 @@ Each test runs its own tmux server (its own socket), so it neither sees nor dist
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -140,3 +141,57 @@ def test_a_killed_session_loses_nothing_and_resumes(tmux: Tmux, tmp_path: Path) 
         again.keys("q")
     finally:
         again.stop()
+
+
+def test_a_second_app_on_the_journal_is_refused_and_a_killed_ones_lock_is_taken_over(
+    tmux: Tmux, tmp_path: Path
+) -> None:
+    shutil.copy(ROOT / "samples" / "sample_submission.json", tmp_path / "one.json")
+    journal = tmp_path / "one.decisions.jsonl"
+    command = (
+        f"exec {EVALKIT} review {tmp_path / 'one.json'} --config-dir config_samples --decisions {journal}"
+    )
+    tmux.start(command)
+    tmux.wait_for(lambda s: "rating.accuracy" in s, "the first app")
+    first = tmux.pane_pid()
+    second, code_file = Tmux(), tmp_path / "exit-code"
+    try:
+        second.start(f"{command.removeprefix('exec ')}; echo $? > {code_file}; sleep 60")
+        assert wait_for_file(code_file, lambda text: text.strip() != "").strip() == "2"
+        screen = second.run("capture-pane", "-p", "-J", "-t", "review")  # -J: wrapped lines joined
+        assert "another evalkit review has this journal open" in screen and f"(pid {first}, user" in screen
+    finally:
+        second.stop()
+    os.kill(first, signal.SIGKILL)  # its lock file stays behind, holding no lock
+    wait_for_exit(first)
+    tmux.stop()
+    third = Tmux()
+    try:
+        third.start(command)
+        screen = third.wait_for(lambda s: "lock was left" in s, "the app taking the stale lock over")
+        third.keys("a")
+        text = wait_for_file(journal, lambda text: text.count("\n") == 1)
+        assert json.loads(text)["action"] == "accept"
+        third.keys("q")
+        wait_for_exit(third.pane_pid())
+    finally:
+        third.stop()
+    assert not (tmp_path / "one.decisions.jsonl.lock").exists()  # a quit removes it
+
+
+def test_a_journal_without_its_final_newline_keeps_its_last_entry(tmux: Tmux, tmp_path: Path) -> None:
+    submission = tmp_path / "one.json"
+    shutil.copy(ROOT / "samples" / "sample_submission.json", submission)
+    journal = tmp_path / "one.decisions.jsonl"
+    note = {"ts": "2026-01-01T00:00:00Z", "source": str(submission), "target": "note", "action": "note"}
+    journal.write_text(json.dumps({**note, "value": None, "note": "kept note", "step": 1}), encoding="utf-8")
+    tmux.start(f"exec {EVALKIT} review {submission} --config-dir config_samples --decisions {journal}")
+    tmux.wait_for(lambda s: "note: kept note" in s and "rating.accuracy" in s, "the note from the journal")
+    app = tmux.pane_pid()
+    tmux.keys("a")
+    wait_for_file(journal, lambda text: text.count("\n") == 2)
+    tmux.keys("q")
+    wait_for_exit(app)
+    entries = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
+    assert [(e["action"], e["step"]) for e in entries] == [("note", 1), ("accept", 2)]
+    assert entries[0]["note"] == "kept note"
