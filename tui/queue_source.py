@@ -20,7 +20,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from rich.text import Text
 from textual import work
@@ -32,6 +32,8 @@ from evalkit.services.queue.spool import Spool
 from evalkit.services.queue.store import ADJUDICATION, REVIEW, Progress, QueueStore
 from evalkit.tui.app import ReviewApp
 from evalkit.tui.decisions import STATUS_TARGET
+from evalkit.tui.journal import Journal
+from evalkit.tui.model import ReviewSession
 from evalkit.tui.proposals_table import detail_text
 
 RENEW_FRACTION = 3  # the lease is renewed this many times per lease period
@@ -123,16 +125,17 @@ class QueueJournal:
 class QueueReviewApp(ReviewApp):
     """The review app fed by a queue's claims; `journal` is a QueueJournal."""
 
-    journal: QueueJournal
-
-    def __init__(self, *args: Any, adjudicate: bool = False, **kwargs: Any) -> None:
-        super().__init__(*args, live_rules=False, **kwargs)
+    def __init__(
+        self, session: ReviewSession, journal: QueueJournal, export_path: Path, adjudicate: bool = False
+    ) -> None:
+        super().__init__(session, [], cast(Journal, journal), export_path, live_rules=False)
+        self.journal: QueueJournal = journal  # type: ignore[assignment]  # it stands where the Journal stands
         self.adjudicate = adjudicate
         self.others: dict[str, dict[str, dict[str, Any]]] = {}  # source -> reviewer -> target -> entry
         self._claim_lock = threading.Lock()
 
     def on_mount(self) -> None:  # Textual calls ReviewApp.on_mount too (each class's handler in the MRO)
-        self.journal.on_done = lambda item_id: self.claim_next()
+        self.journal.on_done = self._item_done
         if not self.adjudicate:
             self.keep_lease()
 
@@ -185,6 +188,9 @@ class QueueReviewApp(ReviewApp):
                 for e in store.decisions_of(self.journal.reviewer, item_id, ADJUDICATION)
             ]
         return loaded, entries
+
+    def _item_done(self, item_id: int) -> None:
+        self.claim_next()
 
     @work(thread=True, group="claim", exit_on_error=False)
     def claim_next(self) -> None:

@@ -9,8 +9,12 @@ import argparse
 import getpass
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalkit.services.usage import UsageProblem
+
+if TYPE_CHECKING:
+    from evalkit.tui.queue_source import QueueReviewApp
 
 
 def run_queue_review(args: argparse.Namespace) -> int:
@@ -35,7 +39,7 @@ def run_queue_review(args: argparse.Namespace) -> int:
     return app.return_code or 0
 
 
-def _app(args: argparse.Namespace) -> object:
+def _app(args: argparse.Namespace) -> QueueReviewApp:
     from evalkit.engine.config import analyze
     from evalkit.services.queue.names import check_reviewer_name
     from evalkit.services.queue.spool import Spool, spool_path
@@ -63,6 +67,4 @@ def _app(args: argparse.Namespace) -> object:
     role = ADJUDICATION if args.adjudicate else REVIEW
     journal = QueueJournal(store, reviewer, Spool(spool_path(store.shown, reviewer)), role)
     session = ReviewSession(config, sink=journal.append)
-    return QueueReviewApp(
-        session, [], journal, Path(f"{reviewer}.reviewed.jsonl"), adjudicate=args.adjudicate
-    )
+    return QueueReviewApp(session, journal, Path(f"{reviewer}.reviewed.jsonl"), adjudicate=args.adjudicate)

@@ -166,7 +166,7 @@ class PostgresDatabase(Database):
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         try:
-            return self.connection.execute(_pg_sql(sql), params)  # type: ignore[arg-type]
+            return self.connection.execute(_pg_sql(sql), params)
         except self._psycopg.errors.UniqueViolation:
             raise
         except self._psycopg.errors.InsufficientPrivilege as exc:
@@ -179,7 +179,7 @@ class PostgresDatabase(Database):
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         try:
             with self.connection.cursor() as cursor:
-                cursor.executemany(_pg_sql(sql), rows)  # type: ignore[arg-type]
+                cursor.executemany(_pg_sql(sql), rows)
         except self._psycopg.OperationalError as exc:
             raise self._failure(exc) from None
         except self._psycopg.Error as exc:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from evalkit.services.queue import LeaseLost, QueueError
 from evalkit.services.queue.backend import Database, open_database
@@ -358,7 +358,7 @@ class QueueStore:
 
 
 def _slot_filter(item_id: int | None, reviewer: str | None) -> tuple[str, tuple[Any, ...]]:
-    where, params = "", ()
+    where, params = "", cast(tuple[Any, ...], ())
     if item_id is not None:
         where, params = where + " AND item_id = ?", (*params, item_id)
     if reviewer is not None:
