@@ -113,6 +113,11 @@ def _init(args: argparse.Namespace) -> int:
             f"--config-dir {args.config_dir}: the config has errors (evalkit check {args.config_dir})"
         )
     url = parse_url(args.url)
+    if args.roles and url.kind != "postgresql":
+        raise UsageProblem(
+            f"{url.shown}: --roles is for PostgreSQL; a SQLite queue is guarded by its file's permissions"
+        )
+    new_file = url.kind == "sqlite" and not Path(url.target).exists()
     db = open_database(url, create=True)
     try:
         before, after = migrate(db)
@@ -123,13 +128,22 @@ def _init(args: argparse.Namespace) -> int:
         created = store.write_settings(settings)
         if args.roles:
             create_roles(db)
-    finally:
+    except BaseException:
         db.close()
+        if new_file:  # nothing half-written: a queue file that init could not finish goes
+            _remove_sqlite(Path(url.target))
+        raise
+    db.close()
     if not created and before == after:
         raise UsageProblem(f"{url.shown}: already a queue; nothing changed")
     said = "created" if created else f"schema upgraded from version {before} to {after}"
     print(f"{url.shown}: {said} ({args.per_item} reviewers per item)", file=sys.stderr)
     return 0
+
+
+def _remove_sqlite(path: Path) -> None:
+    for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        name.unlink(missing_ok=True)
 
 
 def _settings_checks(args: argparse.Namespace) -> float:

@@ -138,12 +138,22 @@ class PostgresDatabase(Database):
                 f"{url.shown}: a PostgreSQL queue needs psycopg: pip install 'evalkit[queue]'"
             ) from None
         self._psycopg = psycopg
+        self.connection = self._connect()
+
+    def _connect(self) -> Any:
+        psycopg = self._psycopg
         try:
-            self.connection = psycopg.connect(url.target, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
+            return psycopg.connect(self.url.target, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
         except psycopg.OperationalError as exc:
             raise self._failure(exc, connecting=True) from None
         except psycopg.Error as exc:
-            raise QueueError(f"{url.shown}: {self._said(exc)}") from None
+            raise QueueError(f"{self.url.shown}: {self._said(exc)}") from None
+
+    def _connected(self) -> Any:
+        """The connection; a new one when the server dropped the last (it restarted, the network came back)."""
+        if self.connection.closed or self.connection.broken:
+            self.connection = self._connect()
+        return self.connection
 
     def _said(self, exc: Exception) -> str:
         """The driver's message, first line, with the password (were it echoed) hidden."""
@@ -166,7 +176,7 @@ class PostgresDatabase(Database):
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         try:
-            return self.connection.execute(_pg_sql(sql), params)
+            return self._connected().execute(_pg_sql(sql), params)
         except self._psycopg.errors.UniqueViolation:
             raise
         except self._psycopg.errors.InsufficientPrivilege as exc:
@@ -178,7 +188,7 @@ class PostgresDatabase(Database):
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         try:
-            with self.connection.cursor() as cursor:
+            with self._connected().cursor() as cursor:
                 cursor.executemany(_pg_sql(sql), rows)
         except self._psycopg.OperationalError as exc:
             raise self._failure(exc) from None
@@ -188,7 +198,7 @@ class PostgresDatabase(Database):
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
         try:
-            with self.connection.transaction():
+            with self._connected().transaction():
                 yield
         except self._psycopg.OperationalError as exc:
             raise self._failure(exc) from None

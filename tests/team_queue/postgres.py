@@ -29,6 +29,25 @@ class Server:
     def url(self, database: str, password: str = PASSWORD, user: str = USER) -> str:
         return f"postgresql://{user}:{password}@127.0.0.1:{self.port}/{database}"
 
+    def start(self) -> None:
+        options = f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c max_connections=200"
+        command = [
+            _tool("pg_ctl"),
+            "-D",
+            str(self.folder / "data"),
+            "-o",
+            options + " -c fsync=off",
+            "-l",
+            str(self.folder / "log"),
+            "-w",
+            "start",
+        ]
+        subprocess.run(_as_server_user(command), check=True, capture_output=True, timeout=120)
+
+    def stop(self) -> None:
+        command = [_tool("pg_ctl"), "-D", str(self.folder / "data"), "-m", "immediate", "-w", "stop"]
+        subprocess.run(_as_server_user(command), capture_output=True, timeout=60)
+
     def psql(self, sql: str, database: str = "postgres") -> str:
         command = [
             _tool("psql"),
@@ -93,19 +112,10 @@ def running_server() -> Iterator[Server]:
         ),
         **run,
     )
-    options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off"
-    subprocess.run(
-        _as_server_user(
-            [_tool("pg_ctl"), "-D", str(data), "-o", options, "-l", str(folder / "log"), "-w", "start"]
-        ),
-        **run,
-    )
+    server = Server(port, folder)
+    server.start()
     try:
-        yield Server(port, folder)
+        yield server
     finally:
-        subprocess.run(
-            _as_server_user([_tool("pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"]),
-            capture_output=True,
-            timeout=60,
-        )
+        server.stop()
         shutil.rmtree(folder, ignore_errors=True)
