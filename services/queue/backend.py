@@ -150,7 +150,7 @@ class PostgresDatabase(Database):
             raise QueueError(f"{self.url.shown}: {self._said(exc)}") from None
 
     def _connected(self) -> Any:
-        """The connection; a new one when the server dropped the last (it restarted, the network came back)."""
+        """The connection; a new one when the server dropped the last (a restart, the network back)."""
         if self.connection.closed or self.connection.broken:
             self.connection = self._connect()
         return self.connection

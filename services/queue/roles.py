@@ -1,8 +1,10 @@
-"""PostgreSQL roles for a queue (`queue init --roles`): `evalkit_reviewer` may read the items and claim,
-renew and finish slots and insert decisions, nothing else (no update or delete of any decision, no
-settings); `evalkit_lead` may do everything a queue command does. Both are group roles without login: a
-database owner grants them to people's login roles (README: Access). Row-level security keeps a reviewer to
-rows in their own name (`reviewer = session_user`), so with roles on, a reviewer's name is their login.
+"""PostgreSQL roles for a queue (`queue init --roles`). `evalkit_reviewer` may read the items, claim,
+renew and finish slots and insert decisions, nothing else: no update or delete of any decision, no
+settings, no slot given to or taken from another (so no assign or release), and only their own decisions
+to read (so blind, and an export holds only theirs). `evalkit_lead` may do everything a queue command
+does. Both are group roles without login: a database owner grants them to people's login roles (README:
+Access). Row-level security keeps a reviewer to rows in their own name (`reviewer = session_user`), so
+with roles on, a reviewer's name is their login.
 """
 
 from __future__ import annotations
@@ -22,13 +24,15 @@ REVIEWER_GRANTS = [
     "ALTER TABLE slots ENABLE ROW LEVEL SECURITY",
     "ALTER TABLE claims ENABLE ROW LEVEL SECURITY",
     "CREATE POLICY lead_all_decisions ON decisions TO evalkit_lead USING (true)",
-    "CREATE POLICY reviewer_reads_decisions ON decisions FOR SELECT TO evalkit_reviewer USING (true)",
+    "CREATE POLICY reviewer_reads_own ON decisions FOR SELECT TO evalkit_reviewer "
+    "USING (reviewer = session_user)",
     "CREATE POLICY reviewer_writes_own ON decisions FOR INSERT TO evalkit_reviewer "
-    "WITH CHECK (reviewer = session_user)",
+    "WITH CHECK (reviewer = session_user AND role = 'review')",
     "CREATE POLICY lead_all_slots ON slots TO evalkit_lead USING (true)",
     "CREATE POLICY reviewer_reads_slots ON slots FOR SELECT TO evalkit_reviewer USING (true)",
     "CREATE POLICY reviewer_claims_slots ON slots FOR UPDATE TO evalkit_reviewer "
-    "USING (true) WITH CHECK (reviewer = session_user)",
+    "USING (reviewer IS NULL OR reviewer = session_user "
+    "OR lease_until < extract(epoch from clock_timestamp())) WITH CHECK (reviewer = session_user)",
     "CREATE POLICY reviewer_adds_calibration ON slots FOR INSERT TO evalkit_reviewer "
     "WITH CHECK (reviewer = session_user AND slot < 0)",
     "CREATE POLICY lead_all_claims ON claims TO evalkit_lead USING (true)",
