@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -74,7 +76,7 @@ class SqliteDatabase(Database):
             raise QueueError(f"{url.shown}: the folder {path.parent} does not exist")
         try:
             self.connection = sqlite3.connect(
-                path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+                path, timeout=0.05, isolation_level=None, check_same_thread=False
             )
             self.connection.execute("PRAGMA journal_mode=WAL")
             self.connection.execute("PRAGMA synchronous=NORMAL")
@@ -98,13 +100,26 @@ class SqliteDatabase(Database):
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
-        self.execute("BEGIN IMMEDIATE")
+        self._begin_immediate()
         try:
             yield
         except BaseException:
             self.connection.execute("ROLLBACK")
             raise
         self.execute("COMMIT")
+
+    def _begin_immediate(self) -> None:
+        """Take the write lock, retrying every millisecond or two: SQLite's own busy handler backs off to
+        100 ms sleeps, which made a claim's p95 some 300 ms with 20 reviewers (benchmarks/bench_queue.py)."""
+        give_up = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                self.connection.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > give_up:
+                    raise QueueError(f"{self.url.shown}: {exc}") from None
+            time.sleep(random.uniform(0.0005, 0.002))
 
     def close(self) -> None:
         self.connection.close()

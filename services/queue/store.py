@@ -178,7 +178,9 @@ class QueueStore:
         None when nothing is left for them."""
         lease = self.settings().lease_seconds
         with self.db.transaction():
-            found = self._held(reviewer, lease) or self._claim_calibration(reviewer, lease)
+            found = self._held(reviewer, lease)
+            if found is None and self.settings().calibration:
+                found = self._claim_calibration(reviewer, lease)
             found = found or self._claim_slot(reviewer, lease)
             if found is None:
                 return None
