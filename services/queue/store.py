@@ -28,6 +28,7 @@ REVIEW = "review"
 ADJUDICATION = "adjudication"
 SETTINGS = ("per_item", "lease_seconds", "calibration", "config_hash", "config_dir")
 ADD_BATCH = 5_000  # items per INSERT batch in `queue add`
+ADD_LOCK = 7_342_029  # PostgreSQL advisory lock: one `queue add` at a time
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,18 +117,19 @@ class QueueStore:
 
     def add(self, items: Iterable[tuple[str, str, str]]) -> tuple[int, int]:
         """Add (digest, source, body) items not already in the queue, each with its K slots, in one
-        transaction; (added, already there)."""
+        transaction; (added, already there). Adds are serial (the write lock on SQLite, an advisory lock
+        on PostgreSQL), so the ids after the last one before are this add's."""
         settings = self.settings()
         added = already = 0
         with self.db.transaction():
-            count = self.db.execute("SELECT count(*) FROM items").fetchone()[0]
+            if self.db.dialect == "postgresql":
+                self.db.execute(f"SELECT pg_advisory_xact_lock({ADD_LOCK})")
+            count, last = self.db.execute("SELECT count(*), coalesce(max(id), 0) FROM items").fetchone()
             for batch in _batches(items, ADD_BATCH):
-                digests = [digest for digest, _, _ in batch]
-                known = self._known(digests)
-                fresh = {d: (d, s, b) for d, s, b in batch if d not in known}
+                fresh = self._fresh(batch)
                 already += len(batch) - len(fresh)
                 rows = []
-                for digest, source, body in fresh.values():
+                for digest, source, body in fresh:
                     rows.append(
                         (digest, source, body, int(_is_calibration(settings.calibration, count, digest)))
                     )
@@ -135,25 +137,23 @@ class QueueStore:
                 self.db.executemany(
                     "INSERT INTO items (digest, source, body, calibration) VALUES (?, ?, ?, ?)", rows
                 )
-                self._add_slots(list(fresh), settings.per_item)
                 added += len(fresh)
+            ids = self.db.execute("SELECT id FROM items WHERE id > ? AND calibration = 0", (last,)).fetchall()
+            slots = [(row[0], slot) for row in ids for slot in range(settings.per_item)]
+            self.db.executemany("INSERT INTO slots (item_id, slot) VALUES (?, ?)", slots)
         return added, already
 
-    def _known(self, digests: Sequence[str]) -> set[str]:
+    def _fresh(self, batch: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+        """The batch's items not in the queue yet, each digest once."""
+        digests = [digest for digest, _, _ in batch]
         marks = ", ".join("?" * len(digests))
         rows = self.db.execute(f"SELECT digest FROM items WHERE digest IN ({marks})", digests).fetchall()
-        return {row[0] for row in rows}
-
-    def _add_slots(self, digests: list[str], per_item: int) -> None:
-        if not digests:
-            return
-        marks = ", ".join("?" * len(digests))
-        for slot in range(per_item):
-            self.db.execute(
-                f"INSERT INTO slots (item_id, slot) SELECT id, {slot} FROM items "
-                f"WHERE calibration = 0 AND digest IN ({marks})",
-                digests,
-            )
+        known = {row[0] for row in rows}
+        fresh = {}
+        for digest, source, body in batch:
+            if digest not in known:
+                fresh.setdefault(digest, (digest, source, body))
+        return list(fresh.values())
 
     def item_id(self, name: str) -> int:
         """An item by its number (`#12` or `12`), its digest or digest prefix, or its source."""

@@ -24,7 +24,8 @@ class QueueURL:
     def password(self) -> str | None:
         if self.kind != POSTGRESQL:
             return None
-        return urlsplit(self.target).password
+        found = _QUERY_PASSWORD.search(self.target)
+        return found.group(0).partition("=")[2] if found else urlsplit(self.target).password
 
 
 def parse_url(text: str) -> QueueURL:
@@ -65,8 +66,13 @@ def _postgresql(text: str) -> QueueURL:
     return QueueURL(POSTGRESQL, text, shown)
 
 
+_QUERY_PASSWORD = re.compile(r"(?i)([?&]password=)[^&]*")
+
+
 def hide_password(text: str) -> str:
-    """The URL with any password replaced by ***: what every message, log and export shows."""
+    """The URL with any password (in its user part or as `?password=`) replaced by ***: what every
+    message, log and export shows."""
+    text = _QUERY_PASSWORD.sub(r"\1***", text)
     try:
         parts = urlsplit(text)
         password = parts.password
