@@ -149,7 +149,7 @@ class QueueStore:
         marks = ", ".join("?" * len(digests))
         rows = self.db.execute(f"SELECT digest FROM items WHERE digest IN ({marks})", digests).fetchall()
         known = {row[0] for row in rows}
-        fresh = {}
+        fresh: dict[str, tuple[str, str, str]] = {}
         for digest, source, body in batch:
             if digest not in known:
                 fresh.setdefault(digest, (digest, source, body))
