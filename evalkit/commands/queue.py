@@ -183,7 +183,7 @@ def _status(args: argparse.Namespace) -> int:
 
     store = _open(args.url)
     try:
-        status = queue_status(store)
+        status = queue_status(store, every_item=args.format == "json")
     finally:
         store.close()
     if args.format == "json":

@@ -41,7 +41,7 @@ class QueueStatus:
     calibration: int
     reviewers: list[ReviewerRow]
     reviews: dict[int, int]  # reviews finished -> how many items have that many
-    in_progress: list[tuple[str, int, int]]  # (source, finished, claimed) of items under way
+    in_progress: list[tuple[str, int, int]]  # (source, finished, claimed): items under way, or all held
     agreement: list[Alpha]
     by_rule: dict[str, Alpha] = field(default_factory=dict)
 
@@ -53,13 +53,14 @@ class QueueStatus:
             "calibration": self.calibration,
             "reviewers": [row.to_dict() for row in self.reviewers],
             "items_by_reviews": {str(count): items for count, items in sorted(self.reviews.items())},
-            "in_progress": [{"source": s, "reviews": d, "claimed": c} for s, d, c in self.in_progress],
+            "item_reviews": [{"source": s, "reviews": d, "claimed": c} for s, d, c in self.in_progress],
             "agreement": {a.level: a.to_dict() for a in self.agreement},
             "agreement_by_rule": {rule: a.to_dict() for rule, a in sorted(self.by_rule.items())},
         }
 
 
-def queue_status(store: QueueStore) -> QueueStatus:
+def queue_status(store: QueueStore, every_item: bool = False) -> QueueStatus:
+    """The report; `every_item` lists each item a reviewer ever held (JSON), else the first few under way."""
     settings = store.settings()
     db = store.db
     items, calibration = db.execute("SELECT count(*), coalesce(sum(calibration), 0) FROM items").fetchone()
@@ -76,7 +77,7 @@ def queue_status(store: QueueStore) -> QueueStatus:
         int(calibration),
         _reviewers(store),
         {int(k): int(v) for k, v in reviews.items()},
-        _in_progress(store),
+        _in_progress(store, every_item),
         [],
     )
     status.agreement, status.by_rule = _agreement(store)
@@ -100,12 +101,14 @@ def _pace(done: int, first: float | None, last: float | None) -> float | None:
     return round(done / ((last - first) / 3600), 1)
 
 
-def _in_progress(store: QueueStore) -> list[tuple[str, int, int]]:
+def _in_progress(store: QueueStore, every_item: bool) -> list[tuple[str, int, int]]:
+    """(source, reviews finished, reviews claimed and unfinished) of the items under way (the first few),
+    or of every item held or reviewed."""
+    having = "count(s.reviewer) > 0" if every_item else "count(s.reviewer) > count(s.done_at)"
+    limit = "" if every_item else f" LIMIT {SHOWN_IN_PROGRESS}"
     rows = store.db.execute(
         "SELECT i.source, count(s.done_at), count(s.reviewer) - count(s.done_at) FROM slots s "
-        "JOIN items i ON i.id = s.item_id GROUP BY i.id, i.source "
-        "HAVING count(s.reviewer) > count(s.done_at) ORDER BY i.id LIMIT ?",
-        (SHOWN_IN_PROGRESS,),
+        f"JOIN items i ON i.id = s.item_id GROUP BY i.id, i.source HAVING {having} ORDER BY i.id{limit}"
     ).fetchall()
     return [(source, int(done), int(claimed)) for source, done, claimed in rows]
 

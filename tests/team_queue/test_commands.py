@@ -51,6 +51,7 @@ def test_init_add_status_export_then_stats(queue_url: str, tmp_path: Path) -> No
     report = json.loads(status.stdout)
     assert {r["reviewer"]: r["done"] for r in report["reviewers"]} == {"ann": 2, "bob": 2}
     assert report["items_by_reviews"]["2"] == 2
+    assert [item["reviews"] for item in report["item_reviews"]] == [2, 2]
     assert report["agreement"]["nominal"]["items"] == 2
     assert set(report["agreement_by_rule"]) == {"r1", "r2"}
     text = evalkit("queue", "status", queue_url)
