@@ -123,3 +123,18 @@ async def test_adjudicate_shows_the_disagreements_side_by_side(queue_url: str) -
         await pilot.press("a")
         await pilot.press("q")
     assert stored(queue_url, "lead") == [(1, "rating.accuracy", "accept")]
+
+
+async def test_the_app_renews_its_lease_while_the_reviewer_works(tmp_path: Any) -> None:
+    url = str(tmp_path / "team.db")
+    init_queue(url, "--per-item", "1", "--lease", "1s")
+    assert evalkit("queue", "add", url, *map(str, SAMPLES)).returncode == 0
+    app: Any = _app(args(url, "ann"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.current is not None)
+        await pilot.pause(2.5)  # more than two leases without a decision
+        store = QueueStore.open(url)
+        taken = store.claim("bob")
+        store.close()
+        assert taken is not None and taken.item_id == 2  # item 1 is still ann's
+        await pilot.press("q")
