@@ -177,6 +177,8 @@ class QueueStore:
         item they have not seen, else a free slot (or one whose lease ran out) of an item they never had.
         None when nothing is left for them."""
         lease = self.settings().lease_seconds
+        if self.db.dialect == "postgresql" and not self.settings().calibration:
+            return self._claim_in_one_statement(reviewer, lease)
         with self.db.transaction():
             found = self._held(reviewer, lease)
             if found is None and self.settings().calibration:
@@ -194,6 +196,31 @@ class QueueStore:
                 "SELECT source, body, calibration FROM items WHERE id = ?", (item_id,)
             ).fetchone()
         return Claimed(item_id, slot, row[0], _body(row[1], self.shown, item_id), bool(row[2]))
+
+    def _claim_in_one_statement(self, reviewer: str, lease: float) -> Claimed | None:
+        """`claim` on PostgreSQL as one statement (one round trip instead of six): the held slot renewed,
+        else a free one claimed with FOR UPDATE SKIP LOCKED, the claim recorded, the item read. Data-
+        modifying CTEs run on one snapshot, as the statements of `claim`'s transaction would."""
+        row = self.db.execute(
+            "WITH held AS (UPDATE slots SET lease_until = {now} + ? WHERE (item_id, slot) = ("
+            "SELECT item_id, slot FROM slots WHERE reviewer = ? AND done_at IS NULL "
+            "ORDER BY item_id LIMIT 1) RETURNING item_id, slot), "
+            "free AS (UPDATE slots SET reviewer = ?, lease_until = {now} + ?, claimed_at = {now} "
+            "WHERE NOT EXISTS (SELECT 1 FROM held) AND (item_id, slot) = ("
+            "SELECT s.item_id, s.slot FROM slots s "
+            "WHERE s.done_at IS NULL AND (s.reviewer IS NULL OR s.lease_until < {now}) "
+            "AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.item_id = s.item_id AND c.reviewer = ?) "
+            "ORDER BY s.item_id, s.slot LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING item_id, slot), "
+            "got AS (SELECT item_id, slot FROM held UNION ALL SELECT item_id, slot FROM free), "
+            "noted AS (INSERT INTO claims (item_id, reviewer, claimed_at) SELECT item_id, ?, {now} FROM got "
+            "ON CONFLICT (item_id, reviewer) DO NOTHING) "
+            "SELECT got.item_id, got.slot, i.source, i.body, i.calibration FROM got "
+            "JOIN items i ON i.id = got.item_id",
+            (lease, reviewer, reviewer, lease, reviewer, reviewer),
+        ).fetchone()
+        if row is None:
+            return None
+        return Claimed(int(row[0]), int(row[1]), row[2], _body(row[3], self.shown, row[0]), bool(row[4]))
 
     def _held(self, reviewer: str, lease: float) -> tuple[int, int] | None:
         row = self.db.execute(
