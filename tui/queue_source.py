@@ -84,7 +84,8 @@ class QueueJournal:
         try:
             if self.offline is None:
                 self.store.record(self.reviewer, item_id, entries, self.role)
-                self.progress = self.store.progress(self.reviewer)
+                if any(entry["target"] == STATUS_TARGET for entry in entries):  # an item finished or reopened
+                    self.progress = self.store.progress(self.reviewer)
                 return
         except LeaseLost as exc:
             raise JournalError(str(exc)) from None
