@@ -15,8 +15,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from evalkit.services.queue.store import QueueStore
 from tests.team_queue.conftest import init_queue
+
+pytestmark = pytest.mark.xdist_group("team-queue-processes")  # one run of 50 processes at a time
 
 REVIEWERS = 50
 ITEMS = 1_000
@@ -26,7 +30,7 @@ WORKER = Path(__file__).with_name("reviewer_worker.py")
 
 def start(url: str, name: str, folder: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, str(WORKER), url, name, str(folder / f"{name}.log"), "200"],
+        [sys.executable, str(WORKER), url, name, str(folder / f"{name}.log"), "500"],
         stdout=subprocess.DEVNULL,
         stderr=open(folder / f"{name}.err", "ab"),
     )
@@ -49,7 +53,7 @@ def test_fifty_reviewers_killed_at_random_keep_every_invariant(queue_url: str, t
     for name in killed[:5]:  # they come back and resume the item they held
         workers[name] = start(queue_url, name, tmp_path)
     for name, worker in workers.items():
-        assert worker.wait(timeout=300) in (0, -signal.SIGKILL), (tmp_path / f"{name}.err").read_text()
+        assert worker.wait(timeout=600) in (0, -signal.SIGKILL), (tmp_path / f"{name}.err").read_text()
     check_invariants(queue_url, tmp_path, names)
 
 
