@@ -27,6 +27,7 @@ BUSY_TIMEOUT_MS = 30_000  # how long a SQLite writer waits for another's lock
 SQLITE_NOW = "((julianday('now') - 2440587.5) * 86400.0)"
 POSTGRESQL_NOW = "extract(epoch from clock_timestamp())::double precision"
 SQLITE_MAGIC = b"SQLite format 3\x00"
+SQLITE_CACHE_KIB = -65_536  # 64 MiB of page cache (negative: KiB): `queue add`'s digest index stays in memory
 
 
 class Database:
@@ -80,6 +81,7 @@ class SqliteDatabase(Database):
             )
             self.connection.execute("PRAGMA journal_mode=WAL")
             self.connection.execute("PRAGMA synchronous=NORMAL")
+            self.connection.execute(f"PRAGMA cache_size={SQLITE_CACHE_KIB}")
             self.connection.execute("PRAGMA foreign_keys=ON")
         except sqlite3.Error as exc:
             raise QueueError(f"{url.shown}: cannot open the queue: {exc}") from None
