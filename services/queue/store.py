@@ -134,13 +134,11 @@ class QueueStore:
                         (digest, source, body, int(_is_calibration(settings.calibration, count, digest)))
                     )
                     count += 1
-                self.db.executemany(
-                    "INSERT INTO items (digest, source, body, calibration) VALUES (?, ?, ?, ?)", rows
-                )
+                self.db.insert_rows("items", ("digest", "source", "body", "calibration"), rows)
                 added += len(fresh)
             ids = self.db.execute("SELECT id FROM items WHERE id > ? AND calibration = 0", (last,)).fetchall()
             slots = [(row[0], slot) for row in ids for slot in range(settings.per_item)]
-            self.db.executemany("INSERT INTO slots (item_id, slot) VALUES (?, ?)", slots)
+            self.db.insert_rows("slots", ("item_id", "slot"), slots)
         return added, already
 
     def _fresh(self, batch: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
