@@ -218,7 +218,8 @@ class PostgresDatabase(Database):
             raise QueueError(f"{self.url.shown}: {self._said(exc)}") from None
 
     def insert_rows(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-        """COPY: `queue add` of 100,000 submissions sends them as one stream, not row by row."""
+        """COPY: `queue add` of 100,000 submissions sends them as one stream, not row by row. (PostgreSQL
+        refuses COPY into a table with row-level security for anyone but its owner: `items` has none.)"""
         try:
             statement = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
             with self._connected().cursor() as cursor, cursor.copy(statement) as copy:

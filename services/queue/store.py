@@ -136,9 +136,12 @@ class QueueStore:
                     count += 1
                 self.db.insert_rows("items", ("digest", "source", "body", "calibration"), rows)
                 added += len(fresh)
-            ids = self.db.execute("SELECT id FROM items WHERE id > ? AND calibration = 0", (last,)).fetchall()
-            slots = [(row[0], slot) for row in ids for slot in range(settings.per_item)]
-            self.db.insert_rows("slots", ("item_id", "slot"), slots)
+            numbers = " UNION ALL ".join(f"SELECT {slot} AS slot" for slot in range(settings.per_item))
+            self.db.execute(  # one statement on the server (COPY is refused on tables with row security)
+                "INSERT INTO slots (item_id, slot) SELECT i.id, k.slot FROM items i "
+                f"CROSS JOIN ({numbers}) k WHERE i.id > ? AND i.calibration = 0",
+                (last,),
+            )
         return added, already
 
     def _fresh(self, batch: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:

@@ -38,7 +38,8 @@ def test_reviewer_and_lead_roles(postgres: Server, pg_url: str) -> None:
             f"CREATE ROLE {name} LOGIN PASSWORD 'pw-{name}' IN ROLE {role}; END IF; END $$"
         )
     lead = postgres.url(database, password="pw-lee", user="lee")
-    assert evalkit("queue", "add", lead, SAMPLE).returncode == 0
+    added = evalkit("queue", "add", lead, SAMPLE)
+    assert added.returncode == 0, added.stderr
     ann = QueueStore.open(postgres.url(database, password="pw-ann", user="ann"))
     claimed = ann.claim("ann")
     assert claimed is not None
