@@ -14,6 +14,7 @@ that build and, at the same time in a process of its own, the engine's tests aga
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import os
 import shutil
@@ -85,8 +86,19 @@ def ensure_npm_tools() -> Path:
     return NPM_FOLDER / "node_modules"
 
 
+POSTGRESQL_PACKAGE = "postgresql"
+"""The server the queue tests start (tests/team_queue/postgres.py): Debian puts initdb and pg_ctl in
+/usr/lib/postgresql/VERSION/bin, not on PATH."""
+
+
+def _has_postgresql_server() -> bool:
+    return shutil.which("initdb") is not None or bool(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+
+
 def ensure_system_tools() -> None:
     missing = sorted({package for tool, package in SYSTEM_TOOLS.items() if shutil.which(tool) is None})
+    if not _has_postgresql_server():
+        missing.append(POSTGRESQL_PACKAGE)
     if not missing:
         return
     if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:

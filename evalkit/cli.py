@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "diff": "compare two configs' outcomes on a corpus (a folder or a git revision as the base)",
     "test": "run the rule tests in a config folder's tests/",
     "review": "triage submissions in the reviewer TUI",
+    "queue": "a team's shared review queue on SQLite or PostgreSQL (lead's commands)",
     "stats": "what reviewers did with the engine's proposals, from review journals",
     "lsp": "run the language server on stdio",
     "score": "score a JSONL dataset with the qydomain scorers",

@@ -40,8 +40,19 @@ class Alpha:
 
 def alpha(level: Level, by_reviewer: Sequence[Mapping[Hashable, Any]]) -> Alpha:
     """Alpha over the items that at least two of the reviewers' {item: value} maps share."""
-    by_item = _values_by_item(level, by_reviewer)
-    shared = [values for values in by_item.values() if len(values) >= 2]
+    units: dict[Hashable, list[Any]] = {}
+    for values in by_reviewer:
+        for item, value in values.items():
+            units.setdefault(item, []).append(value)
+    return alpha_of_units(level, units)
+
+
+def alpha_of_units(level: Level, units: Mapping[Hashable, Sequence[Any]]) -> Alpha:
+    """Alpha from each item's values (one per reviewer who decided it), over the items with two or more:
+    for nominal data the values as text, for interval data as finite floats (others left out). A team's
+    queue gives its items this way (services/queue/status.py)."""
+    coded = ([_coded(level, value) for value in values] for values in units.values())
+    shared = [values for values in ([v for v in item if v is not None] for item in coded) if len(values) >= 2]
     if not shared:
         return Alpha(level, 0, note="no item was decided by two reviewers")
     if level == "interval":  # alpha is a ratio: the same scale on both sides, and no square overflows
@@ -56,16 +67,8 @@ def alpha(level: Level, by_reviewer: Sequence[Mapping[Hashable, Any]]) -> Alpha:
     return Alpha(level, len(shared), 1 - (len(pooled) - 1) * observed / expected)
 
 
-def _values_by_item(level: Level, by_reviewer: Sequence[Mapping[Hashable, Any]]) -> dict[Hashable, list[Any]]:
-    """Each item's values, one per reviewer who decided it: for nominal data as text, for interval data as
-    finite floats (others left out)."""
-    by_item: dict[Hashable, list[Any]] = {}
-    for values in by_reviewer:
-        for item, value in values.items():
-            coded = str(value) if level == "nominal" else _finite(value)
-            if coded is not None:
-                by_item.setdefault(item, []).append(coded)
-    return by_item
+def _coded(level: Level, value: Any) -> Any:
+    return str(value) if level == "nominal" else _finite(value)
 
 
 def _finite(value: Any) -> float | None:

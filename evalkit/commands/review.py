@@ -49,9 +49,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
     from evalkit.commands._signing import add_options
 
     add_options(parser)  # --sign: the export, or the journal's checkpoint when the session ends
+    parser.add_argument(
+        "--queue", metavar="URL", help="review a team's queue (evalkit queue) instead of files"
+    )
+    parser.add_argument(
+        "--reviewer", metavar="NAME", help="with --queue: your name (default: the login name)"
+    )
+    parser.add_argument(
+        "--adjudicate", action="store_true", help="with --queue: settle the items reviewers disagree on"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.queue or args.reviewer or args.adjudicate:
+        from evalkit.commands._review_queue import run_queue_review
+
+        return run_queue_review(args)
     try:
         files = _input_files(args.inputs)
         config = _config(args.config_dir)

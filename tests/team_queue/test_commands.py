@@ -1,0 +1,91 @@
+"""The lead's commands through the real `evalkit` entry point, on SQLite and on PostgreSQL: init, add
+(idempotent), status in three formats, assign and release, and export to journals that `evalkit stats` and
+`evalkit check --journals` read unchanged."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+from evalkit.services.queue.store import QueueStore
+from tests.team_queue.conftest import CONFIG, REPO, evalkit, init_queue
+from tests.team_queue.postgres import PASSWORD
+
+SAMPLES = REPO / "samples"
+
+
+def decide(store: QueueStore, reviewer: str, label: str, rating: float) -> int:
+    claimed = store.claim(reviewer)
+    assert claimed is not None
+    entries = [
+        {"target": "rating.accuracy", "action": "edit", "value": rating, "rules": ["r1"]},
+        {"target": "label", "action": "edit", "value": label, "rules": ["r2"]},
+        {"target": "status", "action": "done"},
+    ]
+    for step, entry in enumerate(entries, start=1):
+        entry.update(id=uuid.uuid4().hex, ts=f"2026-12-04T10:0{step}:00Z", note=None, step=step)
+        entry.setdefault("value", None)
+    store.record(reviewer, claimed.item_id, entries)
+    return claimed.item_id
+
+
+def test_init_add_status_export_then_stats(queue_url: str, tmp_path: Path) -> None:
+    out = tmp_path / "journals"
+    out.mkdir()
+    init_queue(queue_url, "--per-item", "2")
+    broken = tmp_path / "in" / "broken.json"
+    broken.parent.mkdir()
+    broken.write_text("{")
+    added = evalkit("queue", "add", queue_url, str(SAMPLES), str(broken))
+    assert added.returncode == 1
+    assert "broken.json: error: invalid JSON" in added.stderr and ": 31 added" in added.stderr
+    again = evalkit("queue", "add", queue_url, str(SAMPLES))
+    assert ": 0 added" in again.stderr
+    store = QueueStore.open(queue_url)
+    for reviewer, label in (("ann", "good"), ("bob", "good"), ("ann", "bad"), ("bob", "good")):
+        decide(store, reviewer, label, 4.0 if reviewer == "ann" else 3.0)
+    store.close()
+    status = evalkit("queue", "status", queue_url, "--format", "json")
+    assert status.returncode == 0, status.stderr
+    report = json.loads(status.stdout)
+    assert {r["reviewer"]: r["done"] for r in report["reviewers"]} == {"ann": 2, "bob": 2}
+    assert report["items_by_reviews"]["2"] == 2
+    assert [item["reviews"] for item in report["item_reviews"]] == [2, 2]
+    assert report["agreement"]["nominal"]["items"] == 2
+    assert set(report["agreement_by_rule"]) == {"r1", "r2"}
+    text = evalkit("queue", "status", queue_url)
+    assert "ann" in text.stdout and "agreement" in text.stdout
+    assert "<table>" in evalkit("queue", "status", queue_url, "--format", "html").stdout
+    exported = evalkit("queue", "export", queue_url, "--journals", str(out))
+    assert exported.returncode == 0, exported.stderr
+    journals = sorted(str(p) for p in out.glob("*.decisions.jsonl"))
+    assert [Path(p).name for p in journals] == ["ann.decisions.jsonl", "bob.decisions.jsonl"]
+    stats = evalkit("stats", *journals, "--format", "json", "--config-dir", str(CONFIG))
+    assert stats.returncode == 0, stats.stderr
+    assert json.loads(stats.stdout)["agreement"]["nominal"]["items"] == 2
+    check = evalkit("check", str(CONFIG), "--journals", str(out / "*.decisions.jsonl"))
+    assert check.returncode == 0, check.stdout + check.stderr
+    written = "".join(p.read_text() for p in out.iterdir()) + exported.stderr + status.stdout
+    assert PASSWORD not in written
+
+
+def test_assign_and_release(queue_url: str) -> None:
+    init_queue(queue_url, "--per-item", "1")
+    evalkit("queue", "add", queue_url, str(SAMPLES / "01_algorithms_graphs_complete.json"))
+    assigned = evalkit("queue", "assign", queue_url, "#1", "--to", "cy")
+    assert assigned.returncode == 0, assigned.stderr
+    store = QueueStore.open(queue_url)
+    assert store.claim("ann") is None  # the one slot is cy's
+    held = store.claim("cy")
+    assert held is not None and held.item_id == 1
+    store.close()
+    moved = evalkit("queue", "assign", queue_url, "#1", "--to", "dee", "--from", "cy")
+    assert moved.returncode == 0, moved.stderr
+    again = evalkit("queue", "assign", queue_url, "#1", "--to", "cy")
+    assert again.returncode == 2 and "cy already had item #1" in again.stderr
+    released = evalkit("queue", "release", queue_url, "--reviewer", "dee")
+    assert released.returncode == 0 and "1 unfinished" in released.stderr
+    store = QueueStore.open(queue_url)
+    assert store.claim("ann") is not None
+    store.close()
