@@ -72,7 +72,18 @@ def _parsers(
         commands[name] = command_parser
         if name == chosen:
             _command_module(name).configure(command_parser)
+            _add_examples(command_parser, name)
     return parser, commands
+
+
+def _add_examples(parser: argparse.ArgumentParser, name: str) -> None:
+    """End the command's --help with its examples and exit codes (evalkit/commands/examples.py)."""
+    import argparse
+
+    from evalkit.commands.examples import HELP
+
+    parser.epilog = HELP[name].epilog()
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
 def _chosen_command(argv: Sequence[str]) -> str | None:
