@@ -3,6 +3,7 @@
 
     python3 tasks.py demo   # make .venv, install evalkit alone, evaluate the shipped samples
     python3 tasks.py test   # make .venv, install evalkit, its test tools and Ray; run the whole suite
+    python3 tasks.py docs   # make .venv, install evalkit and MkDocs; build the docs site into build/site
     python3 tasks.py lint   # ruff (lint and format) over the tree, mypy over the package as installed
                             # (--types: mypy only)
 
@@ -309,7 +310,14 @@ def lint() -> None:
     )
 
 
-TASKS = {"demo": demo, "test": test, "lint": lint}
+def docs() -> None:
+    ensure_venv(extras="docs")
+    _run(BIN / "python", "docs/generate.py", "--check")
+    _run(BIN / "mkdocs", "build", "--strict", env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    print("\nThe site: build/site/index.html (or .venv/bin/mkdocs serve, then http://127.0.0.1:8000)")
+
+
+TASKS = {"demo": demo, "test": test, "docs": docs, "lint": lint}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in TASKS:

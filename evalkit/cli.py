@@ -50,6 +50,11 @@ def build_parser(
     return _parsers(chosen, prog, argv)[0]
 
 
+def command_parser(name: str) -> argparse.ArgumentParser:
+    """The parser of command NAME alone, as `evalkit NAME --help` shows it (the docs' CLI reference)."""
+    return _parsers(name, None, [name])[1][name]
+
+
 def _parsers(
     chosen: str | None, prog: str | None, argv: Sequence[str]
 ) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
