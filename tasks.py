@@ -90,19 +90,32 @@ def _quiet(*command: str | Path) -> None:
         raise subprocess.CalledProcessError(done.returncode, [str(c) for c in command])
 
 
-SYSTEM_TOOLS = {"tmux": "tmux", "chromium": "chromium"}
-"""Programs the tests drive for real (the review app in a terminal, the `evalkit stats` HTML page in a
-headless browser), by the Debian package that has them."""
+SYSTEM_TOOLS = {
+    "tmux": ("tmux",),
+    "chromium": ("chromium",),
+    "nvim": ("neovim",),
+    "emacs": ("emacs-nox", "elpa-eglot"),
+}
+"""Programs the tests drive for real, by the Debian packages that have them: the review app in a terminal,
+the `evalkit stats` page in headless Chromium, the editor recipes in Neovim 0.7 (Debian's) and in Emacs
+with eglot."""
 
 
 def ensure_system_tools() -> None:
-    missing = sorted({package for tool, package in SYSTEM_TOOLS.items() if shutil.which(tool) is None})
+    missing = sorted(
+        {
+            package
+            for tool, packages in SYSTEM_TOOLS.items()
+            if shutil.which(tool) is None
+            for package in packages
+        }
+    )
     if not missing:
         return
     if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
         _say(
             f"installing {', '.join(missing)} system-wide with apt-get: the tests drive them for real "
-            "(the reviewer app in tmux, the stats page in headless Chromium)"
+            "(the reviewer app in tmux, the stats page in Chromium, the editor recipes in Neovim and Emacs)"
         )
         _run("apt-get", "update", "-qq")
         _run("apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing)
