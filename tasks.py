@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Project tasks that need nothing but Python 3.11+ and pip.
 
-    python3 tasks.py demo   # make .venv, install evalkit, evaluate the shipped samples
+    python3 tasks.py demo   # make .venv, install evalkit alone, evaluate the shipped samples
     python3 tasks.py test   # make .venv, install evalkit, its test tools and Ray; run the whole suite
+    python3 tasks.py docs   # make .venv, install evalkit and MkDocs; build the docs site into build/site
     python3 tasks.py lint   # ruff (lint and format) over the tree, mypy over the package as installed
                             # (--types: mypy only)
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import glob
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -43,28 +45,66 @@ def _build_inputs() -> str:
     return digest.hexdigest()
 
 
-def ensure_venv() -> None:
+TEST_EXTRAS = "test,ray"
+"""What `test` installs beside evalkit: the test tools and Ray. `demo` installs evalkit alone."""
+
+
+def _installed() -> tuple[str, set[str]]:
+    """The build-input hash and the extras the venv was last installed with (none when never)."""
+    if not STAMP.exists():
+        return "", set()
+    digest, _, extras = STAMP.read_text().partition(" ")
+    return digest, set(filter(None, extras.split(",")))
+
+
+def ensure_venv(extras: str = TEST_EXTRAS) -> None:
+    """.venv with evalkit installed (editable, its hot modules compiled) and `extras`; nothing is done when
+    the venv already has them for the sources as they are."""
     wanted = _build_inputs()
-    if STAMP.exists() and STAMP.read_text() == wanted:
+    digest, had = _installed()
+    needed = set(filter(None, extras.split(",")))
+    if digest == wanted and needed <= had:
         return
     if not (BIN / "python").exists():
+        _say(f"creating the virtual environment {VENV.relative_to(ROOT)}/")
         venv.create(VENV, with_pip=True)
-    _run(BIN / "python", "-m", "pip", "install", "--quiet", "--upgrade", "pip")
-    _run(BIN / "python", "-m", "pip", "install", "--quiet", "-e", ".[test,ray]")
-    STAMP.write_text(wanted)
+    _quiet(BIN / "python", "-m", "pip", "install", "--upgrade", "pip")
+    target = f".[{extras}]" if extras else "."
+    what = "evalkit with its test tools and Ray" if extras == TEST_EXTRAS else "evalkit"
+    _say(f"installing {what} into .venv and compiling the engine with mypyc (a minute or two) ...")
+    _quiet(BIN / "python", "-m", "pip", "install", "-e", target)
+    STAMP.write_text(f"{wanted} {','.join(sorted(needed | had if digest == wanted else needed))}")
+
+
+def _say(message: str) -> None:
+    print(f"tasks.py: {message}", flush=True)
+
+
+def _quiet(*command: str | Path) -> None:
+    """Run a setup command with its output kept back (pip's notices and setuptools' boxes tell a user
+    nothing they can act on); shown whole if it fails."""
+    done = subprocess.run([str(c) for c in command], cwd=ROOT, capture_output=True, text=True)
+    if done.returncode:
+        sys.stdout.write(done.stdout)
+        sys.stderr.write(done.stderr)
+        print(f"tasks.py: failed: {' '.join(str(c) for c in command)}", file=sys.stderr, flush=True)
+        raise subprocess.CalledProcessError(done.returncode, [str(c) for c in command])
 
 
 SYSTEM_TOOLS = {
-    "tmux": "tmux",
-    "chromium": "chromium",
-    "openssl": "openssl",
-    "jq": "jq",
-    "node": "nodejs",
-    "npm": "npm",
+    "tmux": ("tmux",),
+    "chromium": ("chromium",),
+    "nvim": ("neovim",),
+    "emacs": ("emacs-nox", "elpa-eglot"),
+    "openssl": ("openssl",),
+    "jq": ("jq",),
+    "node": ("nodejs",),
+    "npm": ("npm",),
 }
-"""Programs the tests drive for real (the review app in a terminal, the `evalkit stats` HTML page in a
-headless browser, an RFC 3161 authority and the README's openssl recipe for signed results, sigstore-js),
-by the Debian package that has them."""
+"""Programs the tests drive for real, by the Debian packages that have them: the review app in a terminal,
+the `evalkit stats` page in headless Chromium, the editor recipes in Neovim 0.7 (Debian's) and in Emacs
+with eglot, an RFC 3161 authority and the README's openssl recipe for signed results, sigstore-js and the
+VS Code extension's build."""
 
 NPM_FOLDER = ROOT / "build" / "npm"
 NPM_TOOLS = ("@sigstore/verify@4.1.3", "@sigstore/bundle@5.0.1", "@sigstore/protobuf-specs@0.5.2")
@@ -96,44 +136,65 @@ def _has_postgresql_server() -> bool:
 
 
 def ensure_system_tools() -> None:
-    missing = sorted({package for tool, package in SYSTEM_TOOLS.items() if shutil.which(tool) is None})
+    missing = sorted(
+        {
+            package
+            for tool, packages in SYSTEM_TOOLS.items()
+            if shutil.which(tool) is None
+            for package in packages
+        }
+    )
     if not _has_postgresql_server():
         missing.append(POSTGRESQL_PACKAGE)
     if not missing:
         return
     if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
+        _say(
+            f"installing {', '.join(missing)} system-wide with apt-get: the tests drive them for real "
+            "(the reviewer app in tmux, the stats page in Chromium, the editor recipes in Neovim and Emacs, "
+            "signed results with openssl and Node, the team queue on PostgreSQL)"
+        )
         _run("apt-get", "update", "-qq")
         _run("apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing)
     else:
-        print(
-            f"tasks.py: {', '.join(missing)} missing and not installable here (root and apt-get needed); "
-            "the tests that drive them fail saying so",
-            flush=True,
+        _say(
+            f"{', '.join(missing)} missing and not installable here (root and apt-get needed); "
+            "the tests that drive them fail saying so"
         )
+
+
+DEMO_RUNS = (
+    (
+        "the seed's sample into out/result.json",
+        ["samples/sample_submission.json", "--out", "out/result.json"],
+    ),
+    (
+        "the 31 shipped samples into out/results.jsonl, out/explain.jsonl and out/report.md",
+        [
+            *("samples", "--out", "out/results.jsonl"),
+            *("--explain-json", "out/explain.jsonl", "--report-md", "out/report.md"),
+        ],
+    ),
+)
+NEXT_STEPS = (
+    (".venv/bin/evalkit check config_samples", "validate the shipped rules, as CI and pre-commit do"),
+    (".venv/bin/evalkit review samples", "step through the samples in the reviewer app (q quits)"),
+    (".venv/bin/evalkit eval samples/sample_submission.json", "one result as JSON on stdout"),
+)
 
 
 def demo() -> None:
-    ensure_venv()
-    out = ROOT / "out"
-    out.mkdir(exist_ok=True)
-    _run(BIN / "evalkit", "eval", "samples/sample_submission.json", "--out", "out/result.json")
-    try:
-        _run(
-            BIN / "evalkit",
-            "eval",
-            "samples",
-            "--out",
-            "out/results.jsonl",
-            "--report-md",
-            "out/report.md",
-            "--explain-json",
-            "out/explain.jsonl",
-        )
-    except subprocess.CalledProcessError as exc:
-        sys.exit(exc.returncode)
-    print(
-        "\nResults: out/result.json (the seed's sample), out/results.jsonl, out/explain.jsonl, out/report.md"
-    )
+    ensure_venv(extras="")
+    (ROOT / "out").mkdir(exist_ok=True)
+    for what, arguments in DEMO_RUNS:
+        _say(f"evaluating {what}")
+        code = subprocess.run([str(BIN / "evalkit"), "eval", *arguments], cwd=ROOT).returncode
+        if code == 2:  # 1 only says that a submission was invalid, which its result line tells
+            sys.exit(code)
+    width = max(len(command) for command, _ in NEXT_STEPS)
+    print("\nDone. Try next:")
+    for command, what in NEXT_STEPS:
+        print(f"  {command.ljust(width)}  # {what}")
 
 
 PYTEST = [BIN / "python", "-m", "pytest", "-q"]
@@ -226,16 +287,48 @@ def test() -> None:
         )
         try:
             print("+", *main_command, flush=True)
-            main = subprocess.run([str(c) for c in main_command], cwd=ROOT, env=_test_env()).returncode
+            main, main_tail = _shown_and_kept([str(c) for c in main_command], _test_env())
         finally:
             pure_code = pure.wait()
         report.seek(0)
         print("\n+ EVALKIT_PURE=1", *pure_command, flush=True)
         sys.stdout.flush()
-        sys.stdout.buffer.write(report.read())
+        pure_output = report.read()
+        sys.stdout.buffer.write(pure_output)
         sys.stdout.flush()
+    _sum_up({"main pass (compiled engine)": main_tail, "pure pass (engine source)": pure_output[-4096:]})
     if main or pure_code:
         sys.exit(main or pure_code)
+
+
+def _shown_and_kept(command: list[str], env: dict[str, str]) -> tuple[int, bytes]:
+    """Run `command` with its output shown as it comes; its exit code and the last 4 KiB of its output."""
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert process.stdout is not None
+    tail = b""
+    while chunk := os.read(process.stdout.fileno(), 65536):
+        sys.stdout.buffer.write(chunk)
+        sys.stdout.flush()
+        tail = (tail + chunk)[-4096:]
+    return process.wait(), tail
+
+
+OUTCOME = re.compile(rb"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)\b")
+CLOSING = re.compile(rb"^[=\s]*\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed)\b.*$", re.M)
+
+
+def _sum_up(tails: dict[str, bytes]) -> None:
+    """The closing lines of the whole suite: each pass's pytest summary, then both added up."""
+    totals: dict[str, int] = {}
+    print("\nBoth passes:")
+    for name, tail in tails.items():
+        closing = CLOSING.findall(tail)
+        line = closing[-1].decode(errors="replace").strip("= ") if closing else "no summary (see above)"
+        print(f"  {name}: {line}")
+        for count, outcome in OUTCOME.findall(closing[-1] if closing else b""):
+            key = "failed" if outcome.startswith((b"failed", b"error")) else outcome.decode()
+            totals[key] = totals.get(key, 0) + int(count)
+    print(f"total: {totals.get('passed', 0)} passed, {totals.get('failed', 0)} failed", flush=True)
 
 
 def _typecheck_tree() -> Path:
@@ -271,7 +364,14 @@ def lint() -> None:
     )
 
 
-TASKS = {"demo": demo, "test": test, "lint": lint}
+def docs() -> None:
+    ensure_venv(extras="docs")
+    _run(BIN / "python", "docs/generate.py", "--check")
+    _run(BIN / "mkdocs", "build", "--strict", env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    print("\nThe site: build/site/index.html (or .venv/bin/mkdocs serve, then http://127.0.0.1:8000)")
+
+
+TASKS = {"demo": demo, "test": test, "docs": docs, "lint": lint}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in TASKS:

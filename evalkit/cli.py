@@ -53,6 +53,11 @@ def build_parser(
     return _parsers(chosen, prog, argv)[0]
 
 
+def command_parser(name: str) -> argparse.ArgumentParser:
+    """The parser of command NAME alone, as `evalkit NAME --help` shows it (the docs' CLI reference)."""
+    return _parsers(name, None, [name])[1][name]
+
+
 def _parsers(
     chosen: str | None, prog: str | None, argv: Sequence[str]
 ) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
@@ -74,6 +79,7 @@ def _parsers(
         commands[name] = command_parser
         if name == chosen:
             _command_module(name).configure(command_parser)
+            _add_examples(command_parser, name)
     return parser, commands
 
 
@@ -90,6 +96,16 @@ def _parser_class() -> type[argparse.ArgumentParser]:
             super()._print_message("\n".join(shown_as(line) for line in lines), file)
 
     return Parser
+
+
+def _add_examples(parser: argparse.ArgumentParser, name: str) -> None:
+    """End the command's --help with its examples and exit codes (evalkit/commands/examples.py)."""
+    import argparse
+
+    from evalkit.commands.examples import HELP
+
+    parser.epilog = HELP[name].epilog()
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
 def _chosen_command(argv: Sequence[str]) -> str | None:
