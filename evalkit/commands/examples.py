@@ -1,8 +1,9 @@
 """What each subcommand's `--help` ends with: two or three examples to copy, and its exit codes.
 
 The examples run as written from a checkout of evalkit (its `samples/` and `config_samples/`), with the
-few files they name besides made first: `rows.jsonl` (score rows), `me.decisions.jsonl` (a review journal)
-and a git repository for `diff --base` (tests/cli/test_help_examples.py makes them and runs every example).
+few files they name besides made first: `rows.jsonl` (score rows), `me.decisions.jsonl` (a review journal),
+a key pair `me.key`/`me.pub` with `results.jsonl` signed by it, and a git repository for `diff --base`
+(tests/cli/test_help_examples.py makes them and runs every example, a command's examples in order).
 """
 
 from __future__ import annotations
@@ -140,6 +141,41 @@ HELP: dict[str, Help] = {
             ("evalkit schema rules > rules.schema.json", "the JSON Schema of rules.yaml, for an editor"),
         ),
         ("printed", "(not used)", "no schema of that name"),
+    ),
+    "queue": Help(
+        (
+            (
+                "evalkit queue init team.db --config-dir config_samples --per-item 2",
+                "a queue on SQLite where each submission gets two reviewers (postgresql://... for a server)",
+            ),
+            ("evalkit queue add team.db samples", "add submissions; one already queued is skipped"),
+            ("evalkit queue status team.db", "progress per reviewer and item, and agreement so far"),
+        ),
+        ("done", "(not used)", "nothing done: bad usage, a URL that is no queue or cannot be reached"),
+    ),
+    "keygen": Help(
+        (
+            ("evalkit keygen --out team", "a key pair: team.key (private, mode 0600) and team.pub"),
+            (
+                "EVALKIT_KEY_PASSWORD=secret evalkit keygen --out ci",
+                "the same with the private key encrypted (a terminal asks for the passphrase instead)",
+            ),
+        ),
+        ("written", "(not used)", "nothing written: a file of that name exists, or bad usage"),
+    ),
+    "verify": Help(
+        (
+            (
+                "evalkit verify results.jsonl.sigstore.json --key me.pub",
+                "check a signed run: the signature, and every file it names against its digest",
+            ),
+            ("evalkit verify me.decisions.jsonl", "check a review journal's hash chain"),
+        ),
+        (
+            "verified",
+            "a check failed, each named: a file changed, the wrong key, a bad timestamp, a broken chain",
+            "bad usage or unreadable files",
+        ),
     ),
 }
 """Each subcommand's help, by its name in `evalkit.cli.COMMANDS`."""

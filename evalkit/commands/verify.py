@@ -21,9 +21,6 @@ FORMATS = ("text", "json")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.epilog = (
-        "Exit status: 0 verified, 1 a check failed (each is named), 2 bad usage or unreadable files."
-    )
     parser.add_argument(
         "target", metavar="BUNDLE|JOURNAL", help="a .sigstore.json bundle, or a review journal"
     )

@@ -55,6 +55,9 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
     subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
     subprocess.run([*git, "add", "samples", "config_samples"], check=True)
     subprocess.run([*git, "commit", "-q", "-m", "rules"], check=True)
+    signed = "evalkit keygen --out me && evalkit eval samples --out results.jsonl --sign me.key"
+    made = _bash(signed, folder)
+    assert made.returncode == 0, made.stderr
     return folder
 
 
