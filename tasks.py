@@ -72,6 +72,9 @@ def ensure_venv(extras: str = TEST_EXTRAS) -> None:
     target = f".[{extras}]" if extras else "."
     what = "evalkit with its test tools and Ray" if extras == TEST_EXTRAS else "evalkit"
     _say(f"installing {what} into .venv and compiling the engine with mypyc (a minute or two) ...")
+    # the distribution was called `evalkit` until it took a name free on the index: a venv made before
+    # would keep both, each with its own import finder
+    _quiet(BIN / "python", "-m", "pip", "uninstall", "--yes", "--quiet", "evalkit")
     _quiet(BIN / "python", "-m", "pip", "install", "-e", target)
     STAMP.write_text(f"{wanted} {','.join(sorted(needed | had if digest == wanted else needed))}")
 

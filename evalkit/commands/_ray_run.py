@@ -52,7 +52,7 @@ def add_option(parser: argparse.ArgumentParser) -> None:
         const=LOCAL,
         metavar="ADDRESS",
         help="run on a Ray cluster: ADDRESS of its head (host:port, or auto), or none to start Ray on this "
-        "machine (needs pip install evalkit[ray])",
+        "machine (needs pip install 'evalkit-rules[ray]')",
     )
 
 
@@ -266,7 +266,7 @@ def _require_ray() -> None:
         import pyarrow  # noqa: F401
         import ray  # noqa: F401
     except ImportError:
-        raise UsageProblem("--ray needs Ray Data, which is not installed: pip install evalkit[ray]") from None
+        raise UsageProblem("--ray needs Ray Data, which is not installed: pip install 'evalkit-rules[ray]'") from None
 
 
 def _files(inputs: list[str], suffixes: tuple[str, ...]) -> list[Path]:

@@ -33,7 +33,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "inputs",
         nargs="*",
         metavar="INPUT",
-        help="submission files (.json, .yaml, .jsonl) or folders of them",
+        help="submission files (.json, .yaml, .jsonl) or folders of them; required, unless --queue",
     )
     parser.add_argument(
         "--config-dir", metavar="DIR", help="the rule config folder (default: the shipped one)"

@@ -1,6 +1,6 @@
 """evalkit on Ray Data: evaluate submissions and score datasets across a cluster.
 
-Install with `pip install evalkit[ray]` (on every node). Files, read as `evalkit eval` and `evalkit score`
+Install with `pip install 'evalkit-rules[ray]'` (on every node). Files, read as `evalkit eval` and `evalkit score`
 read them (sources `path:line`; the files are read on the driver's node, so only it needs them):
 
     import evalkit.ray

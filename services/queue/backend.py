@@ -157,7 +157,7 @@ class PostgresDatabase(Database):
             import psycopg
         except ImportError:
             raise QueueError(
-                f"{url.shown}: a PostgreSQL queue needs psycopg: pip install 'evalkit[queue]'"
+                f"{url.shown}: a PostgreSQL queue needs psycopg: pip install 'evalkit-rules[queue]'"
             ) from None
         self._psycopg = psycopg
         self.connection = self._connect()

@@ -1,4 +1,4 @@
-"""The README's recipes for `evalkit diff`, taken from the README as written and run for real: the GitHub
+"""The docs' recipes for `evalkit diff` (docs/guide/diff.md), taken as written and run for real: the GitHub
 Actions step in a clone whose `origin/main` holds the base config (as `actions/checkout` with
 `fetch-depth: 0` leaves it), and the pre-commit hook with `pre-commit run --hook-stage manual`."""
 
@@ -16,7 +16,7 @@ import yaml
 
 REPO = Path(__file__).parents[2]
 BIN = Path(sys.executable).parent
-README = (REPO / "README.md").read_text(encoding="utf-8")
+README = (REPO / "docs" / "guide" / "diff.md").read_text(encoding="utf-8")
 
 
 def readme_block(containing: str) -> str:

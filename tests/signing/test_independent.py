@@ -1,5 +1,5 @@
 """Others can verify evalkit's bundles without evalkit: sigstore-js (`@sigstore/verify`, installed by
-tasks.py into build/npm) given the public key and a trusted_root.json, and the README's openssl recipe
+tasks.py into build/npm) given the public key and a trusted_root.json, and the docs' openssl recipe (docs/guide/signing.md)
 (DSSE's pre-authentication encoding, `openssl dgst -verify`, `openssl ts -verify`), run as printed there."""
 
 from __future__ import annotations
@@ -74,9 +74,9 @@ def test_sigstore_js_verifies_a_bundle_without_timestamp_and_sees_it_has_none(
 
 
 def _readme_recipe() -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "guide" / "signing.md").read_text(encoding="utf-8")
     found = re.search(r"<!-- verify-with-openssl:[^>]*-->\n```bash\n(.*?)```", readme, re.DOTALL)
-    assert found, "README.md lost its openssl recipe"
+    assert found, "docs/guide/signing.md lost its openssl recipe"
     return found.group(1)
 
 
