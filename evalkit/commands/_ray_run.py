@@ -266,7 +266,9 @@ def _require_ray() -> None:
         import pyarrow  # noqa: F401
         import ray  # noqa: F401
     except ImportError:
-        raise UsageProblem("--ray needs Ray Data, which is not installed: pip install 'evalkit-rules[ray]'") from None
+        raise UsageProblem(
+            "--ray needs Ray Data, which is not installed: pip install 'evalkit-rules[ray]'"
+        ) from None
 
 
 def _files(inputs: list[str], suffixes: tuple[str, ...]) -> list[Path]:

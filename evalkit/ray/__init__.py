@@ -1,7 +1,8 @@
 """evalkit on Ray Data: evaluate submissions and score datasets across a cluster.
 
-Install with `pip install 'evalkit-rules[ray]'` (on every node). Files, read as `evalkit eval` and `evalkit score`
-read them (sources `path:line`; the files are read on the driver's node, so only it needs them):
+Install with `pip install 'evalkit-rules[ray]'` (on every node). Files, read as `evalkit eval` and
+`evalkit score` read them (sources `path:line`; the files are read on the driver's node, so only it needs
+them):
 
     import evalkit.ray
     results = evalkit.ray.evaluate(evalkit.ray.read_submissions(["runs/"]), "my_config/")

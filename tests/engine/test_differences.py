@@ -1,6 +1,6 @@
 """Every deliberate difference from the original tool (oai_code_evaluator) and the reference scorers
-(LiveBench's), one test a row of the table in docs/differences.md ("Where evalkit differs from the original"): the test
-`test_row_<id>` holds the row whose first cell is `<id>` (dashes as underscores), and
+(LiveBench's), one test a row of the table in docs/differences.md ("Where evalkit differs from the
+original"): the test `test_row_<id>` holds the row whose first cell is `<id>` (dashes as underscores), and
 `test_every_row_of_the_readme_table_has_its_test` holds the table and this module together.
 
 Each test shows evalkit's side of its row on an input where the original's answer would differ (the

@@ -42,7 +42,8 @@ def test_ray_without_ray_installed_exits_2_saying_how_to_install_it(
     result = run([*command, "--out", "out.jsonl", "--ray"], tmp_path, env)
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
-        f"evalkit {command[0]}: --ray needs Ray Data, which is not installed: pip install 'evalkit-rules[ray]'"
+        f"evalkit {command[0]}: --ray needs Ray Data, which is not installed: "
+        "pip install 'evalkit-rules[ray]'"
     ]
     assert not (tmp_path / "out.jsonl").exists()
 

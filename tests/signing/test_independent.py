@@ -1,6 +1,7 @@
 """Others can verify evalkit's bundles without evalkit: sigstore-js (`@sigstore/verify`, installed by
-tasks.py into build/npm) given the public key and a trusted_root.json, and the docs' openssl recipe (docs/guide/signing.md)
-(DSSE's pre-authentication encoding, `openssl dgst -verify`, `openssl ts -verify`), run as printed there."""
+tasks.py into build/npm) given the public key and a trusted_root.json, and the docs' openssl recipe
+(docs/guide/signing.md: DSSE's pre-authentication encoding, `openssl dgst -verify`, `openssl ts
+-verify`), run as printed there."""
 
 from __future__ import annotations
 
