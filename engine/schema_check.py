@@ -52,10 +52,8 @@ def describe_value(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, list):
-        return f"a list of {len(value)} item{'s' if len(value) != 1 else ''}" if value else "an empty list"
-    if isinstance(value, dict):
-        return found_words(value) if value else "an empty mapping"
+    if isinstance(value, dict | list):
+        return found_words(value)
     if isinstance(value, str):
         shown = value if len(value) <= 40 else value[:37] + "..."
         return f"the string '{shown}'"

@@ -36,6 +36,8 @@ def found_words(value: Any) -> str:
     """What a value is, in words, as what was found: `a mapping`, `a boolean`, `a date` (YAML reads an
     unquoted 2024-01-01 as one)."""
     kind = json_type(value)
+    if kind in ("array", "object") and not value:  # `needs at least 1 item, found an empty list`
+        return f"an empty {TYPE_WORDS[kind].removeprefix('a ')}"
     if kind == "boolean":
         return "a boolean"
     return TYPE_WORDS.get(kind) or _YAML_ONLY_WORDS.get(kind, f"a {kind}")

@@ -26,6 +26,8 @@ SEED = json.loads((Path(__file__).parents[2] / "samples" / "sample_submission.js
         ("x", "a string"),
         ([1], "a list"),
         ({"a": 1}, "a mapping"),
+        ([], "an empty list"),
+        ({}, "an empty mapping"),
         (datetime.date(2026, 11, 25), "a date"),
     ],
 )
