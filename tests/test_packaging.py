@@ -104,6 +104,12 @@ def _faces(bin_folder: Path, where: Path) -> None:
     (where / "empty.decisions.jsonl").write_text("")
     _run(evalkit, "stats", "empty.decisions.jsonl", cwd=where)
     _lsp_answers_initialize(evalkit, where)
+    _run(evalkit, "queue", "init", "team.db", "--config-dir", "rules", "--per-item", "2", cwd=where)
+    _run(evalkit, "queue", "add", "team.db", "samples", cwd=where)
+    assert "31" in _run(evalkit, "queue", "status", "team.db", cwd=where)
+    _run(evalkit, "keygen", "--out", "me", cwd=where)
+    _run(evalkit, "eval", "samples", "--out", "signed.jsonl", "--sign", "me.key", cwd=where)
+    assert "verified" in _run(evalkit, "verify", "signed.jsonl.sigstore.json", "--key", "me.pub", cwd=where)
 
 
 def _lsp_answers_initialize(evalkit: Path, where: Path) -> None:
@@ -129,7 +135,8 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs_every_face(dist: Path, tm
     environment = tmp_path / "venv"
     venv.create(environment, with_pip=True)
     bin_folder = environment / ("Scripts" if os.name == "nt" else "bin")
-    _run(bin_folder / "python", "-m", "pip", "install", "--quiet", _wheel(dist), cwd=tmp_path)
+    wheel = f"{_wheel(dist)}[sign]"  # keygen, --sign and verify need the extra; the rest, nothing more
+    _run(bin_folder / "python", "-m", "pip", "install", "--quiet", wheel, cwd=tmp_path)
     where = tmp_path / "work"
     where.mkdir()
     _faces(bin_folder, where)
