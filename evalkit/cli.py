@@ -55,14 +55,13 @@ def build_parser(
 
 def command_parser(name: str) -> argparse.ArgumentParser:
     """The parser of command NAME alone, as `evalkit NAME --help` shows it (the docs' CLI reference)."""
-    return _parsers(name, None, [name])[1][name]
+    return _parsers(name, None, [name, "--help"])[1][name]
 
 
 def _parsers(
     chosen: str | None, prog: str | None, argv: Sequence[str]
 ) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     """build_parser's parser, and each command's own parser by name."""
-
     from evalkit import __version__
 
     parser = _parser_class()(prog="evalkit", description="Judge LLM output with declarative rules.")
@@ -79,7 +78,8 @@ def _parsers(
         commands[name] = command_parser
         if name == chosen:
             _command_module(name).configure(command_parser)
-            _add_examples(command_parser, name)
+            if HELP_FLAGS.intersection(argv):  # only a help shows them: a run does not import them
+                _add_examples(command_parser, name)
     return parser, commands
 
 
@@ -96,6 +96,9 @@ def _parser_class() -> type[argparse.ArgumentParser]:
             super()._print_message("\n".join(shown_as(line) for line in lines), file)
 
     return Parser
+
+
+HELP_FLAGS = frozenset({"-h", "--help"})
 
 
 def _add_examples(parser: argparse.ArgumentParser, name: str) -> None:
