@@ -440,6 +440,18 @@ def test_sigterm_while_workers_write_into_the_output_removes_it(tmp_path: Path) 
     assert sorted(path.name for path in tmp_path.iterdir()) == ["big.jsonl"]
 
 
+def _whole_run(tmp_path: Path, command: str, line: str, lines: int) -> tuple[list[str], bytes]:
+    """`evalkit COMMAND big.jsonl --jobs 2` (LINES copies of LINE) and what it writes to stdout when left to
+    finish, redirected to a file."""
+    (tmp_path / "big.jsonl").write_text((line + "\n") * lines, encoding="utf-8")
+    args = [sys.executable, "-m", "evalkit", command, "big.jsonl", "--jobs", "2"]
+    with (tmp_path / "whole.jsonl").open("wb") as whole_out:
+        subprocess.run(
+            args, cwd=tmp_path, stdout=whole_out, stderr=subprocess.DEVNULL, timeout=120, check=True
+        )
+    return args, (tmp_path / "whole.jsonl").read_bytes()
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 @pytest.mark.parametrize(
     ("command", "line", "lines"), [("eval", SEED_LINE, 20_000), ("score", SCORE_LINE, 400_000)]
@@ -451,13 +463,7 @@ def test_a_run_into_redirected_stdout_interrupted_half_way_leaves_a_prefix_witho
     half-way: the workers write their chunks into the file at offsets, and a chunk placed but never
     written was a hole of NUL bytes (1.7 MB of them in a 160 MB file). What is left is a prefix of the
     whole run's output, ending after a whole line, and stderr says where it ends."""
-    (tmp_path / "big.jsonl").write_text((line + "\n") * lines, encoding="utf-8")
-    args = [sys.executable, "-m", "evalkit", command, "big.jsonl", "--jobs", "2"]
-    with (tmp_path / "whole.jsonl").open("wb") as whole_out:
-        subprocess.run(
-            args, cwd=tmp_path, stdout=whole_out, stderr=subprocess.DEVNULL, timeout=120, check=True
-        )
-    whole = (tmp_path / "whole.jsonl").read_bytes()
+    args, whole = _whole_run(tmp_path, command, line, lines)
     cut_path = tmp_path / "cut.jsonl"
     with cut_path.open("wb") as cut_out:
         process = subprocess.Popen(
@@ -499,13 +505,7 @@ def test_a_worker_killed_while_writing_into_redirected_stdout_leaves_a_prefix_wi
 ) -> None:
     """A worker killed outright (the OOM killer) may leave chunks it was told to write unwritten: stdout is
     cut before the first of them, and what is left is a prefix of the whole run's output."""
-    (tmp_path / "big.jsonl").write_text((line + "\n") * lines, encoding="utf-8")
-    args = [sys.executable, "-m", "evalkit", command, "big.jsonl", "--jobs", "2"]
-    with (tmp_path / "whole.jsonl").open("wb") as whole_out:
-        subprocess.run(
-            args, cwd=tmp_path, stdout=whole_out, stderr=subprocess.DEVNULL, timeout=120, check=True
-        )
-    whole = (tmp_path / "whole.jsonl").read_bytes()
+    args, whole = _whole_run(tmp_path, command, line, lines)
     cut_path = tmp_path / "cut.jsonl"
     with cut_path.open("wb") as cut_out:
         process = subprocess.Popen(
