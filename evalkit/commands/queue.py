@@ -10,15 +10,19 @@ not a queue, a newer queue, a bad name): one message, and nothing written.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evalkit.services.usage import UsageProblem
 
 if TYPE_CHECKING:
-    from evalkit.services.queue.store import QueueStore
+    from evalkit.services.queue.store import QueueStore, Settings
+    from evalkit.services.queue.url import QueueURL
 
 DEFAULT_PER_ITEM = 2
 DEFAULT_LEASE = "30m"
@@ -117,28 +121,55 @@ def _init(args: argparse.Namespace) -> int:
         raise UsageProblem(
             f"{url.shown}: --roles is for PostgreSQL; a SQLite queue is guarded by its file's permissions"
         )
-    new_file = url.kind == "sqlite" and not Path(url.target).exists()
+    settings = Settings(
+        args.per_item, settings_of, args.calibration, config.config_hash, str(folder.resolve())
+    )
+    if url.kind == "sqlite" and not Path(url.target).exists() and _create_sqlite(url, settings):
+        print(f"{url.shown}: created ({args.per_item} reviewers per item)", file=sys.stderr)
+        return 0
     db = open_database(url, create=True)
     try:
-        before, after = migrate(db)
-        store = QueueStore(db)
-        settings = Settings(
-            args.per_item, settings_of, args.calibration, config.config_hash, str(folder.resolve())
-        )
-        created = store.write_settings(settings)
-        if args.roles:
-            create_roles(db)
-    except BaseException:
+        # On PostgreSQL the steps nest (savepoints) in one transaction: with --roles, a queue is made with
+        # its roles or not at all. A SQLite file has no roles, and each step is atomic on its own.
+        with db.transaction() if url.kind == "postgresql" else contextlib.nullcontext():
+            before, after = migrate(db)
+            created = QueueStore(db).write_settings(settings)
+            if args.roles:
+                create_roles(db)
+    finally:
         db.close()
-        if new_file:  # nothing half-written: a queue file that init could not finish goes
-            _remove_sqlite(Path(url.target))
-        raise
-    db.close()
     if not created and before == after:
         raise UsageProblem(f"{url.shown}: already a queue; nothing changed")
     said = "created" if created else f"schema upgraded from version {before} to {after}"
     print(f"{url.shown}: {said} ({args.per_item} reviewers per item)", file=sys.stderr)
     return 0
+
+
+def _create_sqlite(url: QueueURL, settings: Settings) -> bool:
+    """Build a whole new queue file beside `url` and link it into place, so that no one ever sees it half
+    made and two leads racing make one queue; False when another lead's file got there first."""
+    from evalkit.services.queue.backend import open_database
+    from evalkit.services.queue.schema import migrate
+    from evalkit.services.queue.store import QueueStore
+
+    target = Path(url.target)
+    scratch = target.with_name(f".{target.name}.init-{os.getpid()}")
+    try:
+        db = open_database(replace(url, target=str(scratch)), create=True)
+        try:
+            migrate(db)
+            QueueStore(db).write_settings(settings)
+        finally:
+            db.close()
+        try:
+            os.link(scratch, target)
+        except FileExistsError:
+            return False
+        except OSError as exc:
+            raise UsageProblem(f"{url.shown}: cannot create the queue: {exc.strerror or exc}") from None
+        return True
+    finally:
+        _remove_sqlite(scratch)
 
 
 def _remove_sqlite(path: Path) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from evalkit.services.queue import QueueError
 from evalkit.services.queue.store import QueueStore
-from tests.team_queue.conftest import REPO, evalkit, init_queue
+from tests.team_queue.conftest import CONFIG, REPO, evalkit, init_queue
 from tests.team_queue.postgres import Server
 
 SAMPLE = str(REPO / "samples" / "01_algorithms_graphs_complete.json")
@@ -66,3 +66,24 @@ def test_reviewer_and_lead_roles(postgres: Server, pg_url: str) -> None:
     assert evalkit("queue", "release", lead, "--reviewer", "bob").returncode == 0
     status = evalkit("queue", "status", lead, "--format", "json")
     assert status.returncode == 0, status.stderr
+
+
+def test_init_with_roles_is_all_or_nothing(postgres: Server, pg_url: str) -> None:
+    """The server refuses the last step of `init --roles` (an event trigger refuses CREATE POLICY): the
+    command fails with a message, and the tables and settings made before it are gone too."""
+    database = pg_url.rsplit("/", 1)[1]
+    postgres.psql(
+        "CREATE FUNCTION refuse() RETURNS event_trigger LANGUAGE plpgsql AS "
+        "$$ BEGIN RAISE EXCEPTION 'policies are refused here'; END $$; "
+        "CREATE EVENT TRIGGER no_policies ON ddl_command_start WHEN TAG IN ('CREATE POLICY') "
+        "EXECUTE FUNCTION refuse()",
+        database=database,
+    )
+    failed = evalkit("queue", "init", pg_url, "--config-dir", str(CONFIG), "--roles")
+    assert failed.returncode == 2, failed.stderr
+    assert "policies are refused here" in failed.stderr and "Traceback" not in failed.stderr
+    tables = "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"
+    assert postgres.psql(tables, database=database).strip() == "0"
+    postgres.psql("DROP EVENT TRIGGER no_policies", database=database)
+    init_queue(pg_url, "--roles")
+    assert int(postgres.psql(tables, database=database)) == 7
