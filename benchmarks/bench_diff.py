@@ -94,9 +94,9 @@ def _children_cpu() -> float:
 def in_process(config: Path, size: int, runs: int) -> None:
     """What the language server does after a pause: both configs compiled, the samples parsed already."""
     from evalkit.engine.config import analyze
-    from evalkit.services.diff import DiffReport, DiffRunner
-    from evalkit.services.gitrev import config_at
-    from evalkit.services.inputs import read_inputs
+    from evalkit.services.config.gitrev import config_at
+    from evalkit.services.diff.impact import DiffReport, DiffRunner
+    from evalkit.services.inputs.read import read_inputs
 
     base, head = config_at("HEAD", config).analyze(), analyze(config)
     samples = [s for s in read_inputs([ROOT / "samples"]) if s.submission is not None]

@@ -41,7 +41,7 @@ def evals_per_second(repeats: int = 15) -> None:
     import timeit
 
     from evalkit.engine import Evaluator, load_config
-    from evalkit.services.inputs import read_inputs
+    from evalkit.services.inputs.read import read_inputs
 
     evaluator = Evaluator(load_config())
     seed = json.loads((ROOT / "samples/sample_submission.json").read_text(encoding="utf-8"))

@@ -1,6 +1,6 @@
 """What issue 16's "one place each" costs where it sits on a hot path:
 
-- `evaluate_safely` (services/evaluation.py) against a bare `Evaluator.evaluate` on every shipped sample:
+- `evaluate_safely` (services/run/evaluation.py) against a bare `Evaluator.evaluate` on every shipped sample:
   `diff` and `stats` call it once per submission and side;
 - `evalkit diff --format json`'s writer (`diffrender.json_text`, the value built whole and encoded once)
   against the splice it replaced (a dump cut open, kept here only to compare), on a report of 2,000
@@ -21,10 +21,10 @@ from bench_twins import per_call
 
 from evalkit.engine import Evaluator
 from evalkit.engine.config import analyze
-from evalkit.services.diff import DiffReport, DiffRunner
-from evalkit.services.diffrender import json_text
-from evalkit.services.evaluation import evaluate_safely
-from evalkit.services.inputs import read_inputs
+from evalkit.services.diff.impact import DiffReport, DiffRunner
+from evalkit.services.diff.render import json_text
+from evalkit.services.inputs.read import read_inputs
+from evalkit.services.run.evaluation import evaluate_safely
 
 ROOT = Path(__file__).resolve().parent.parent
 

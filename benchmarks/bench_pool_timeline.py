@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_pool_timeline.py [--lines 120000] [--runs 5] [--before CHECKOUT]
 
 Runs `evalkit eval BATCH --out OUT` with --jobs 1 and --jobs 2, alternated, in a process that wraps the
-pool's functions (services/workers.py, services/pool.py, services/batch.py's renderer: interpreted, so a
+pool's functions (services/run/: workers.py, pool.py, batch.py's renderer: interpreted, so a
 wrapper sees every call) to stamp the monotonic clock, which every process shares. Each run's line splits
 the wall time: the start (process start to the first chunk at work; with --jobs 2, to the fork, the fork,
 and fork to each worker ready for its first chunk: the config loaded there, its renderer made), the time
@@ -13,7 +13,7 @@ each worker's idle time at the end (its last chunk done, the other still working
 chunk to the process's exit: the workers stopped, the output's fsync and rename). The summary gives the
 wall ratio (medians and bests), the ratio by CPU, the CPU a line of the parent and the workers, and the
 idle time at the end. `--before CHECKOUT` (say `git worktree add /tmp/main main`) runs, alternated, the
-pool's modules of that checkout as well (services/inputs.py, pool.py, workers.py and
+pool's modules of that checkout as well (services/inputs/read.py, pool.py, workers.py and
 evalkit/commands/_eval_run.py): before and after in the same minutes. CPU time is user+sys; this machine is
 shared, so walls swing: compare runs of the same minute.
 """
@@ -51,7 +51,8 @@ T0 = time.monotonic()
 # BEFORE
 LOG = sys.argv[1]
 sys.argv = ['evalkit', *sys.argv[2:]]
-from evalkit.services import workers, pool
+from evalkit.services.run import workers
+from evalkit.services.run import pool
 marks = {'t0': T0}
 original_serve, original_made, original_place = workers._serve, workers._made, workers._place
 original_start = workers._start
@@ -145,7 +146,7 @@ def _stop(*args, **kwargs):
     marks['stop_end'] = time.monotonic()
 
 os.replace, workers._stop = replace, _stop
-from evalkit.services import batch
+from evalkit.services.run import batch
 original_render = batch.ChunkRenderer.render
 
 def render(self, task):
@@ -275,8 +276,8 @@ def main() -> None:
         "--before",
         type=Path,
         metavar="FOLDER",
-        help="also run, alternated, with the pool's modules of the checkout FOLDER (services/pool.py, "
-        "services/workers.py, services/inputs.py, evalkit/commands/_eval_run.py) in place of this one's",
+        help="also run, alternated, with the pool's modules of the checkout FOLDER (services/run/pool.py, "
+        "services/run/workers.py, services/inputs/read.py, commands/_eval_run.py) in place of this one's",
     )
     args = parser.parse_args()
     from bench_engine import _batch_file

@@ -151,7 +151,7 @@ def bench_status(url: str, items: int) -> None:
 
 
 def bench_next_item(url: str, folder: Path) -> None:
-    from evalkit.services.inputs import parse_text
+    from evalkit.services.inputs.read import parse_text
     from evalkit.services.queue.spool import Spool
     from evalkit.tui.journal import Journal
     from evalkit.tui.queue_source import QueueJournal, item_source

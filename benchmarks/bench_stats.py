@@ -24,7 +24,7 @@ EVALKIT = Path(sys.executable).parent / "evalkit"
 
 
 def make_inputs(folder: Path, count: int) -> Path:
-    from evalkit.services.inputs import read_inputs
+    from evalkit.services.inputs.read import read_inputs
 
     samples = [item.data for item in read_inputs([REPO / "samples"]) if item.submission is not None]
     batch = folder / "batch.jsonl"
@@ -36,7 +36,7 @@ def make_inputs(folder: Path, count: int) -> Path:
 
 def make_journal(folder: Path, batch: Path, name: str, turn: int) -> tuple[Path, int]:
     from evalkit.engine.config import analyze
-    from evalkit.services.inputs import read_inputs
+    from evalkit.services.inputs.read import read_inputs
     from evalkit.tui.journal import Journal
     from evalkit.tui.model import ReviewSession
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from evalkit.engine.yamlsource import YamlDocument
 
 # The YAML parser, the schema and semantic checks and the diagnostics are imported where a file is parsed
-# or a problem found: `evalkit eval` with its config cache warm (services/config_cache.py) does neither, and
+# or a problem found: `evalkit eval` with its config cache warm (services/config/cache.py) does neither, and
 # they were a third of its start.
 
 CONFIG_NAMES = ("dimensions", "ranking", "prompt", "rewrite", "rules")

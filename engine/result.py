@@ -300,7 +300,7 @@ def plain_json(value: object, depth: int = 0) -> bool:
     magnitude, each of exactly these types. Outside that range Python's repr writes an exponent (`1e-05`,
     `1e+16`) where msgspec writes `0.00001` or `1e16`; NaN and infinities json.dumps writes as no other
     encoder does. Walking a result (about 70 values) costs half what searching its encoded bytes for such
-    numbers does. Compiled by mypyc with the result (setup.py); services/batch.py's encoder asks it.
+    numbers does. Compiled by mypyc with the result (setup.py); services/run/batch.py's encoder asks it.
     (A container's scalars are decided in its loop, not by a call each: most members are scalars.)"""
     kind = type(value)
     if kind is dict:

@@ -238,7 +238,7 @@ def _well_typed(data: Any) -> Submission | None:
 
 
 def from_typed(line: Any, fields: Callable[[Any], tuple[Any, ...]]) -> Submission | None:
-    """The Submission of a line decoded into typed Structs (services/typed_lines.py: every field of its
+    """The Submission of a line decoded into typed Structs (services/run/typed_lines.py: every field of its
     type, string ids, no key beyond the known ones), as `parse_submission` builds it from the line's dict;
     None where `_well_typed` would send that dict to the careful path (no response). `fields` gives a
     Struct's fields in their order (msgspec's `structs.astuple`: one call, where reading each attribute is

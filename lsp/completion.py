@@ -23,7 +23,7 @@ from evalkit.lsp import schemanav
 from evalkit.lsp.docs import DimensionSetting, dimension_markdown, key_markdown
 from evalkit.lsp.schemanav import DIMENSION_VOCABULARY, Schema
 from evalkit.lsp.yamlcontext import Cursor, KeyPath
-from evalkit.services.ruletest_load import ID_LISTS
+from evalkit.services.ruletests.load import ID_LISTS
 
 # Names the user makes up: the schemas cannot list them, the config already uses them.
 # A value under one of these keys names a flag or label; so does a key under `score_thresholds`; an item

@@ -1,7 +1,7 @@
 """The live dry run: a config folder's rules evaluated on sample submissions.
 
 The config is compiled once (by `analyze`); the samples are then evaluated by the sample dry run that
-`evalkit check --samples` runs too (`evalkit.services.samples`), which stops between samples when a newer
+`evalkit check --samples` runs too (`services.check.samples`), which stops between samples when a newer
 edit makes it stale. What is the editor's is here: the report feeds the code lenses (`fires on K/N
 samples`), the hover on a rule id, and the `evalkit.dryRun` command.
 """
@@ -20,10 +20,10 @@ from typing import Any
 
 from evalkit.engine.config import Config
 from evalkit.engine.result import Result, SkippedRule
-from evalkit.services.diff import Snapshot
-from evalkit.services.evaluation import Evaluate
-from evalkit.services.inputs import LoadedSubmission
-from evalkit.services.samples import SampleOutcome, dry_run, sample_position
+from evalkit.services.check.samples import SampleOutcome, dry_run, sample_position
+from evalkit.services.diff.impact import Snapshot
+from evalkit.services.inputs.read import LoadedSubmission
+from evalkit.services.run.evaluation import Evaluate
 
 RuleKey = tuple[str, str]  # (rule type, rule id): ids are unique only within their list
 SHOWN_SAMPLES = 8  # a hover lists at most this many samples per outcome; the rest are counted

@@ -17,11 +17,11 @@ from typing import Any
 from evalkit.engine.config import Config, config_files
 from evalkit.engine.evaluator import Evaluator
 from evalkit.lsp.dryrun import SHOWN_SAMPLES, DryRunReport, SampleView, meaning_of
-from evalkit.services.diff import DiffReport, ItemDiff, Side, side_of
-from evalkit.services.diffrender import field_lines
-from evalkit.services.fingerprints import fingerprint
-from evalkit.services.gitrev import ConfigSource, NotInRepository, RevisionError, config_at
-from evalkit.services.inputs import LoadedSubmission
+from evalkit.services.config.gitrev import ConfigSource, NotInRepository, RevisionError, config_at
+from evalkit.services.diff.impact import DiffReport, ItemDiff, Side, side_of
+from evalkit.services.diff.render import field_lines
+from evalkit.services.inputs.fingerprints import fingerprint
+from evalkit.services.inputs.read import LoadedSubmission
 
 SHOWN_LABELS = 3  # label transitions named in the lens; the rest are `…`
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.engine.config import Config
-from evalkit.services.fingerprints import fingerprint
-from evalkit.services.stats import Tally
+from evalkit.services.inputs.fingerprints import fingerprint
+from evalkit.services.stats.compute import Tally
 
 logger = logging.getLogger(__name__)
 COUNTING = "Reviewers: counting the journals' decisions…"
@@ -74,8 +74,8 @@ class ReviewerVerdicts:
 
 def journal_paths(pattern: str, root: Path | None) -> list[str]:
     """The journals `pattern` names from `root`, found as `check --journals` finds them (one bounded glob,
-    services/journal_glob.py); none, said in the log, when it reaches too many folders."""
-    from evalkit.services.journal_glob import TooManyFolders, journal_files
+    services/review/glob.py); none, said in the log, when it reaches too many folders."""
+    from evalkit.services.review.glob import TooManyFolders, journal_files
 
     base = root if root is not None else Path.cwd()
     try:
@@ -89,8 +89,8 @@ def journal_paths(pattern: str, root: Path | None) -> list[str]:
 def count(config: Config, paths: list[str]) -> dict[str, Tally]:
     """The decisions on each rule's proposals in the readable journals among `paths`."""
     from evalkit.engine.evaluator import Evaluator
-    from evalkit.services.reviews import ReviewsError, read_reviews
-    from evalkit.services.stats import review_stats
+    from evalkit.services.review.reviews import ReviewsError, read_reviews
+    from evalkit.services.stats.compute import review_stats
 
     readable = [path for path in paths if path.endswith(JOURNAL_SUFFIX) and Path(path).is_file()]
     if not readable or config.plan is None:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from evalkit.engine.config import Config, config_files
 from evalkit.engine.diagnostics import Diagnostic
-from evalkit.services.check import rule_positions
-from evalkit.services.ruletest_load import TESTS_FOLDER, case_problems, check_test_text
+from evalkit.services.check.runner import rule_positions
+from evalkit.services.ruletests.load import TESTS_FOLDER, case_problems, check_test_text
 
 SCHEMA = "ruletest"  # the schema rule test files follow (schemas/ruletest.schema.json)
 

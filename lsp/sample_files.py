@@ -16,8 +16,8 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from evalkit.services.fingerprints import Fingerprint, fingerprint
-from evalkit.services.inputs import LoadedSubmission, expand_inputs, read_file
+from evalkit.services.inputs.fingerprints import Fingerprint, fingerprint
+from evalkit.services.inputs.read import LoadedSubmission, expand_inputs, read_file
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,7 +34,7 @@ from evalkit.lsp.session import OpenDocument, Session, lines_of
 from evalkit.lsp.stdio import serve_stdio
 from evalkit.lsp.workspace import FolderState, uri_for
 from evalkit.lsp.yamlcontext import cursor_at, target_at
-from evalkit.services.config_files import no_config_files
+from evalkit.services.config.folders import no_config_files
 
 
 class EvalkitServer(LanguageServer):

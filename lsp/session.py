@@ -47,8 +47,8 @@ from evalkit.lsp.workspace import (
     uri_for,
 )
 from evalkit.lsp.yamlcontext import StructureIndex, top_level_keys, within_engine_limits
-from evalkit.services.inputs import LoadedSubmission
-from evalkit.services.samples import find_samples_dir, samples_option_path
+from evalkit.services.check.samples import find_samples_dir, samples_option_path
+from evalkit.services.inputs.read import LoadedSubmission
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")

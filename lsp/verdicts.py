@@ -20,7 +20,7 @@ from evalkit.engine.config import Config
 from evalkit.engine.context import Signals
 from evalkit.engine.result import Result
 from evalkit.engine.submission import Submission
-from evalkit.services.evaluation import Evaluate
+from evalkit.services.run.evaluation import Evaluate
 
 Column = tuple[bool, ...]  # one rule's verdict on each sample, in order
 KEPT_CONFIGS = 2  # the columns of this many recent configs are kept: an edit undone finds its rules tested

@@ -308,7 +308,7 @@ def _encoded(members: dict[str, Raw], value: float) -> bytes:
 def _without_line_end(text: str, error: json.JSONDecodeError) -> json.JSONDecodeError:
     """The error of `text` read without its line end, where `error` is at that end: a row that ends inside
     a string is an unterminated string, not a string holding a newline (an invalid control character).
-    services/inputs.py reads an eval line the same way; the scorers import nothing of the services."""
+    services/inputs/read.py reads an eval line the same way; the scorers import nothing of the services."""
     body = text.rstrip("\r\n")
     if body == text or error.pos < len(body):
         return error

@@ -145,7 +145,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session", autouse=True)
 def _config_cache_of_the_suite(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """`evalkit eval` caches checked configs in the user's cache folder (services/config_cache.py): the suite
+    """`evalkit eval` caches checked configs in the user's cache folder (services/config/cache.py): the suite
     gets one of its own, which the commands it runs inherit, and never writes the user's."""
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
 

@@ -56,9 +56,9 @@ def test_the_check_sees_a_wrong_turn(tmp_path: Path) -> None:
     source = tmp_path / "upward.py"
     source.write_text(
         "def f():\n"
-        "    from evalkit.services.batch import run\n"
+        "    from evalkit.services.run.batch import run\n"
         "    import evalkit.lsp.server\n"
         "from evalkit import tui\n"
     )
     found = sorted(evalkit_imports(source))
-    assert found == [(2, "evalkit.services.batch"), (3, "evalkit.lsp.server"), (4, "evalkit.tui")]
+    assert found == [(2, "evalkit.services.run.batch"), (3, "evalkit.lsp.server"), (4, "evalkit.tui")]

@@ -30,7 +30,7 @@ from textual.widgets import DataTable, Input, Static, TabbedContent, TextArea
 
 from evalkit.engine.config import Config, analyze
 from evalkit.engine.result import Result
-from evalkit.services.inputs import LoadedSubmission, read_file
+from evalkit.services.inputs.read import LoadedSubmission, read_file
 from evalkit.tui import filters
 from evalkit.tui.bindings import REVIEW_BINDINGS
 from evalkit.tui.changes import result_changes

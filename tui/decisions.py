@@ -1,7 +1,7 @@
-"""The reviewer's decisions: the model lives in `evalkit.services.decisions`, where `evalkit stats`, `check`
+"""The reviewer's decisions: the model lives in `services/review/decisions.py`, where `evalkit stats`, `check`
 and the language server read journals without Textual; the TUI's modules import it from here."""
 
-from evalkit.services.decisions import (
+from evalkit.services.review.decisions import (
     ACCEPT,
     ACTIONS,
     CLEAR,

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from evalkit.services.atomic import atomic_output
+from evalkit.services.outputs.atomic import atomic_output
 from evalkit.tui.decisions import DONE, NOTE_TARGET, STATUS_TARGET, Decision
 from evalkit.tui.proposals import FLAG, LABEL, RANKING, RATING, REWRITE, Proposal
 

@@ -1,4 +1,4 @@
-"""The decisions journal's writer (`evalkit.services.journal` reads it): JSON Lines, appended, flushed and
+"""The decisions journal's writer (services/review/journal.py reads it): JSON Lines, appended, flushed and
 fsynced before a decision counts.
 
 Each line is one entry (`ts`, `source`, `target`, `action`, `value`, `note`, `step`; see `decisions`). The
@@ -19,8 +19,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from evalkit.engine.text import not_a_regular_file
-from evalkit.services.journal import JournalContents, JournalError, is_entry, parse_journal, read_journal
-from evalkit.services.journal_chain import chained_lines
+from evalkit.services.review.chain import chained_lines
+from evalkit.services.review.journal import (
+    JournalContents,
+    JournalError,
+    is_entry,
+    parse_journal,
+    read_journal,
+)
 
 __all__ = ["Journal", "JournalContents", "JournalError", "parse_journal"]
 
@@ -117,7 +123,7 @@ def _end_last_line(handle: IO[bytes]) -> None:
 
 def _last_complete_line(fd: int, end: int) -> bytes | None:
     """The last non-blank line before `end` (which follows a newline), the one a new entry links to (its
-    hash chain: services/journal_chain.py); None in a journal of blank lines. Read from the end, not
+    hash chain: services/review/chain.py); None in a journal of blank lines. Read from the end, not
     whole."""
     while end > 0:
         start = _last_line_start(fd, end - 1)

@@ -20,8 +20,8 @@ from typing import Any, NamedTuple
 from evalkit.engine.config import Config
 from evalkit.engine.evaluator import Evaluator
 from evalkit.engine.result import Result
-from evalkit.services.evaluation import EvaluationFailure, evaluate_safely
-from evalkit.services.inputs import LoadedSubmission
+from evalkit.services.inputs.read import LoadedSubmission
+from evalkit.services.run.evaluation import EvaluationFailure, evaluate_safely
 from evalkit.tui import filters
 from evalkit.tui.decisions import (
     ACCEPT,

@@ -1,7 +1,7 @@
-"""The engine's proposals for one submission: the model lives in `evalkit.services.proposals`, where
+"""The engine's proposals for one submission: the model lives in `evalkit.services.review.proposals`, where
 `evalkit stats`, `check` and the language server use it without Textual; the TUI imports it from here."""
 
-from evalkit.services.proposals import (
+from evalkit.services.review.proposals import (
     FLAG,
     LABEL,
     RANKING,

@@ -25,11 +25,11 @@ from typing import Any, cast
 from rich.text import Text
 from textual import work
 
-from evalkit.services.inputs import LoadedSubmission, parse_text
-from evalkit.services.journal import JournalContents, JournalError
+from evalkit.services.inputs.read import LoadedSubmission, parse_text
 from evalkit.services.queue import LeaseLost, QueueError, Unavailable
 from evalkit.services.queue.spool import Spool
 from evalkit.services.queue.store import ADJUDICATION, REVIEW, Progress, QueueStore
+from evalkit.services.review.journal import JournalContents, JournalError
 from evalkit.tui.app import ReviewApp
 from evalkit.tui.decisions import STATUS_TARGET
 from evalkit.tui.journal import Journal

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from evalkit.services.fingerprints import Fingerprint, fingerprint
+from evalkit.services.inputs.fingerprints import Fingerprint, fingerprint
 
 POLL_SECONDS = 1.0
 

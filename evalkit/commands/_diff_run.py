@@ -11,13 +11,13 @@ from pathlib import Path
 from evalkit.commands.diff import PROG, gate_problems, head_folder, label_limit
 from evalkit.engine.config import Config
 from evalkit.engine.untrusted_text import shown_as
-from evalkit.services.batch import raw_items
-from evalkit.services.config_files import refuse_missing_config_dir, refuse_without_config_files
-from evalkit.services.diff import DiffRecipe, DiffReport, ItemDiff, Unchanged, diff_items
-from evalkit.services.diffrender import RENDERERS
-from evalkit.services.gitrev import BadFile, ConfigSource, NoRevision, RevisionError, config_at
-from evalkit.services.inputs import STDIN, no_submissions
-from evalkit.services.stdin import items_with_stdin, stdin_problem
+from evalkit.services.config.folders import refuse_missing_config_dir, refuse_without_config_files
+from evalkit.services.config.gitrev import BadFile, ConfigSource, NoRevision, RevisionError, config_at
+from evalkit.services.diff.impact import DiffRecipe, DiffReport, ItemDiff, Unchanged, diff_items
+from evalkit.services.diff.render import RENDERERS
+from evalkit.services.inputs.read import STDIN, no_submissions
+from evalkit.services.inputs.stdin import items_with_stdin, stdin_problem
+from evalkit.services.run.batch import raw_items
 from evalkit.services.usage import UsageProblem
 
 

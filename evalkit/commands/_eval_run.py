@@ -13,8 +13,12 @@ from typing import IO, TYPE_CHECKING, Any, TextIO
 
 from evalkit.engine.config import Config
 from evalkit.engine.text import shown
-from evalkit.services.atomic import atomic_output
-from evalkit.services.batch import (
+from evalkit.services.config.cache import load_for_eval
+from evalkit.services.config.folders import refuse_missing_config_dir, refuse_without_config_files
+from evalkit.services.inputs.read import STDIN, no_submissions
+from evalkit.services.outputs.atomic import atomic_output
+from evalkit.services.outputs.over_input import input_written_over
+from evalkit.services.run.batch import (
     Outcome,
     RawItem,
     Rendered,
@@ -27,19 +31,15 @@ from evalkit.services.batch import (
     jsonl_line,
     raw_items,
 )
-from evalkit.services.config_cache import load_for_eval
-from evalkit.services.config_files import refuse_missing_config_dir, refuse_without_config_files
-from evalkit.services.inputs import STDIN, no_submissions
-from evalkit.services.output_over_input import input_written_over
-from evalkit.services.progress import Progress, counted
+from evalkit.services.run.progress import Progress, counted
+from evalkit.services.run.workers import PlacingFailed, WorkerDied
 from evalkit.services.usage import UsageProblem
-from evalkit.services.workers import PlacingFailed, WorkerDied
 
 if TYPE_CHECKING:
     import argparse
 
-    from evalkit.services.pool import Spooled
-    from evalkit.services.workers import Held
+    from evalkit.services.run.pool import Spooled
+    from evalkit.services.run.workers import Held
 
 
 class OutputFailed(Exception):
@@ -76,7 +76,7 @@ class Sink:
         with _writing(self.name):
             buffer = getattr(self.handle, "buffer", None)
             if not isinstance(data, bytes):
-                from evalkit.services.pool import Spooled, copy_spooled, place
+                from evalkit.services.run.pool import Spooled, copy_spooled, place
 
                 self.handle.flush()
                 if buffer is not None:
@@ -133,7 +133,7 @@ def _items(inputs: list[str]) -> Generator[RawItem | Outcome, None, None]:
     """raw_items of the inputs, `-` read from standard input where it stands among them."""
     if STDIN not in inputs:
         return raw_items(inputs)
-    from evalkit.services.stdin import items_with_stdin
+    from evalkit.services.inputs.stdin import items_with_stdin
 
     return items_with_stdin(inputs)
 
@@ -186,7 +186,7 @@ class EvalRun:
                 self._say(f"{path}: no such file or folder")
             return 2
         if STDIN in self.args.inputs:
-            from evalkit.services.stdin import stdin_problem
+            from evalkit.services.inputs.stdin import stdin_problem
 
             problem = stdin_problem(self.args.inputs)
             if problem is not None:
@@ -233,7 +233,7 @@ class EvalRun:
             progress.clear()  # the message that follows starts at the left edge
             outcomes.close()
             if self.args.out is None:  # a prefix of the whole output, without holes; said on Ctrl+C, SIGTERM
-                from evalkit.services.pool import cut_stdout
+                from evalkit.services.run.pool import cut_stdout
 
                 note = cut_stdout()
                 if note is not None and isinstance(ended, KeyboardInterrupt):
@@ -352,7 +352,7 @@ def _files_of_our_own(out: str | None, explain: str | None) -> bool:
     into themselves, at offsets the parent gives: --out and --explain-json (atomic outputs' temporary
     files, open before the workers start), or stdout redirected to a file (`> results.jsonl`, not `>>`:
     there each write would go to the end); not a device or a pipe."""
-    from evalkit.services.pool import stdout_is_a_file
+    from evalkit.services.run.pool import stdout_is_a_file
 
     if out is None and not stdout_is_a_file():
         return False
@@ -414,7 +414,7 @@ def _summary(outcomes: list[Outcome]) -> dict[str, Any]:
 
 
 def _report(config: Config, outcomes: list[Outcome]) -> str:
-    from evalkit.services.report_md import error_section, render_report
+    from evalkit.services.run.report_md import error_section, render_report
 
     summary: dict[str, Any] = {
         **_summary(outcomes),

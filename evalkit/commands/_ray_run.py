@@ -210,7 +210,7 @@ def _run_chunks(job: Job, tasks: Iterator[Task], take: Callable[[Done], None], o
 
 def _described(task: Task) -> str:
     from evalkit.ray._chunks import ParquetFile
-    from evalkit.services.pool import LineRange
+    from evalkit.services.run.pool import LineRange
 
     if isinstance(task, LineRange):
         return f"{task.source} from line {task.first}"
@@ -248,7 +248,7 @@ def _keep_stdout() -> IO[bytes]:
 
 def _checked_config(folder: str | None, prog: str) -> Any:
     from evalkit.engine.config import analyze
-    from evalkit.services.config_files import refuse_missing_config_dir, refuse_without_config_files
+    from evalkit.services.config.folders import refuse_missing_config_dir, refuse_without_config_files
 
     refuse_missing_config_dir(folder)
     config = analyze(folder)
@@ -440,8 +440,8 @@ def _progress(files: list[Path]) -> Any:
     import pyarrow.parquet as pq
 
     from evalkit.ray._files import PARQUET
-    from evalkit.services.batch import count_items
-    from evalkit.services.progress import Progress, counted
+    from evalkit.services.run.batch import count_items
+    from evalkit.services.run.progress import Progress, counted
 
     if not sys.stderr.isatty():
         return Progress(0, counted)

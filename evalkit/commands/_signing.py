@@ -87,7 +87,7 @@ def _arguments(args: argparse.Namespace) -> list[str]:
 
 def expanded(names: list[str]) -> Callable[[], list[Path]]:
     def files() -> list[Path]:
-        from evalkit.services.inputs import expand_inputs
+        from evalkit.services.inputs.read import expand_inputs
 
         return sorted(expand_inputs(names)[0])
 
@@ -152,7 +152,7 @@ def signed_checkpoint(
     """`evalkit review --sign KEY`: when the session ends, one bundle `<journal>.sigstore.json` signing a
     checkpoint of the journal (its digest, its lines, its last line's digest) and every file the reviewer
     exported during the session."""
-    from evalkit.services.journal_chain import check_chain
+    from evalkit.services.review.chain import check_chain
 
     outputs: dict[str, str | None] = {"decisions": str(journal)}
 
@@ -222,7 +222,7 @@ def signed_diff(args: argparse.Namespace, run: Callable[[argparse.Namespace], in
 def _diff_into(args: argparse.Namespace, run: Callable[[argparse.Namespace], int]) -> int:
     import contextlib
 
-    from evalkit.services.atomic import atomic_output
+    from evalkit.services.outputs.atomic import atomic_output
 
     code = 2
     try:

@@ -59,8 +59,8 @@ def _rate(text: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     from evalkit.engine.untrusted_text import shown_as
-    from evalkit.services.check import ReviewVerdicts, check_paths
-    from evalkit.services.check_reporters import render, use_colour
+    from evalkit.services.check.reporters import render, use_colour
+    from evalkit.services.check.runner import ReviewVerdicts, check_paths
     from evalkit.services.usage import UsageProblem
 
     if args.max_discard_rate is not None and args.journals is None:

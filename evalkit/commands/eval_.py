@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from evalkit.commands._eval_run import EvalRun
-    from evalkit.services.workers import capped_jobs
+    from evalkit.services.run.workers import capped_jobs
 
     if args.jobs < 1:
         print(f"{args.prog}: --jobs must be at least 1", file=sys.stderr)

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit.services.review_files import EXPORT_SUFFIX, JOURNAL_SUFFIX, default_path
+from evalkit.services.review.files import EXPORT_SUFFIX, JOURNAL_SUFFIX, default_path
 from evalkit.services.usage import UsageProblem
 
 if TYPE_CHECKING:
@@ -150,7 +150,7 @@ def _lock(journal_path: Path) -> JournalLock:
 
 def _input_files(inputs: list[str]) -> list[Path]:
     """The submission files to read; a folder's own journals and exports are not submissions."""
-    from evalkit.services.inputs import expand_inputs
+    from evalkit.services.inputs.read import expand_inputs
 
     if not inputs:
         raise UsageProblem("no INPUT given: name submission files, JSONL files or folders to review")
@@ -168,7 +168,7 @@ def _input_files(inputs: list[str]) -> list[Path]:
 def _refuse_outputs_over_inputs(inputs: list[str], journal: Path, export: str | None) -> None:
     """The journal (appended to) and the export (replaced) must be files of their own."""
     from evalkit.engine.text import shown
-    from evalkit.services.output_over_input import input_written_over
+    from evalkit.services.outputs.over_input import input_written_over
 
     if input_written_over(str(journal), inputs) is not None:
         name = shown(str(journal))
@@ -181,7 +181,7 @@ def _refuse_outputs_over_inputs(inputs: list[str], journal: Path, export: str | 
 
 def _config(config_dir: str | None) -> Config:
     from evalkit.engine.config import analyze
-    from evalkit.services.config_files import refuse_missing_config_dir, refuse_without_config_files
+    from evalkit.services.config.folders import refuse_missing_config_dir, refuse_without_config_files
 
     refuse_missing_config_dir(config_dir)
     config = analyze(config_dir)
@@ -209,7 +209,7 @@ def open_session(config: Config, journal_path: Path) -> tuple[ReviewSession, Jou
 def _export(session: ReviewSession, files: list[Path], destination: Path) -> int:
     from evalkit.engine.text import counted
     from evalkit.engine.untrusted_text import shown_as
-    from evalkit.services.inputs import read_file
+    from evalkit.services.inputs.read import read_file
     from evalkit.tui.export import write_jsonl_atomic
 
     if not session.config.ok:

@@ -30,9 +30,9 @@ if TYPE_CHECKING:
 
     from evalkit.qydomain.records import RowError
     from evalkit.qydomain.summary import ScoreSummary
-    from evalkit.services.pool import Spooled
-    from evalkit.services.progress import Progress
-    from evalkit.services.workers import Held
+    from evalkit.services.run.pool import Spooled
+    from evalkit.services.run.progress import Progress
+    from evalkit.services.run.workers import Held
 
 CHUNK_LINES = 1000  # lines per unit of work: large enough to amortise pickling, small enough to stream
 PROGRESS_MIN_BYTES = 1 << 20  # smaller inputs finish before a bar would be worth drawing
@@ -96,7 +96,7 @@ def _run(args: argparse.Namespace) -> int:
 
         return run_score(args)
     from evalkit.qydomain.summary import ScoreSummary
-    from evalkit.services.workers import capped_jobs
+    from evalkit.services.run.workers import capped_jobs
 
     args.jobs = capped_jobs(args.jobs, args.prog)
     summary = ScoreSummary()
@@ -122,7 +122,7 @@ def _score_file(args: argparse.Namespace, summary: ScoreSummary) -> int:
         tally = _Tally(name, summary, os.fstat(source.fileno()).st_size)
         if stat.S_ISREG(os.fstat(source.fileno()).st_mode):
             # --out's temporary file, or stdout redirected to a file: the workers write their chunks into it
-            from evalkit.services.pool import stdout_is_a_file
+            from evalkit.services.run.pool import stdout_is_a_file
 
             hold = args.out is not None or stdout_is_a_file()
             _score_ranges(source, args.input, name, args.jobs, write, tally, hold)
@@ -140,7 +140,7 @@ class _Tally:
 
     def __init__(self, name: str, summary: ScoreSummary, total_bytes: int) -> None:
         from evalkit.engine.untrusted_text import shown_as
-        from evalkit.services.progress import Progress
+        from evalkit.services.run.progress import Progress
 
         self.summary, self.bad_lines = summary, 0
         self.lines = 0  # lines taken so far: the number of the next one, less one
@@ -204,8 +204,8 @@ def _score_ranges(
     back. Each worker reads its range itself, scores it and renders its output lines. With one job the
     ranges are scored here, the same way. `hold`: the output is a regular file of our own (--out's
     temporary file), which the workers write their chunks into themselves (pool.py's spool_folder)."""
-    from evalkit.services.pool import ordered_map, spool_folder
-    from evalkit.services.workers import WorkerDied
+    from evalkit.services.run.pool import ordered_map, spool_folder
+    from evalkit.services.run.workers import WorkerDied
 
     try:
         with spool_folder(jobs, hold) as spool:
@@ -237,7 +237,7 @@ def _take(scored: Scored, name: str, write: Callable[[bytes | Spooled | Held], N
 def _ranges(source: BinaryIO, path: str, name: str) -> Iterator[ByteRange]:
     """Ranges of about RANGE_BYTES of whole lines of the open regular file `source`, from where it is,
     found as they are needed (the first is at work while the rest of a large file is unlooked at)."""
-    from evalkit.services.inputs import byte_ranges
+    from evalkit.services.inputs.read import byte_ranges
 
     try:
         for start, end in byte_ranges(source, RANGE_BYTES):
@@ -248,20 +248,20 @@ def _ranges(source: BinaryIO, path: str, name: str) -> Iterator[ByteRange]:
 
 @dataclass(frozen=True, slots=True)
 class ScoreRanges:
-    """What a worker runs on each range (services/pool.py's `make`): score_range, writing its output to
-    `spool` (services/pool.py's spool_folder) when there is one."""
+    """What a worker runs on each range (services/run/pool.py's `make`): score_range, writing its output to
+    `spool` (services/run/pool.py's spool_folder) when there is one."""
 
     spool: str | None
 
     def __call__(self) -> Callable[[ByteRange], Scored]:
-        from evalkit.services.pool import spooler
+        from evalkit.services.run.pool import spooler
 
         return functools.partial(score_range, keep=spooler(self.spool))
 
 
 def score_range(part: ByteRange, keep: Callable[[bytes], bytes | Spooled | Held] | None = None) -> Scored:
     """Score the lines of part.path between part.start and part.end (a worker's unit with --jobs); `keep`
-    is what becomes of the output (services/pool.py's spooler: a file, held by the worker, or as it is).
+    is what becomes of the output (services/run/pool.py's spooler: a file, held by the worker, or as it is).
     A range no line of which can be too long is read at once and scored by qydomain's score_text, the
     twin of score_lines (tests/qydomain/test_score_text.py)."""
     from evalkit.engine.limits import MAX_SUBMISSION_BYTES
@@ -422,8 +422,8 @@ def _error_entry(path: str, number: int, code: str, message: str) -> bytes:
 def _score_chunks(chunks: Iterable[Chunk], path: str, jobs: int) -> Iterator[Scored]:
     """Each chunk scored, in input order (a pipe with --jobs: the parent reads the lines, workers score them
     and send back their output lines)."""
-    from evalkit.services.pool import ordered_map
-    from evalkit.services.workers import WorkerDied
+    from evalkit.services.run.pool import ordered_map
+    from evalkit.services.run.workers import WorkerDied
 
     try:
         yield from ordered_map(chunks, ScoreChunks(), jobs)
@@ -433,7 +433,7 @@ def _score_chunks(chunks: Iterable[Chunk], path: str, jobs: int) -> Iterator[Sco
 
 @dataclass(frozen=True, slots=True)
 class ScoreChunks:
-    """What runs on each chunk of lines (services/pool.py's `make`): score_chunk."""
+    """What runs on each chunk of lines (services/run/pool.py's `make`): score_chunk."""
 
     def __call__(self) -> Callable[[Chunk], Scored]:
         return score_chunk
@@ -454,7 +454,7 @@ def _show_error(progress: Progress, count: int, message: str) -> None:
 @contextlib.contextmanager
 def _output(path: str | None, prog: str) -> Iterator[Callable[[bytes | Spooled | Held], None]]:
     """Where the scored JSONL goes: stdout, or --out through a temporary file that replaces it only when
-    the whole input was read (services/atomic.py). A chunk a worker spooled to a file is copied on by the
+    the whole input was read (outputs/atomic.py). A chunk a worker spooled to a file is copied on by the
     kernel; one a worker holds, it writes into the file itself (a write of its that failed is raised when
     the pool ends, PlacingFailed, an OSError: it names the output too)."""
     if path is None:
@@ -469,7 +469,7 @@ def _output(path: str | None, prog: str) -> Iterator[Callable[[bytes | Spooled |
             except (
                 BaseException
             ) as ended:  # a prefix of the whole output, without holes; said on Ctrl+C, SIGTERM
-                from evalkit.services.pool import cut_stdout
+                from evalkit.services.run.pool import cut_stdout
 
                 note = cut_stdout()
                 if note is not None and isinstance(ended, KeyboardInterrupt):
@@ -477,7 +477,7 @@ def _output(path: str | None, prog: str) -> Iterator[Callable[[bytes | Spooled |
                 raise
             sys.stdout.flush()
         return
-    from evalkit.services.atomic import atomic_output
+    from evalkit.services.outputs.atomic import atomic_output
 
     with _write_errors_stop(path), atomic_output(path, binary=True) as handle:
 
@@ -492,7 +492,7 @@ def _write(handle: IO[bytes], data: bytes | Spooled | Held) -> None:
     if isinstance(data, bytes):
         handle.write(data)
         return
-    from evalkit.services.pool import Spooled, copy_spooled, place
+    from evalkit.services.run.pool import Spooled, copy_spooled, place
 
     handle.flush()
     if isinstance(data, Spooled):

@@ -18,7 +18,7 @@ from evalkit.services.usage import UsageProblem
 
 if TYPE_CHECKING:
     from evalkit.engine.config import Config
-    from evalkit.services.stats import ReviewStats
+    from evalkit.services.stats.compute import ReviewStats
 
 FORMATS = ("text", "json", "html")
 
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _refuse_output_over_input(args: argparse.Namespace) -> None:
     from evalkit.engine.text import shown
-    from evalkit.services.output_over_input import input_written_over
+    from evalkit.services.outputs.over_input import input_written_over
 
     if args.out is not None and Path(args.out).is_dir():  # found now, not after the report was made
         raise UsageProblem(f"{shown(args.out)}: cannot write: it is a folder")
@@ -72,8 +72,8 @@ def _refuse_output_over_input(args: argparse.Namespace) -> None:
 def _report(args: argparse.Namespace) -> str:
     from evalkit.engine.diagnostics import Severity
     from evalkit.engine.evaluator import Evaluator
-    from evalkit.services.reviews import ReviewsError, read_reviews, skipped_lines
-    from evalkit.services.stats import review_stats
+    from evalkit.services.review.reviews import ReviewsError, read_reviews, skipped_lines
+    from evalkit.services.stats.compute import review_stats
 
     missing = [name for name in args.inputs or [] if not Path(name).exists()]
     if missing:
@@ -96,20 +96,20 @@ def _report(args: argparse.Namespace) -> str:
 
 def _render(kind: str, stats: ReviewStats, about: dict[str, str]) -> str:
     if kind == "html":
-        from evalkit.services.stats_html import render_html
+        from evalkit.services.stats.html import render_html
 
         return render_html(stats, about)
-    from evalkit.services.stats_report import render_json, render_text
+    from evalkit.services.stats.report import render_json, render_text
 
     render = render_json if kind == "json" else render_text
     return render(stats, about)
 
 
 def _config(config_dir: str | None) -> Config:
-    """The config, from eval's compiled-config cache when it was checked before (services/config_cache.py):
+    """The config, from eval's compiled-config cache when it was checked before (services/config/cache.py):
     stats evaluates each reviewed submission as eval does, and needs no more of it."""
-    from evalkit.services.config_cache import load_for_eval
-    from evalkit.services.config_files import refuse_missing_config_dir, refuse_without_config_files
+    from evalkit.services.config.cache import load_for_eval
+    from evalkit.services.config.folders import refuse_missing_config_dir, refuse_without_config_files
 
     refuse_missing_config_dir(config_dir)
     config = load_for_eval(config_dir)
@@ -122,7 +122,7 @@ def _config(config_dir: str | None) -> Config:
 
 
 def _write(output: str, out: str | None) -> None:
-    from evalkit.services.atomic import atomic_output
+    from evalkit.services.outputs.atomic import atomic_output
 
     if out is None:
         print(output)

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 from evalkit.engine.untrusted_text import shown_as
 
 if TYPE_CHECKING:
-    from evalkit.services.ruletest_load import Case, RuleTestFile
-    from evalkit.services.ruletest_run import CaseOutcome, Suite
+    from evalkit.services.ruletests.load import Case, RuleTestFile
+    from evalkit.services.ruletests.run import CaseOutcome, Suite
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -36,8 +36,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evalkit.services.ruletest_load import find_suites
-    from evalkit.services.ruletest_run import open_suite
+    from evalkit.services.ruletests.load import find_suites
+    from evalkit.services.ruletests.run import open_suite
     from evalkit.services.usage import UsageProblem
 
     try:
@@ -71,7 +71,7 @@ class Tally:
 def _run_file(suite: Suite, test_file: RuleTestFile, update: bool, tally: Tally) -> None:
     """Print the file's problems and each case's outcome as it comes. With --update, the failed cases it
     can record are written back once the file has run, and said then (as UPDATED)."""
-    from evalkit.services.ruletest_update import recorded_values, update_file
+    from evalkit.services.ruletests.update import recorded_values, update_file
 
     for diagnostic in test_file.diagnostics:
         print(diagnostic.format())
@@ -121,7 +121,7 @@ def _case_report(outcome: CaseOutcome) -> str:
 
 
 def _mismatch_lines(outcome: CaseOutcome) -> list[str]:
-    from evalkit.services.ruletest_explain import explain_rule
+    from evalkit.services.ruletests.explain import explain_rule
 
     lines = []
     for mismatch in outcome.mismatches:

@@ -60,7 +60,7 @@ def _journal(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from evalkit.engine.text import shown
-    from evalkit.services.journal_chain import check_chain
+    from evalkit.services.review.chain import check_chain
     from evalkit.services.signing import SigningProblem
 
     if args.key or args.artifacts or args.reproduce or args.tsa_cert or args.trusted_root:

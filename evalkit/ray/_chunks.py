@@ -2,7 +2,7 @@
 
 The driver only cuts the inputs (a JSONL file into ranges of whole lines, numbered as it counts their
 newlines; a Parquet file whole; other files read as text, they are small) and hands each chunk to a worker.
-The worker reads its chunk itself, evaluates or scores it with the local run's own code (services/batch.py's
+The worker reads its chunk itself, evaluates or scores it with the local run's own code (run/batch.py's
 ChunkRenderer, commands/score.py's score_range), and either sends its output back (a single ordered output)
 or writes it as a part of an `--out` folder itself and sends back only the part's name and size. The
 files are read by path, so every node must see the inputs (and an `--out` folder) where the driver does,
@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from evalkit.services.batch import Outcome, RawItem
-from evalkit.services.pool import LineRange
+from evalkit.services.run.batch import Outcome, RawItem
+from evalkit.services.run.pool import LineRange
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -75,7 +75,7 @@ class Done(NamedTuple):
 def eval_tasks(files: list[Path]) -> Iterator[Task]:
     """eval's chunks, in input order."""
     from evalkit.engine.text import shown
-    from evalkit.services.inputs import read_problem, read_text
+    from evalkit.services.inputs.read import read_problem, read_text
 
     pending: list[RawItem | Outcome] = []
     for path in files:
@@ -113,7 +113,7 @@ def _file_tasks(path: Path, source: str, check_encoding: bool) -> Iterator[Task]
         yield ParquetFile(absolute, source)
         return
     from evalkit.engine.text import NotText, check_not_other_encoding
-    from evalkit.services.inputs import line_ranges, read_problem
+    from evalkit.services.inputs.read import line_ranges, read_problem
 
     try:
         with open(path, "rb") as handle:
@@ -193,7 +193,7 @@ def _renderer(job: Job) -> Any:
     import tempfile
 
     from evalkit.engine.config import analyze
-    from evalkit.services.batch import BatchEvaluator, ChunkRenderer, Want
+    from evalkit.services.run.batch import BatchEvaluator, ChunkRenderer, Want
 
     assert job.config is not None
     with tempfile.TemporaryDirectory(prefix="evalkit-config-") as folder:

@@ -21,7 +21,7 @@ import pyarrow as pa
 from ray.data import Datasource, ReadTask
 from ray.data.block import BlockMetadata
 
-from evalkit.services.inputs import SUBMISSION_SUFFIXES, TOOL_OUTPUTS
+from evalkit.services.inputs.read import SUBMISSION_SUFFIXES, TOOL_OUTPUTS
 
 PARQUET = ".parquet"
 EVAL_SUFFIXES = (*SUBMISSION_SUFFIXES, PARQUET)
@@ -79,7 +79,7 @@ def parquet_rows(path: Path) -> Iterator[tuple[str, str | None, str | None]]:
 
 def submission_rows(path: Path) -> Iterator[dict[str, Any]]:
     """`evalkit eval`'s rows for one file: source, text, suffix (the text's format) and error."""
-    from evalkit.services.batch import Outcome, raw_items
+    from evalkit.services.run.batch import Outcome, raw_items
 
     if path.suffix == PARQUET:
         for source, text, problem in parquet_rows(path):

@@ -74,7 +74,7 @@ class FileOutput(Output):
     """One file, written into a hidden temporary file beside it and renamed over it when complete."""
 
     def __init__(self, path: str, schema: pa.Schema | None) -> None:
-        from evalkit.services.atomic import _remove_orphans, _special, stamped_name
+        from evalkit.services.outputs.atomic import _remove_orphans, _special, stamped_name
 
         self.target = Path(path)
         self.special = _special(self.target)  # /dev/null, a pipe: written in place, as atomic_output does
@@ -121,7 +121,7 @@ class FolderOutput(Output):
     """Parts the workers write into the folder, and the manifest that orders them."""
 
     def __init__(self, path: str, form: str) -> None:
-        from evalkit.services.atomic import stamped_name
+        from evalkit.services.outputs.atomic import stamped_name
 
         self.folder = Path(path)
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -135,7 +135,7 @@ class FolderOutput(Output):
             self.entries.append({"file": done.part, "records": done.records, "bytes": done.size})
 
     def commit(self, command: str) -> None:
-        from evalkit.services.atomic import write_text_atomic
+        from evalkit.services.outputs.atomic import write_text_atomic
 
         manifest = {
             "evalkit": command,

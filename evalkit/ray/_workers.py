@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from evalkit.qydomain.records import RowError, score_json_line
 from evalkit.ray._files import row_text
-from evalkit.services.batch import Outcome, RawItem
+from evalkit.services.run.batch import Outcome, RawItem
 
 EVALUATED_SCHEMA = pa.schema(
     [("source", pa.string()), ("label", pa.string()), ("error", pa.string()), ("record", pa.large_string())]
@@ -95,7 +95,7 @@ class EvaluateBatch:
     def __init__(self, config: Mapping[str, bytes] | str | Path | None = None) -> None:
         from evalkit.commands._eval_run import _rendered
         from evalkit.engine.config import analyze
-        from evalkit.services.batch import BatchEvaluator, Want
+        from evalkit.services.run.batch import BatchEvaluator, Want
 
         files = config if isinstance(config, Mapping) else config_files(config)
         with tempfile.TemporaryDirectory(prefix="evalkit-config-") as folder:

@@ -15,9 +15,9 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any
 
-from evalkit.services.atomic import atomic_output
+from evalkit.services.outputs.atomic import atomic_output
 from evalkit.services.queue.store import ADJUDICATION, REVIEW, QueueStore
-from evalkit.services.review_files import JOURNAL_SUFFIX
+from evalkit.services.review.files import JOURNAL_SUFFIX
 
 ITEMS_FILE = "items.jsonl"
 ADJUDICATION_JOURNAL = "+adjudication"

@@ -1,5 +1,5 @@
 """`evalkit queue status`: progress per reviewer (done, claimed, pace), reviews per item, and agreement so
-far on the items two or more reviewers finished: Krippendorff's alpha (services/agreement.py, the one
+far on the items two or more reviewers finished: Krippendorff's alpha (services/stats/agreement.py, the one
 `evalkit stats` uses) over final ratings (interval) and labels (nominal), and per rule over what reviewers
 did with that rule's proposals (accept, discard, edit: nominal).
 
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
-from evalkit.services.agreement import Alpha, alpha_of_units
 from evalkit.services.queue.store import REVIEW, QueueStore
+from evalkit.services.stats.agreement import Alpha, alpha_of_units
 
 NO_LABEL = "(none)"  # as `evalkit stats` counts a label discarded or cleared
 SHOWN_IN_PROGRESS = 20  # items listed by name in the text and HTML reports

@@ -11,7 +11,7 @@ import msgspec
 
 def queue_items(inputs: Sequence[str], unread: list[str]) -> Iterator[tuple[str, str, str]]:
     """(digest, source, body) of each valid submission; what cannot be used goes to `unread` as a message."""
-    from evalkit.services.inputs import read_inputs
+    from evalkit.services.inputs.read import read_inputs
 
     for loaded in read_inputs(inputs):
         if loaded.error is not None:

@@ -80,7 +80,7 @@ def sign_run(signer: PreparedSigner, record: RunRecord) -> Path:
         raise SigningProblem(f"cannot read {shown(str(exc.filename))} to sign it: {exc.strerror}") from None
     payload = json.dumps(claims, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     document = signed_bundle(signer.key, signer.tsa_url, payload)
-    from evalkit.services.atomic import write_text_atomic
+    from evalkit.services.outputs.atomic import write_text_atomic
 
     try:
         write_text_atomic(target, json.dumps(document, indent=2) + "\n")

@@ -159,7 +159,7 @@ def _journal_checkpoint(
         raw = Path(given[0] if given else folder / name).read_bytes()
     except OSError:
         return  # the artifact's check said why
-    from evalkit.services.journal_chain import check_chain, line_digest
+    from evalkit.services.review.chain import check_chain, line_digest
 
     report = check_chain(raw)
     if not report.ok:

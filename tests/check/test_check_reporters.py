@@ -10,8 +10,8 @@ import jsonschema
 import pytest
 
 from evalkit.engine.diagnostics import Diagnostic, Fix, Severity, Span
-from evalkit.services.check import CheckReport
-from evalkit.services.check_reporters import as_json, github, render, sarif, text, use_colour
+from evalkit.services.check.reporters import as_json, github, render, sarif, text, use_colour
+from evalkit.services.check.runner import CheckReport
 
 # What GitHub code scanning reads from an uploaded SARIF file ("SARIF support for code scanning"): a
 # 2.1.0 log whose run names its tool, whose results point at a rule, a level, a message and a region.

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from evalkit.engine.diagnostics import CODES, Diagnostic
-from evalkit.services.check import check_paths
+from evalkit.services.check.runner import check_paths
 
 CONFIGS = Path(__file__).parent / "configs"
 INVALID = sorted(p for p in (CONFIGS / "invalid").iterdir() if p.is_dir())

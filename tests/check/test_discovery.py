@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.services.check import UsageProblem, check_paths, checked_folders
+from evalkit.services.check.runner import UsageProblem, check_paths, checked_folders
 
 CONFIGS = Path(__file__).parent / "configs"
 MIXED = CONFIGS / "invalid" / "mixed_files"

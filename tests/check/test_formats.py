@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.commands import check, diff
-from evalkit.services.diffrender import RENDERERS
+from evalkit.services.diff.render import RENDERERS
 
 REPO = Path(__file__).parents[2]
 EVALKIT = Path(sys.executable).parent / "evalkit"

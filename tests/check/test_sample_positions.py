@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalkit.engine.positions import split_lines
-from evalkit.services.inputs import read_inputs
-from evalkit.services.samples import field_path, problem_position
+from evalkit.services.check.samples import field_path, problem_position
+from evalkit.services.inputs.read import read_inputs
 
 REPO = Path(__file__).parents[2]
 EVALKIT = Path(sys.executable).parent / "evalkit"

@@ -12,7 +12,7 @@ import pytest
 
 from evalkit.engine import Evaluator
 from evalkit.engine.diagnostics import Severity
-from evalkit.services.check import UsageProblem, check_paths
+from evalkit.services.check.runner import UsageProblem, check_paths
 
 REPO = Path(__file__).parents[2]
 CONFIG = REPO / "config_samples"

@@ -1,4 +1,4 @@
-"""`evalkit eval`'s compiled-config cache (services/config_cache.py), through the real command: a warm cache
+"""`evalkit eval`'s compiled-config cache (services/config/cache.py), through the real command: a warm cache
 gives the same outputs without parsing YAML; a tampered or forged entry is ignored and written anew; a
 changed config misses; concurrent first runs leave one valid entry; EVALKIT_NO_CACHE=1 and a key file
 others may read turn it off."""
@@ -221,7 +221,7 @@ def test_an_entry_names_the_build_of_the_code_that_checked_it() -> None:
     """The build in an entry's name reads the files of the folders holding the checks (names, sizes, times):
     an engine changed in place (an editable install rebuilt) never trusts what the one before passed."""
     from evalkit.engine import schema_check, semantic, validator, yamlsource
-    from evalkit.services.config_cache import checker_folders
+    from evalkit.services.config.cache import checker_folders
 
     folders = checker_folders()
     for module in (schema_check, semantic, validator, yamlsource):
@@ -278,7 +278,7 @@ def test_a_cache_file_that_is_no_file_of_ours_is_a_miss(
 def test_a_signed_entry_holding_malformed_data_is_a_miss_written_anew(tmp_path: Path, config: Path) -> None:
     """An entry that verifies (signed with the user's key) but holds what no build writes: a miss, never a
     TypeError; the next run writes a good entry over it."""
-    from evalkit.services import config_cache
+    from evalkit.services.config import cache as config_cache
 
     cache = tmp_path / "cache"
     honest, _ = outputs(cache, tmp_path, config)
@@ -296,7 +296,7 @@ def test_a_signed_entry_holding_malformed_data_is_a_miss_written_anew(tmp_path: 
 
 def _entry_name(config: Path) -> str:
     from evalkit.engine.config import _yaml_bytes, config_files
-    from evalkit.services.config_cache import entry_name
+    from evalkit.services.config.cache import entry_name
 
     files = config_files(config)
     return entry_name(config, files, _yaml_bytes(config, files, {})[0])

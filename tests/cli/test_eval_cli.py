@@ -792,16 +792,17 @@ COLD_EVAL_MODULES = {
         )
     ),
     "evalkit.services",
-    "evalkit.services.atomic",
-    "evalkit.services.batch",
-    "evalkit.services.config_cache",
-    "evalkit.services.config_files",
-    "evalkit.services.inputs",
-    "evalkit.services.output_over_input",
-    "evalkit.services.progress",
-    "evalkit.services.review_files",
+    *(f"evalkit.services.{room}" for room in ("config", "inputs", "outputs", "review", "run")),
+    "evalkit.services.outputs.atomic",
+    "evalkit.services.run.batch",
+    "evalkit.services.config.cache",
+    "evalkit.services.config.folders",
+    "evalkit.services.inputs.read",
+    "evalkit.services.outputs.over_input",
+    "evalkit.services.run.progress",
+    "evalkit.services.review.files",
     "evalkit.services.usage",
-    "evalkit.services.workers",
+    "evalkit.services.run.workers",
 }
 """What `evalkit eval FILE` imports of evalkit with its config cache warm (and the compiled engine's shared
 library, `evalkit.engine._native__mypyc`, when it is compiled)."""

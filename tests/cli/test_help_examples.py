@@ -21,7 +21,7 @@ import pytest
 from evalkit.cli import COMMANDS
 from evalkit.commands.examples import HELP
 from evalkit.engine.config import analyze
-from evalkit.services.inputs import read_inputs
+from evalkit.services.inputs.read import read_inputs
 from evalkit.tui.journal import Journal
 from evalkit.tui.model import ReviewSession
 

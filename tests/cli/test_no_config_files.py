@@ -1,5 +1,5 @@
 """Every command that evaluates with a config refuses a folder without config files with the one message
-(services/config_files.py), naming the folder as every output names a file: a byte that is not UTF-8 as
+(services/config/folders.py), naming the folder as every output names a file: a byte that is not UTF-8 as
 `\\xNN`. `eval --ray` evaluated with no rules at all."""
 
 from __future__ import annotations

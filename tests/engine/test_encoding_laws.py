@@ -9,7 +9,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from evalkit.engine.text import SURROGATES, shown
-from evalkit.services.inputs import parse_text
+from evalkit.services.inputs.read import parse_text
 
 ANY_CHARACTERS = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF))  # lone surrogates included
 

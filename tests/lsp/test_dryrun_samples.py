@@ -12,7 +12,7 @@ from evalkit.engine import Evaluator
 from evalkit.engine.config import analyze
 from evalkit.engine.result import Result
 from evalkit.lsp.dryrun import evaluate_samples
-from evalkit.services.samples import read_samples
+from evalkit.services.check.samples import read_samples
 
 REPO = Path(__file__).parents[2]
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from evalkit.engine import Evaluator
 from evalkit.engine.config import analyze
 from evalkit.lsp import dryrun, impact
-from evalkit.services.diff import side_of
-from evalkit.services.samples import read_samples
+from evalkit.services.check.samples import read_samples
+from evalkit.services.diff.impact import side_of
 
 REPO = Path(__file__).parents[2]
 

@@ -14,7 +14,7 @@ import pytest
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from evalkit.services.config_files import no_config_files
+from evalkit.services.config.folders import no_config_files
 
 if TYPE_CHECKING:
     from conftest import Editor

@@ -14,7 +14,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from evalkit.engine import Evaluator, analyze
-from evalkit.services.inputs import read_inputs
+from evalkit.services.inputs.read import read_inputs
 
 if TYPE_CHECKING:
     from conftest import Editor

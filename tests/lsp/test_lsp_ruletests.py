@@ -13,7 +13,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from evalkit import schemas
-from evalkit.services.ruletest_load import check_test_text
+from evalkit.services.ruletests.load import check_test_text
 
 if TYPE_CHECKING:
     from conftest import Editor

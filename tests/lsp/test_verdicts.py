@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from evalkit.engine import Evaluator
 from evalkit.engine.config import analyze
 from evalkit.lsp.verdicts import VerdictCache
-from evalkit.services.samples import read_samples
+from evalkit.services.check.samples import read_samples
 
 REPO = Path(__file__).parents[2]
 CONFIG = REPO / "config_samples"

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.services.check import UsageProblem
-from evalkit.services.ruletest_load import find_suites, load_test_file, merged
-from evalkit.services.ruletest_run import run_suite
+from evalkit.services.check.runner import UsageProblem
+from evalkit.services.ruletests.load import find_suites, load_test_file, merged
+from evalkit.services.ruletests.run import run_suite
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SUITE = FIXTURES / "suite"

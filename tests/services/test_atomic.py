@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.services.atomic import atomic_output, write_text_atomic
+from evalkit.services.outputs.atomic import atomic_output, write_text_atomic
 
 
 def test_the_new_content_replaces_the_old_and_no_temporary_file_is_left(tmp_path: Path) -> None:
@@ -92,7 +92,7 @@ def test_a_writer_killed_mid_write_leaves_a_temporary_file_the_next_run_removes(
             sys.executable,
             "-c",
             "import sys, time\n"
-            "from evalkit.services.atomic import atomic_output\n"
+            "from evalkit.services.outputs.atomic import atomic_output\n"
             f"with atomic_output({str(target)!r}) as handle:\n"
             "    handle.write('half'); handle.flush(); print('writing', flush=True); time.sleep(60)\n",
         ],

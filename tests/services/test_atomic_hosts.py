@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from evalkit.services.atomic import write_text_atomic
+from evalkit.services.outputs.atomic import write_text_atomic
 
 
 def _gone_pid() -> int:

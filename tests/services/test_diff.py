@@ -1,4 +1,4 @@
-"""services/diff.py: laws of a comparison. A config compared with itself changes nothing; swapping the sides
+"""diff/impact.py: laws of a comparison. A config compared with itself changes nothing; swapping the sides
 mirrors every change (transitions reversed, flags gained become lost, counts swapped); the sums agree with
 the changes listed."""
 
@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from evalkit.engine.config import analyze
 from evalkit.engine.submission import DIMENSIONS, parse_submission
-from evalkit.services.diff import DiffReport, DiffRunner, ItemDiff, Unchanged
-from evalkit.services.diffrender import indented_json, json_text
-from evalkit.services.inputs import read_inputs
+from evalkit.services.diff.impact import DiffReport, DiffRunner, ItemDiff, Unchanged
+from evalkit.services.diff.render import indented_json, json_text
+from evalkit.services.inputs.read import read_inputs
 
 ROOT = Path(__file__).parents[2]
 BASE = analyze(ROOT / "config_samples")
@@ -101,7 +101,7 @@ def test_the_sums_agree_with_the_changes(corpus: list[dict[str, Any]], edits: li
 
 
 def test_a_worker_sends_an_unchanged_submission_as_its_fired_rules_alone() -> None:
-    from evalkit.services.batch import RawItem
+    from evalkit.services.run.batch import RawItem
 
     runner = DiffRunner(BASE, head_with([EDITS[0]]))
     sample = (ROOT / "samples" / "sample_submission.json").read_text(encoding="utf-8")
@@ -123,7 +123,7 @@ def test_a_worker_sends_an_unchanged_submission_as_its_fired_rules_alone() -> No
 
 
 def test_markdown_lists_the_first_hundred_changes_and_counts_the_rest() -> None:
-    from evalkit.services.diffrender import markdown
+    from evalkit.services.diff.render import markdown
 
     short = next(data for data in SAMPLES if data["prompt"].startswith("Repeat exactly: [/INST]"))
     found = report(BASE, head_with([EDITS[0]]), [short] * 130)
@@ -135,7 +135,7 @@ def test_markdown_lists_the_first_hundred_changes_and_counts_the_rest() -> None:
 
 
 def test_markdown_shows_what_a_submission_holds_as_text() -> None:
-    from evalkit.services.diffrender import markdown
+    from evalkit.services.diff.render import markdown
 
     head = head_with([("max_total_length: 80", "max_total_length: 400")])
     runner = DiffRunner(BASE, head)

@@ -1,5 +1,5 @@
-"""Evaluating without raising (`evalkit.services.evaluation`) and the sample dry run built on it
-(`evalkit.services.samples`), which `check --samples` and the language server share."""
+"""Evaluating without raising (`evalkit.services.run.evaluation`) and the sample dry run built on it
+(`evalkit.services.check.samples`), which `check --samples` and the language server share."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from evalkit.engine import Evaluator
 from evalkit.engine.config import analyze
 from evalkit.engine.diagnostics import FILE_START, Span
 from evalkit.engine.result import Result
-from evalkit.services.evaluation import EvaluationFailure, evaluate_safely
-from evalkit.services.samples import dry_run, find_samples_dir, read_samples, sample_position
+from evalkit.services.check.samples import dry_run, find_samples_dir, read_samples, sample_position
+from evalkit.services.run.evaluation import EvaluationFailure, evaluate_safely
 
 REPO = Path(__file__).parents[2]
 SEED = REPO / "samples" / "sample_submission.json"

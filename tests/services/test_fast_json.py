@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from evalkit.engine import Evaluator, load_config
 from evalkit.engine.result import plain_json
-from evalkit.services.batch import _FastEncoder, dumps_line
-from evalkit.services.inputs import parse_json, read_inputs
+from evalkit.services.inputs.read import parse_json, read_inputs
+from evalkit.services.run.batch import _FastEncoder, dumps_line
 
 FLOATS = st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from(
     [1e16, -1e16, 1e-5, 3e-05, -9.99e-05, 1e-4, 0.0001234, 1.5e300, 5e-324, -0.0, 123456789012345.6]

@@ -1,4 +1,4 @@
-"""File fingerprints (`services/fingerprints.py`): the language server's caches and the reviewer app's
+"""File fingerprints (`services/inputs/fingerprints.py`): the language server's caches and the reviewer app's
 config watcher notice a file written, added or removed, and nothing else."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from evalkit.services.fingerprints import fingerprint
+from evalkit.services.inputs.fingerprints import fingerprint
 from evalkit.tui.watcher import config_fingerprint
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.services.inputs import expand_inputs
+from evalkit.services.inputs.read import expand_inputs
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "sample_submission.json"
 
@@ -34,7 +34,7 @@ def test_a_file_named_explicitly_is_read_whatever_its_name(tmp_path: Path) -> No
 def test_jsonl_lines_end_at_newlines_only(tmp_path: Path) -> None:
     import json
 
-    from evalkit.services.inputs import read_file
+    from evalkit.services.inputs.read import read_file
 
     texts = ["one\u2028two", "next\u0085line", "form\x0cfeed"]  # JSON allows these raw inside a string
     rows = [json.dumps({"prompt": text}, ensure_ascii=False) for text in texts]
@@ -46,7 +46,7 @@ def test_jsonl_lines_end_at_newlines_only(tmp_path: Path) -> None:
 
 
 def test_a_file_that_is_not_utf8_is_named_with_its_line_and_column(tmp_path: Path) -> None:
-    from evalkit.services.inputs import read_file
+    from evalkit.services.inputs.read import read_file
 
     latin1 = tmp_path / "latin1.json"
     latin1.write_bytes('{\n  "prompt": "café"\n}\n'.encode("latin-1"))
@@ -66,7 +66,7 @@ def test_a_jsonl_file_is_streamed_and_only_its_lines_have_a_size_limit(
     import json
 
     from evalkit.engine import limits
-    from evalkit.services.batch import Outcome, RawItem, count_items, raw_items
+    from evalkit.services.run.batch import Outcome, RawItem, count_items, raw_items
 
     monkeypatch.setattr(limits, "MAX_SUBMISSION_BYTES", 100)
     short = json.dumps({"prompt": "p"})
@@ -130,7 +130,7 @@ def test_not_a_regular_file_names_what_a_path_is_without_opening_it(tmp_path: Pa
 
 def test_read_file_of_a_device_that_never_ends_is_one_error_entry() -> None:
     # what `evalkit review /dev/zero` and a rule test's submission read through; it ended in MemoryError
-    from evalkit.services.inputs import read_file
+    from evalkit.services.inputs.read import read_file
 
     (loaded,) = read_file(Path("/dev/zero"))
     assert (loaded.source, loaded.submission) == ("/dev/zero", None)

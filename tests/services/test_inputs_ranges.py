@@ -1,5 +1,5 @@
-"""The ranges of a JSONL file that `eval --jobs` hands its workers (services/inputs.py's line_ranges, cut to
-inputs.guided_size's lengths by services/pool.py's file_ranges): they cover the file exactly, each ends
+"""The ranges of a JSONL file that `eval --jobs` hands its workers (inputs/read.py's line_ranges, cut to
+inputs.guided_size's lengths by services/run/pool.py's file_ranges): they cover the file exactly, each ends
 after a newline (or at the end), each knows the number of its first line, and near the end they shrink so
 that the workers finish together."""
 
@@ -12,8 +12,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalkit.services.inputs import GROWN, SMALLEST, guided_size, line_ranges
-from evalkit.services.pool import file_ranges
+from evalkit.services.inputs.read import GROWN, SMALLEST, guided_size, line_ranges
+from evalkit.services.run.pool import file_ranges
 
 LINE = st.binary(max_size=40).map(lambda raw: raw.replace(b"\n", b""))
 

@@ -1,4 +1,4 @@
-"""The journals glob (services/journal_glob.py) that `check --journals` and the language server's `journals`
+"""The journals glob (services/review/glob.py) that `check --journals` and the language server's `journals`
 option share: the glob module's matches on a plain tree, an end over folders that link to themselves, and
 a bound on the folders a pattern may walk."""
 
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalkit.services.journal_glob import TooManyFolders, journal_files
+from evalkit.services.review.glob import TooManyFolders, journal_files
 
 NAMES = st.sampled_from(["a", "b", ".hidden", "x.decisions.jsonl", "y.jsonl", "reviews"])
 TREES = st.lists(st.lists(NAMES, min_size=1, max_size=4), max_size=12)
@@ -61,7 +61,7 @@ def test_folders_that_link_to_themselves_end(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import sys; from evalkit.services.journal_glob import journal_files; "
+            "import sys; from evalkit.services.review.glob import journal_files; "
             "print(journal_files(sys.argv[1]))",
             "reviews/**/*.decisions.jsonl",
         ],
@@ -86,7 +86,7 @@ def test_a_link_to_a_folder_elsewhere_is_followed(tmp_path: Path) -> None:
 def test_a_pattern_that_reaches_too_many_folders_stops_with_a_message(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from evalkit.services import journal_glob
+    from evalkit.services.review import glob as journal_glob
 
     for number in range(30):
         (tmp_path / "x" / f"d{number}").mkdir(parents=True)

@@ -11,9 +11,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalkit.services.batch import _as_text, _range_texts
-from evalkit.services.inputs import byte_ranges, range_lines
-from evalkit.services.pool import file_ranges
+from evalkit.services.inputs.read import byte_ranges, range_lines
+from evalkit.services.run.batch import _as_text, _range_texts
+from evalkit.services.run.pool import file_ranges
 
 PIECES = st.sampled_from(
     [b'{"a": 1}', b"", b" ", b"\t\r", b"\r", b"\xef\xbb\xbf", b"\xff", b"caf\xc3\xa9", b"\xc2\xa0", b"x" * 40]

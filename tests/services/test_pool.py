@@ -1,5 +1,5 @@
-"""The ordered map of `eval --jobs` and `score --jobs` over worker processes (services/pool.py,
-services/workers.py): results in input order; a worker's exception raised in the parent at its task's
+"""The ordered map of `eval --jobs` and `score --jobs` over worker processes (services/run/pool.py,
+services/run/workers.py): results in input order; a worker's exception raised in the parent at its task's
 turn; a worker killed mid-chunk, an exception, a generator closed early or a worker that will not finish
 all end with no worker process left, as the process table shows right after.
 
@@ -20,9 +20,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalkit.services import workers
-from evalkit.services.pool import ordered_map
-from evalkit.services.workers import WorkerDied, running
+from evalkit.services.run import workers
+from evalkit.services.run.pool import ordered_map
+from evalkit.services.run.workers import WorkerDied, running
 
 
 def in_process_table(pid: int) -> bool:
@@ -178,7 +178,7 @@ class Holds:
     """Renders task `n` as `n` bytes of the letter `n % 26`, held by the worker (pool.HOLD) when large."""
 
     def __call__(self) -> Callable[[int], object]:
-        from evalkit.services.pool import HOLD, spooler
+        from evalkit.services.run.pool import HOLD, spooler
 
         keep = spooler(HOLD)
         return lambda task: keep(bytes([97 + task % 26]) * task)
@@ -197,8 +197,8 @@ def expected_output(tasks: list[int]) -> bytes:
 def test_chunks_workers_hold_are_written_by_them_in_order_where_the_parent_says(
     tmp_path_factory: pytest.TempPathFactory, tasks: list[int], jobs: int, head: bytes
 ) -> None:
-    from evalkit.services.pool import Spooled, place
-    from evalkit.services.workers import Held
+    from evalkit.services.run.pool import Spooled, place
+    from evalkit.services.run.workers import Held
 
     out = tmp_path_factory.mktemp("held") / "out"
     with open(out, "wb") as handle:
@@ -218,8 +218,8 @@ def test_chunks_workers_hold_are_written_by_them_in_order_where_the_parent_says(
 def test_a_chunk_a_worker_cannot_write_where_told_raises_placing_failed_naming_the_descriptor(
     tmp_path: Path, chunks: int
 ) -> None:
-    from evalkit.services.pool import place
-    from evalkit.services.workers import PlacingFailed
+    from evalkit.services.run.pool import place
+    from evalkit.services.run.workers import PlacingFailed
 
     (tmp_path / "read-only").write_bytes(b"")
     with open(tmp_path / "read-only", "rb") as handle:

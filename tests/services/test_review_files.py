@@ -1,4 +1,4 @@
-"""The names of `evalkit review`'s files (`services/review_files.py`), and the folder listing that leaves
+"""The names of `evalkit review`'s files (`services/review/files.py`), and the folder listing that leaves
 them out of the submissions."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import json
 import shutil
 from pathlib import Path
 
-from evalkit.services.inputs import TOOL_OUTPUTS, expand_inputs
-from evalkit.services.review_files import EXPORT_SUFFIX, JOURNAL_SUFFIX, REVIEW_OUTPUTS, default_path
+from evalkit.services.inputs.read import TOOL_OUTPUTS, expand_inputs
+from evalkit.services.review.files import EXPORT_SUFFIX, JOURNAL_SUFFIX, REVIEW_OUTPUTS, default_path
 
 SEED = Path(__file__).parents[2] / "samples" / "sample_submission.json"
 

@@ -1,4 +1,4 @@
-"""`evalkit eval` decodes a JSONL line into typed msgspec Structs (services/typed_lines.py) and builds its
+"""`evalkit eval` decodes a JSONL line into typed msgspec Structs (services/run/typed_lines.py) and builds its
 Submission from them (`from_typed`); a line they refuse is decoded as a dict and parsed as before. The two
 ways must give the same Submission, value for value and of the same types, for any line the typed way
 accepts, and the typed way must accept the common submission."""
@@ -18,7 +18,7 @@ from msgspec.structs import astuple
 
 from evalkit.engine import DIMENSIONS, Evaluator, load_config
 from evalkit.engine.submission import OPTIONAL_TEXT, from_typed, parse_submission
-from evalkit.services.typed_lines import typed_decoder
+from evalkit.services.run.typed_lines import typed_decoder
 
 DECODE_TYPED = typed_decoder()
 BIG = int(1.7976931348623157e308)

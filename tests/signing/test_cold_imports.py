@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SIGNING = ("evalkit.services.signing", "evalkit.services.journal_chain", "cryptography", "rfc3161_client")
+SIGNING = ("evalkit.services.signing", "evalkit.services.review.chain", "cryptography", "rfc3161_client")
 
 
 def _imported(tmp_path: Path, *arguments: str) -> set[str]:

@@ -9,8 +9,8 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalkit.services.journal import parse_journal
-from evalkit.services.journal_chain import check_chain, line_digest
+from evalkit.services.review.chain import check_chain, line_digest
+from evalkit.services.review.journal import parse_journal
 from evalkit.tui.journal import Journal
 from tests.signing.conftest import evalkit
 

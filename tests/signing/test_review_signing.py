@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.services.journal_chain import check_chain
+from evalkit.services.review.chain import check_chain
 from evalkit.tui.journal import Journal
 from tests.signing.conftest import ROOT, evalkit
 from tests.tui.test_tmux import Tmux, wait_for_file

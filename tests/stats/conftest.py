@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from evalkit.engine.config import analyze
-from evalkit.services.inputs import read_inputs
-from evalkit.services.proposals import Proposal
+from evalkit.services.inputs.read import read_inputs
+from evalkit.services.review.proposals import Proposal
 from evalkit.tui.journal import Journal
 from evalkit.tui.model import ReviewSession
 

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from evalkit.engine.config import analyze
 from evalkit.engine.evaluator import Evaluator
-from evalkit.services.agreement import alpha
-from evalkit.services.reviews import read_reviews
-from evalkit.services.stats import review_stats
+from evalkit.services.review.reviews import read_reviews
+from evalkit.services.stats.agreement import alpha
+from evalkit.services.stats.compute import review_stats
 
 REPO = Path(__file__).parents[2]
 
@@ -87,7 +87,7 @@ def test_every_decision_is_counted_once_and_rates_add_up(
 
 
 def _rating_moves(reviews: Any, dimension: str) -> list[tuple[float, float]]:
-    from evalkit.services.proposals import proposals_of
+    from evalkit.services.review.proposals import proposals_of
 
     evaluator = Evaluator(analyze(REPO / "config_samples"))
     moves = []
@@ -155,7 +155,7 @@ def test_all_distinct_values_take_bounded_memory_and_time(items: int) -> None:
     code = f"""
 import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
-from evalkit.services.agreement import alpha
+from evalkit.services.stats.agreement import alpha
 first = {{f"s{{i}}": float(i) for i in range({items})}}
 second = {{f"s{{i}}": float(i) + 0.5 for i in range({items})}}
 rated = alpha("interval", [first, second])

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evalkit.services.proposals import Proposal
+from evalkit.services.review.proposals import Proposal
 
 REPO = Path(__file__).parents[2]
 RULES = REPO / "config_samples" / "rules.yaml"

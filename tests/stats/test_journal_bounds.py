@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from evalkit.services.reviews import PROBLEMS_KEPT
+from evalkit.services.review.reviews import PROBLEMS_KEPT
 
 REPO = Path(__file__).parents[2]
 EVALKIT = Path(sys.executable).parent / "evalkit"

@@ -16,7 +16,7 @@ from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from evalkit.lsp.reviewers import COUNTING
-from evalkit.services.proposals import Proposal
+from evalkit.services.review.proposals import Proposal
 
 REPO = Path(__file__).parents[2]
 PENALTY = "low_optimality_penalty"

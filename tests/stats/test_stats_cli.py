@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from evalkit.services.proposals import Proposal
+from evalkit.services.review.proposals import Proposal
 
 PENALTY = "low_optimality_penalty"  # moves the label and a flag on 4 of the 8 samples
 
@@ -116,7 +116,7 @@ def test_throughput_counts_active_time_without_breaks(reviewer: Any, evalkit: An
 
 def test_undone_decisions_do_not_count(workspace: Path, reviewer: Any, evalkit: Any) -> None:
     from evalkit.engine.config import analyze
-    from evalkit.services.inputs import read_inputs
+    from evalkit.services.inputs.read import read_inputs
     from evalkit.tui.journal import Journal
     from evalkit.tui.model import ReviewSession
 
@@ -150,7 +150,7 @@ def test_agreement_between_reviewers_over_the_items_they_share(reviewer: Any, ev
 
 
 def test_the_agreement_needs_no_numpy(tmp_path: Path, reviewer: Any) -> None:
-    """Alpha is computed from sums over the decisions (services/agreement.py): with numpy and the
+    """Alpha is computed from sums over the decisions (services/stats/agreement.py): with numpy and the
     krippendorff package unimportable, `evalkit stats` gives the same figures, and imports neither."""
     ana, ben = reviewer("ana", accept), reviewer("ben", label_poor)
     blocker = tmp_path / "blocked"
@@ -270,7 +270,7 @@ def test_stats_imports_no_textual_nor_pygls(reviewer: Any) -> None:
 
 def test_a_config_checked_before_is_read_from_evals_cache(tmp_path: Path, reviewer: Any) -> None:
     """stats evaluates as eval does: a config checked before is compiled from the cache, without the YAML
-    parser and the schema checks (services/config_cache.py), and the report is the same."""
+    parser and the schema checks (services/config/cache.py), and the report is the same."""
     ana = reviewer("ana", accept)
     environment = {k: v for k, v in os.environ.items() if k != "EVALKIT_NO_CACHE"}
     environment["XDG_CACHE_HOME"] = str(tmp_path / "cache")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from evalkit.services.proposals import Proposal
+from evalkit.services.review.proposals import Proposal
 
 CHROMIUM_FLAGS = (
     "--headless",

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from evalkit.services.stats import ReviewStats, RuleStats, Tally
-from evalkit.services.stats_html import render_html
+from evalkit.services.stats.compute import ReviewStats, RuleStats, Tally
+from evalkit.services.stats.html import render_html
 
 
 def accept(proposal: Any) -> tuple[str, Any]:

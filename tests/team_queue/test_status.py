@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalkit.services.agreement import alpha, alpha_of_units
+from evalkit.services.stats.agreement import alpha, alpha_of_units
 
 DECISIONS = st.dictionaries(
     st.tuples(st.integers(0, 5), st.integers(0, 12)),  # (reviewer, item)

@@ -17,7 +17,7 @@ import pytest
 from textual.drivers.headless_driver import HeadlessDriver
 
 from evalkit.engine.config import Config, analyze
-from evalkit.services.inputs import read_inputs
+from evalkit.services.inputs.read import read_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG_DIR = ROOT / "config_samples"

@@ -24,7 +24,7 @@ import pytest
 from textual import events
 
 from evalkit.engine.config import analyze
-from evalkit.services.journal import read_journal
+from evalkit.services.review.journal import read_journal
 from evalkit.tui.model import ReviewSession
 
 RUNS = int(os.environ.get("EVALKIT_FUZZ_KEYS", "3"))

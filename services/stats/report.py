@@ -9,7 +9,7 @@ from typing import Any
 
 from evalkit.engine.text import counted
 from evalkit.engine.untrusted_text import shown_as
-from evalkit.services.stats import KINDS, NO_LABEL, ReviewStats, Tally
+from evalkit.services.stats.compute import KINDS, NO_LABEL, ReviewStats, Tally
 
 
 def render_json(stats: ReviewStats, config: dict[str, Any]) -> str:

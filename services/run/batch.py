@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from evalkit.engine.config import Config
 from evalkit.engine.evaluator import Evaluator
 from evalkit.engine.text import NotText, check_not_other_encoding, shown
-from evalkit.services.inputs import (
+from evalkit.services.inputs.read import (
     NotRegular,
     expand_inputs,
     jsonl_lines,
@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from typing import TypeAlias
 
     from evalkit.engine.result import Result
-    from evalkit.services.pool import LineRange, Spooled
-    from evalkit.services.workers import Held
+    from evalkit.services.run.pool import LineRange, Spooled
+    from evalkit.services.run.workers import Held
 
     Task: TypeAlias = LineRange | list["RawItem | Outcome"]
     """A chunk of work: a regular JSONL file's range of lines, which a worker reads itself, or items."""
@@ -220,7 +220,7 @@ class BatchEvaluator:
 
 
 def _report_section(source: str, data: dict[str, Any]) -> str:
-    from evalkit.services.report_md import submission_section
+    from evalkit.services.run.report_md import submission_section
 
     return submission_section(source, data)
 
@@ -240,7 +240,7 @@ class EvalRecipe:
         self.folder, self.want = folder, want
 
     def __call__(self) -> BatchEvaluator:
-        from evalkit.services.config_cache import (
+        from evalkit.services.config.cache import (
             load_for_eval,  # the parent's compiled config, from the cache
         )
 
@@ -248,7 +248,7 @@ class EvalRecipe:
 
 
 class _RunEach:
-    """What a worker runs on each chunk of items (services/pool.py's `make`): the runner `recipe` makes."""
+    """What a worker runs on each chunk of items (pool.py's `make`): the runner `recipe` makes."""
 
     __slots__ = ("recipe",)
 
@@ -294,9 +294,9 @@ def run_items(
 def _parallel(
     items: Iterable[RawItem | Outcome], recipe: Callable[[], ItemRunner], jobs: int
 ) -> Iterator[Any]:
-    """Raises WorkerDied (evalkit.services.workers) when a worker process dies; the workers never outlive
+    """Raises WorkerDied (evalkit.services.run.workers) when a worker process dies; the workers never outlive
     this generator, whether it ends, fails or is closed."""
-    from evalkit.services.pool import ordered_map
+    from evalkit.services.run.pool import ordered_map
 
     for done in ordered_map(_chunks(items, CHUNK), _RunEach(recipe), jobs):
         yield from done
@@ -356,8 +356,8 @@ def evaluate_rendered(
     parent only finds where ranges of a JSONL file's lines start (line_ranges) and writes what comes back;
     workers read their ranges, decode, parse, evaluate, encode and join. Other files are read by the parent
     and handed on as text. `notes`: every outcome's notes (a log or a report is wanted). `hold`: the
-    outputs are files of the caller's, which workers write their chunks into (services/pool.py)."""
-    from evalkit.services.pool import ordered_map, spool_folder
+    outputs are files of the caller's, which workers write their chunks into (services/run/pool.py)."""
+    from evalkit.services.run.pool import ordered_map, spool_folder
 
     with spool_folder(jobs, hold) as spool:
         make = RenderRecipe(EvalRecipe(str(config.folder), want), notes, spool)
@@ -398,7 +398,7 @@ def _line_ranges(path: Path) -> Iterator[Task]:
     try:
         with open(path, "rb") as handle:
             check_not_other_encoding(handle.peek(4)[:4])
-            from evalkit.services.pool import file_ranges
+            from evalkit.services.run.pool import file_ranges
 
             yield from file_ranges(handle, str(path), source, RANGE_BYTES)
     except (OSError, NotText) as exc:
@@ -411,7 +411,7 @@ class RenderRecipe:
     __slots__ = ("notes", "recipe", "spool")
 
     def __init__(self, recipe: EvalRecipe, notes: bool, spool: str | None = None) -> None:
-        """`spool`: where the worker writes its chunks of output (services/pool.py's spool_folder), if
+        """`spool`: where the worker writes its chunks of output (services/run/pool.py's spool_folder), if
         anywhere."""
         self.recipe, self.notes, self.spool = recipe, notes, spool
 
@@ -432,8 +432,8 @@ class ChunkRenderer:
         from msgspec.structs import astuple
 
         from evalkit.engine.submission import from_typed, parse_submission
-        from evalkit.services.pool import spooler
-        from evalkit.services.typed_lines import typed_decoder
+        from evalkit.services.run.pool import spooler
+        from evalkit.services.run.typed_lines import typed_decoder
 
         self.evaluator, self.notes = evaluator, notes
         self._spooled = spooler(spool)
@@ -466,7 +466,7 @@ class ChunkRenderer:
 
     def _render_lines(self, lines: Iterable[tuple[str, str | memoryview | None, str | None]]) -> _Chunk:
         """The hot loop of `evalkit eval` on JSONL: per line, one msgspec decode (into typed Structs,
-        services/typed_lines.py; a line they refuse, into a dict, parsed as before), the submission, the
+        services/run/typed_lines.py; a line they refuse, into a dict, parsed as before), the submission, the
         evaluation and its line (`_FastEncoder.result_line`); nothing else unless asked for. (No call
         here that the loop can do itself: a Python call costs about a fortieth of a line's work.)"""
         want = self.evaluator.want

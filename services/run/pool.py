@@ -1,5 +1,5 @@
 """One ordered map over chunks of work, for `evalkit eval` and `evalkit score`: in this process, or in
-worker processes (services/workers.py) that never outlive the run.
+worker processes (services/run/workers.py) that never outlive the run.
 
 A regular file's work is its byte ranges of whole lines (`LineRange`): the parent only finds where they
 start and end (newlines counted in C) and hands them out; each worker reads its range itself, does the work
@@ -34,7 +34,7 @@ from typing import IO, TYPE_CHECKING, Any, NamedTuple, TypeVar
 if TYPE_CHECKING:
     from io import BufferedIOBase
 
-    from evalkit.services.workers import Crew, Held, Reply, Worker
+    from evalkit.services.run.workers import Crew, Held, Reply, Worker
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -61,7 +61,7 @@ def file_ranges(handle: BufferedIOBase, path: str, source: str, size: int) -> It
     (the first is at work while the rest of a large file is unread): up to a few times `size` bytes, and
     smaller and smaller near the end, so that the workers finish together (inputs.guided_size); raises
     OSError."""
-    from evalkit.services.inputs import line_ranges
+    from evalkit.services.inputs.read import line_ranges
 
     for start, end, first in line_ranges(handle, size, os.fstat(handle.fileno()).st_size):
         yield LineRange(path, source, start, end, first)
@@ -74,7 +74,7 @@ def ordered_map(
     local: Callable[[T], R] | None = None,
 ) -> Generator[R, None, None]:
     """`work(task)` for each task, in order. With jobs 1 the work runs here (`local`, else what `make`
-    makes); else in `jobs` worker processes (services/workers.py), each running what `make` makes (once per
+    makes); else in `jobs` worker processes (workers.py), each running what `make` makes (once per
     worker, loading what it needs; picklable where workers are not forked). An exception the work raises in
     a worker is raised here, at its task's turn. Raises WorkerDied when a worker dies; the workers never
     outlive this generator, whether it ends, fails or is closed."""
@@ -90,7 +90,7 @@ def _in_workers(tasks: Iterable[T], make: Callable[[], Callable[[T], R]], jobs: 
     """Each task goes to the worker holding the fewest (at most HELD: the rest wait here for whichever
     worker is free first, so that the workers finish together); at most WINDOW * jobs tasks are handed out
     and not yet yielded. The replies that come early wait here for their turn."""
-    from evalkit.services.workers import running
+    from evalkit.services.run.workers import running
 
     _placed.clear()
     _unfinished.clear()
@@ -190,7 +190,7 @@ file, no copy) and writes each into the output itself once the parent says where
 @contextlib.contextmanager
 def spool_folder(jobs: int, hold: bool = False) -> Iterator[str | None]:
     """A folder for the workers' chunks of output while the block runs (none for one process), removed with
-    what is left in it however the block ends. Its name says which process made it (services/atomic.py's
+    what is left in it however the block ends. Its name says which process made it (outputs/atomic.py's
     stamped_name): the folders of runs killed outright (SIGKILL) are removed when the next one is made.
     `hold`: every output the chunks go to is a regular file of the caller's, open before the workers start
     (an atomic output's temporary file): the workers hold their chunks and write them there themselves
@@ -232,7 +232,7 @@ def stdout_is_a_file() -> bool:
 def _remove_orphans() -> None:
     import tempfile
 
-    from evalkit.services.atomic import orphans
+    from evalkit.services.outputs.atomic import orphans
 
     for orphan in orphans(Path(tempfile.gettempdir()), SPOOL_PREFIX, ""):
         import shutil  # (2 ms, with its compression modules: only for a run killed outright)
@@ -243,7 +243,7 @@ def _remove_orphans() -> None:
 def _new_spool_folder() -> str:
     import tempfile
 
-    from evalkit.services.atomic import stamped_name
+    from evalkit.services.outputs.atomic import stamped_name
 
     temporary = Path(tempfile.gettempdir())
     _remove_orphans()
@@ -258,10 +258,10 @@ def _new_spool_folder() -> str:
 
 def spooler(folder: str | None) -> Callable[[bytes], bytes | Spooled | Held]:
     """What a worker does with each chunk of output it makes, given what spool_folder gave: `spooled` to
-    `folder`, or, for HOLD, keep the chunk (services/workers.py's `hold`) unless it is small."""
+    `folder`, or, for HOLD, keep the chunk (services/run/workers.py's `hold`) unless it is small."""
     if folder != HOLD:
         return functools.partial(spooled, folder)
-    from evalkit.services.workers import hold
+    from evalkit.services.run.workers import hold
 
     return lambda data: data if len(data) < SPOOL_MIN_BYTES else hold(data)
 

@@ -29,7 +29,7 @@ from evalkit.engine.text import (
     read_capped,
     shown,
 )
-from evalkit.services.review_files import REVIEW_OUTPUTS
+from evalkit.services.review.files import REVIEW_OUTPUTS
 
 if TYPE_CHECKING:
     from io import BufferedIOBase
@@ -301,7 +301,7 @@ def line_ranges(
 
 
 GROWN = 3
-"""A range is at most this many times `size` (services/batch.py reads one of up to 4 times whole)."""
+"""A range is at most this many times `size` (services/run/batch.py reads one of up to 4 times whole)."""
 TAPER = 8
 """Near the end a range is this fraction of what is left: with 2 workers each takes a few more, smaller and
 smaller, and both end within a range of the smallest size of each other."""

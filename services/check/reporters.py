@@ -16,7 +16,7 @@ from urllib.parse import quote
 from evalkit.engine.diagnostics import Diagnostic, Severity, Span, describe
 from evalkit.engine.text import counted, shown
 from evalkit.engine.untrusted_text import shown_as
-from evalkit.services.check import CheckReport
+from evalkit.services.check.runner import CheckReport
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}

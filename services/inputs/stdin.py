@@ -1,4 +1,4 @@
-"""`-` among a command's INPUTs: standard input, read where it stands among them (services/inputs.py's
+"""`-` among a command's INPUTs: standard input, read where it stands among them (services/inputs/read.py's
 stdin_items says how: JSON Lines, or one JSON or YAML document), as the raw items `eval` and `diff` evaluate.
 Imported only when `-` is named."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Generator
 
-from evalkit.services.batch import Outcome, RawItem, raw_items
-from evalkit.services.inputs import STDIN, stdin_items
+from evalkit.services.inputs.read import STDIN, stdin_items
+from evalkit.services.run.batch import Outcome, RawItem, raw_items
 
 
 def items_with_stdin(inputs: list[str]) -> Generator[RawItem | Outcome, None, None]:

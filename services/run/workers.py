@@ -13,7 +13,7 @@ everywhere a watchdog thread notices the parent is gone, and the pipe's end tell
 closed it. Workers leave Ctrl+C and SIGTERM to the parent, which stops them when the pool's block ends
 (`running`): each finishes the chunk it holds and writes every chunk the parent placed (and no other),
 within STOP_GRACE_S, or is killed. A worker that ends with exit code 0 wrote every chunk it was told to
-place; one that did not may have left a hole (services/pool.py's `cut_at_hole`). A worker that dies
+place; one that did not may have left a hole (services/run/pool.py's `cut_at_hole`). A worker that dies
 mid-run ends the run with WorkerDied, one message rather than a traceback.
 """
 

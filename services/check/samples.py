@@ -20,8 +20,8 @@ from evalkit.engine.result import Result
 from evalkit.engine.submission import SubmissionError, parse_submission
 from evalkit.engine.text import NotText
 from evalkit.engine.yamlsource import JsonPath, parse_yaml
-from evalkit.services.evaluation import Evaluate, EvaluationFailure, evaluate_safely
-from evalkit.services.inputs import LoadedSubmission, parse_json, read_inputs, read_text
+from evalkit.services.inputs.read import LoadedSubmission, parse_json, read_inputs, read_text
+from evalkit.services.run.evaluation import Evaluate, EvaluationFailure, evaluate_safely
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,5 @@
 """The files `evalkit review` writes beside its inputs, named in one place: the decisions journal and the
-export. Folder listings skip them (`evalkit.services.inputs.TOOL_OUTPUTS`), `evalkit stats` and
+export. Folder listings skip them (`evalkit.services.inputs.read.TOOL_OUTPUTS`), `evalkit stats` and
 `check --journals` read the journals, and the messages name them. Imports nothing: `evalkit review`'s
 options name the defaults before anything heavy is loaded."""
 

@@ -3,8 +3,8 @@
 A config folder may hold `tests/*.yaml` (format: schemas/ruletest.schema.json). Each case names a
 submission (inline, by name, or by path) and what its evaluation must produce. This module finds the test
 files and checks them (YAML, the schema, unknown rule ids) into Diagnostics and Cases. Running and comparing
-is services/ruletest_run.py, explaining a failure services/ruletest_explain.py, writing actual outcomes back
-(`--update`) services/ruletest_update.py.
+is services/ruletests/run.py, explaining a failure services/ruletests/explain.py, writing actual outcomes back
+(`--update`) services/ruletests/update.py.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from evalkit.engine.config import config_files, read_config_file
 from evalkit.engine.diagnostics import FILE_START, Diagnostic, Fix, Span, closest, error, has_errors
 from evalkit.engine.text import NotText, decode_utf8, not_a_regular_file
 from evalkit.engine.yamlsource import YamlDocument, parse_yaml
-from evalkit.services.check import broken_link, config_folders
-from evalkit.services.config_files import no_such_path
+from evalkit.services.check.runner import broken_link, config_folders
+from evalkit.services.config.folders import no_such_path
 from evalkit.services.usage import UsageProblem
 
 TESTS_FOLDER = "tests"
@@ -221,7 +221,7 @@ class _SubmissionReader:
 
 
 def _read_submission_file(path: Path) -> tuple[Any, str | None]:
-    from evalkit.services.inputs import read_file
+    from evalkit.services.inputs.read import read_file
 
     if path.suffix == ".jsonl":
         return None, f"{path}: a case takes one submission (.json or .yaml), not a .jsonl"

@@ -1,6 +1,6 @@
 """`evalkit test --update`: the actual outcomes of failed cases written back into their test files, through
 a ruamel.yaml round trip that keeps the files' comments and layout, their line ends (CRLF stays CRLF) and
-byte order mark, atomically (services/atomic.py)."""
+byte order mark, atomically (services/outputs/atomic.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 
 from evalkit.engine.positions import line_end
 from evalkit.engine.result import Result
-from evalkit.services.atomic import write_text_atomic
-from evalkit.services.ruletest_run import CaseOutcome, expects_anything, fired_ids
+from evalkit.services.outputs.atomic import write_text_atomic
+from evalkit.services.ruletests.run import CaseOutcome, expects_anything, fired_ids
 
 BOM = "\ufeff"
 RECORDED = ("fired", "label", "score", "flags")

@@ -2,7 +2,7 @@
 every field's type in C as it reads the line and builds no dict for it, which costs less than decoding a dict
 and checking it (`parse_submission`'s `_well_typed`). Only the common submission decodes so: string ids,
 numbers for ratings, nothing beyond the known keys. Any other line raises, and is decoded
-as a dict and parsed as before (services/batch.py); `evalkit.engine.submission.from_typed` builds the
+as a dict and parsed as before (services/run/batch.py); `evalkit.engine.submission.from_typed` builds the
 Submission. tests/services/test_typed_lines.py holds the two ways together.
 
 (No `from __future__ import annotations` here: msgspec reads the fields' types as they are, not as

@@ -14,9 +14,9 @@ from evalkit.engine.config import Config, analyze
 from evalkit.engine.diagnostics import Diagnostic, info
 from evalkit.engine.evaluator import Evaluator
 from evalkit.engine.result import Result
-from evalkit.services.check import rule_positions
-from evalkit.services.evaluation import EvaluationFailure, evaluate_safely
-from evalkit.services.ruletest_load import DEFAULT_TOLERANCE, Case, RuleTestFile, load_test_file
+from evalkit.services.check.runner import rule_positions
+from evalkit.services.ruletests.load import DEFAULT_TOLERANCE, Case, RuleTestFile, load_test_file
+from evalkit.services.run.evaluation import EvaluationFailure, evaluate_safely
 
 
 @dataclass(frozen=True, slots=True)

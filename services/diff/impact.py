@@ -18,10 +18,10 @@ from evalkit.engine.config import Config
 from evalkit.engine.evaluator import Evaluator
 from evalkit.engine.result import Result
 from evalkit.engine.submission import Submission
-from evalkit.services.batch import Outcome, RawItem, run_items
-from evalkit.services.evaluation import EvaluationFailure, evaluate_safely
-from evalkit.services.gitrev import ConfigSource
-from evalkit.services.inputs import parse_text
+from evalkit.services.config.gitrev import ConfigSource
+from evalkit.services.inputs.read import parse_text
+from evalkit.services.run.batch import Outcome, RawItem, run_items
+from evalkit.services.run.evaluation import EvaluationFailure, evaluate_safely
 
 FIELDS = {
     "label": "label",

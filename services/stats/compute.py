@@ -25,11 +25,11 @@ from datetime import timedelta
 from itertools import pairwise
 from typing import Any
 
-from evalkit.services.agreement import Alpha, alpha
-from evalkit.services.decisions import ACCEPT, DISCARD, Decision
-from evalkit.services.evaluation import Evaluate, EvaluationFailure, evaluate_safely
-from evalkit.services.proposals import FLAG, LABEL, RANKING, RATING, REWRITE, Proposal, proposals_of
-from evalkit.services.reviews import Activity, Reviews
+from evalkit.services.review.decisions import ACCEPT, DISCARD, Decision
+from evalkit.services.review.proposals import FLAG, LABEL, RANKING, RATING, REWRITE, Proposal, proposals_of
+from evalkit.services.review.reviews import Activity, Reviews
+from evalkit.services.run.evaluation import Evaluate, EvaluationFailure, evaluate_safely
+from evalkit.services.stats.agreement import Alpha, alpha
 
 IDLE_GAP = timedelta(minutes=10)
 MIN_DECISIONS = 10

@@ -25,12 +25,12 @@ from evalkit.engine.diagnostics import (
     warning,
 )
 from evalkit.engine.text import shown
-from evalkit.services.config_files import no_config_files, no_such_path
+from evalkit.services.config.folders import no_config_files, no_such_path
 from evalkit.services.usage import UsageProblem
 
 if TYPE_CHECKING:
-    from evalkit.services.inputs import LoadedSubmission
-    from evalkit.services.reviews import Reviews
+    from evalkit.services.inputs.read import LoadedSubmission
+    from evalkit.services.review.reviews import Reviews
 
 _POSITION_FIRST = re.compile(r"^line \d+:\d+: ")
 """A reading problem's own position, before its reason."""
@@ -71,15 +71,15 @@ class CheckReport:
 @dataclass(frozen=True, slots=True)
 class ReviewVerdicts:
     """`--journals GLOB`: warn on a rule whose proposals reviewers discarded in more than `max_discard_rate`
-    of at least `MIN_DECISIONS` decisions (`evalkit.services.stats`)."""
+    of at least `MIN_DECISIONS` decisions (`evalkit.services.stats.compute`)."""
 
     pattern: str
     max_discard_rate: float = 0.5
 
     def read(self) -> Reviews:
         """The journals the glob matches, with the submissions they name; raises UsageProblem."""
-        from evalkit.services.journal_glob import TooManyFolders, journal_files
-        from evalkit.services.reviews import ReviewsError, read_reviews
+        from evalkit.services.review.glob import TooManyFolders, journal_files
+        from evalkit.services.review.reviews import ReviewsError, read_reviews
 
         try:  # a glob names files: a folder it matches (`reviews/*` over an archive folder) is no journal
             paths = journal_files(self.pattern)
@@ -94,7 +94,7 @@ class ReviewVerdicts:
 
     def discarded_rules(self, config: Config, reviews: Reviews) -> list[Diagnostic]:
         from evalkit.engine.evaluator import Evaluator
-        from evalkit.services.stats import discarded_too_often, review_stats
+        from evalkit.services.stats.compute import discarded_too_often, review_stats
 
         if config.plan is None or has_errors(config.diagnostics):
             return []
@@ -185,7 +185,7 @@ def check_paths(
     if samples:
         report.diagnostics.extend(_sample_problems(samples))
     if reviews is not None:  # said, never failing a check: the reviewers' other lines still count
-        from evalkit.services.reviews import skipped_lines
+        from evalkit.services.review.reviews import skipped_lines
 
         for journal in reviews.journals:
             report.diagnostics.extend(skipped_lines(journal, Severity.INFO))
@@ -211,7 +211,7 @@ def _inside(diagnostic: Diagnostic, folder: Path) -> bool:
 
 def read_samples(samples_dir: str) -> list[LoadedSubmission]:
     """Every submission in `samples_dir`, read once for all config folders; raises UsageProblem."""
-    from evalkit.services import samples
+    from evalkit.services.check import samples
 
     if not Path(samples_dir).exists():
         raise UsageProblem(
@@ -227,7 +227,7 @@ def read_samples(samples_dir: str) -> list[LoadedSubmission]:
 
 def _sample_problems(samples: Iterable[LoadedSubmission]) -> Iterator[Diagnostic]:
     """A sample that cannot be read or is invalid, at its problem's line and column when known."""
-    from evalkit.services.samples import problem_position
+    from evalkit.services.check.samples import problem_position
 
     for sample in samples:
         if sample.error is not None:
@@ -243,7 +243,7 @@ def dry_run(
     an info (a warning under --strict), since it may be dead or only lack a sample that shows it. (An
     unreadable sample is reported once, for all config folders, by `_sample_problems`.)"""
     from evalkit.engine.evaluator import Evaluator
-    from evalkit.services import samples as sample_run
+    from evalkit.services.check import samples as sample_run
 
     if config.plan is None or has_errors(config.diagnostics):
         return []

@@ -9,7 +9,7 @@ the evalkit build that checked it, in `$XDG_CACHE_HOME/evalkit` (else `~/.cache/
   start) under a secret key of the user's own (`key`, mode 0600, made on first use); an entry that does
   not verify is ignored and written anew, and a key file that is not the user's alone turns the cache off.
   Entries are JSON, never pickle: even a forged one is only data.
-- concurrent writers: an entry is written to a temporary file and renamed over its name (services/atomic.py),
+- concurrent writers: an entry is written to a temporary file and renamed over its name (outputs/atomic.py),
   so readers see one whole entry or none, and the key is linked into place whole, the first writer's kept.
 
 A cache entry or key that is not a regular file of its own (a named pipe, a link to `/dev/zero`), one larger
@@ -160,7 +160,7 @@ def _read_regular(path: Path, limit: int, private: bool = False) -> bytes | None
 
 
 def _write_entry(entry: Path, secret: bytes, name: str, data: dict[str, dict[str, Any]]) -> None:
-    from evalkit.services.atomic import atomic_output
+    from evalkit.services.outputs.atomic import atomic_output
 
     payload = json.dumps(data, ensure_ascii=False).encode()
     if len(payload) + 65 > MAX_ENTRY_BYTES or not _same(json.loads(payload), data):

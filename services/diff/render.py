@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from evalkit.engine.untrusted_text import shown_as
-from evalkit.services.diff import DiffReport, ItemDiff, signed
+from evalkit.services.diff.impact import DiffReport, ItemDiff, signed
 
 SHORT_HASH = 12
 MARKDOWN_CHANGES = 100

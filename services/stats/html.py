@@ -10,9 +10,9 @@ from typing import Any
 
 from evalkit.engine.text import counted
 from evalkit.engine.untrusted_text import shown_as
-from evalkit.services.agreement import Alpha
-from evalkit.services.stats import ReviewStats, Tally
-from evalkit.services.stats_report import label_names, number, percent
+from evalkit.services.stats.agreement import Alpha
+from evalkit.services.stats.compute import ReviewStats, Tally
+from evalkit.services.stats.report import label_names, number, percent
 
 COLOURS = {"accepted": "#2e7d32", "edited": "#f9a825", "discarded": "#c62828"}
 BAR_WIDTH = 360

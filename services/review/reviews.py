@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from evalkit.engine.submission import Submission
-from evalkit.services.decisions import (
+from evalkit.services.review.decisions import (
     ACCEPT,
     DISCARD,
     EDIT,
@@ -28,8 +28,8 @@ from evalkit.services.decisions import (
     Step,
     is_decision_entry,
 )
-from evalkit.services.journal import JournalLine
-from evalkit.services.review_files import JOURNAL_SUFFIX
+from evalkit.services.review.files import JOURNAL_SUFFIX
+from evalkit.services.review.journal import JournalLine
 
 if TYPE_CHECKING:
     from evalkit.engine.diagnostics import Diagnostic, Severity
@@ -114,7 +114,7 @@ def _given(
     inputs: Sequence[str], pairs: list[tuple[str, tuple[DecisionBook, Activity, int]]]
 ) -> dict[str, Submission | None]:
     """The submissions among `inputs` that a journal may name (by any key its sources may have)."""
-    from evalkit.services.inputs import read_inputs
+    from evalkit.services.inputs.read import read_inputs
 
     wanted = {
         key
@@ -139,7 +139,7 @@ def _bases(journal: str) -> list[Path]:
 def _replayed(path: Path) -> tuple[DecisionBook, Activity, int, list[SkippedLine]]:
     """The journal's final decisions, when they were made, how many of its lines could not be used, and
     why each could not (line, why: the first PROBLEMS_KEPT). One pass over the file, a line at a time."""
-    from evalkit.services.journal import JournalError, journal_lines
+    from evalkit.services.review.journal import JournalError, journal_lines
 
     if path.is_dir():
         raise ReviewsError(f"{path}: a folder, not a journal (name the {JOURNAL_SUFFIX} files in it)")
@@ -276,7 +276,7 @@ def _timestamp(value: Any) -> datetime | None:
 
 
 def _attach_submissions(reviews: Reviews, given: dict[str, Submission | None] | None) -> None:
-    from evalkit.services.inputs import read_file
+    from evalkit.services.inputs.read import read_file
 
     wanted = set(reviews.decided())
     if given is None:

@@ -3,7 +3,7 @@ for a log, append to it). `eval`, `review` and `stats` refuse such an output bef
 writes its input's rows back with their scores, so it may score a file in place).
 
 Only os and stat at import (a one-file `evalkit eval` starts without more); a folder's listing
-(services/inputs.py) is imported only for a folder named as an input.
+(services/inputs/read.py) is imported only for a folder named as an input.
 """
 
 from __future__ import annotations
@@ -35,6 +35,6 @@ def input_written_over(output: str, inputs: Iterable[str]) -> str | None:
 def _files(name: str) -> list[str]:
     if not os.path.isdir(name):
         return [name]
-    from evalkit.services.inputs import expand_inputs
+    from evalkit.services.inputs.read import expand_inputs
 
     return [str(path) for path in expand_inputs([name])[0]]

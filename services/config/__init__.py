@@ -1,0 +1,1 @@
+"""A config folder: refused alike when missing, cached once compiled, read at a git revision."""

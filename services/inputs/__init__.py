@@ -1,0 +1,1 @@
+"""Reading what a command is given: submission files, JSONL, folders, standard input; fingerprints."""

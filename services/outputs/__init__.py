@@ -1,0 +1,1 @@
+"""Writing outputs safely: atomically, and never over one of the command's own inputs."""

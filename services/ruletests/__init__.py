@@ -1,0 +1,1 @@
+"""Rule tests (`evalkit test`): loading, running, explaining and updating cases."""

@@ -1,0 +1,1 @@
+"""`evalkit stats`: what reviewers did with the proposals, agreement, text/JSON/HTML reports."""
