@@ -7,10 +7,14 @@ record shown in `fired_rules` (a one-key object such as `{"set_flag": "low_accur
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalkit.engine.context import Detail, RuleState, Signals, rounded
 from evalkit.engine.templates import compile_template
+
+if TYPE_CHECKING:
+    from evalkit.engine.diagnostics import Diagnostic
+    from evalkit.engine.yamlsource import YamlDocument
 
 Apply = Callable[[RuleState, Signals, Detail | None, str], dict[str, Any]]
 
@@ -47,6 +51,24 @@ def _add_comment_template(source: str) -> Apply:
         return {"add_comment_template": text}
 
     return apply
+
+
+def template_problems(doc: YamlDocument) -> list[Diagnostic]:
+    from evalkit.engine.diagnostics import error
+    from evalkit.engine.semantic import _mapping, rule_entries, scalar_line_span
+    from evalkit.engine.templates import TemplateProblem
+
+    out = []
+    for at, rule in rule_entries(doc.data):
+        source = _mapping(rule.get("actions")).get("add_comment_template")
+        if not isinstance(source, str):
+            continue
+        try:
+            compile_template(source)
+        except TemplateProblem as exc:
+            span = scalar_line_span(doc, (*at, "actions", "add_comment_template"), exc.line)
+            out.append(error(doc.path, span, "bad-template", str(exc)))
+    return out
 
 
 def _set_flag(name: str) -> Apply:

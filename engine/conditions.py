@@ -10,11 +10,15 @@ before the rules test. Adding a condition means one entry in CONDITIONS plus its
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from evalkit.engine.context import Detail, Signals
 from evalkit.engine.needles import Needles
 from evalkit.engine.regex import compile_pattern
+
+if TYPE_CHECKING:
+    from evalkit.engine.diagnostics import Diagnostic
+    from evalkit.engine.yamlsource import YamlDocument
 
 Test = Callable[[Signals], bool]
 Explain = Callable[[Signals], Detail]
@@ -105,6 +109,25 @@ def _regex_any(patterns: list[str]) -> Compiled:
     return test, explain, ()
 
 
+def regex_problems(doc: YamlDocument) -> list[Diagnostic]:
+    from evalkit.engine.diagnostics import error
+    from evalkit.engine.regex import PatternError
+    from evalkit.engine.semantic import _condition_blocks, _list, rule_entries
+
+    out = []
+    for at, rule in rule_entries(doc.data):
+        for block_at, block in _condition_blocks(rule.get("when"), (*at, "when")):
+            for index, pattern in enumerate(_list(block.get("rewrite_regex_any"))):
+                if not isinstance(pattern, str):
+                    continue
+                try:
+                    compile_pattern(pattern)
+                except PatternError as exc:
+                    span = doc.value_span((*block_at, "rewrite_regex_any", index))
+                    out.append(error(doc.path, span, "bad-regex", f"RE2 cannot compile '{pattern}': {exc}"))
+    return out
+
+
 def _min_length(value: Any) -> Compiled:
     minimum = int(value)  # a JSON Schema integer may be written 120.0; `Any`: compiled, a big int stays one
 
@@ -121,6 +144,26 @@ def _max_length(value: Any) -> Compiled:
         return {"held": s.length_total <= maximum, "length_total": s.length_total, "max": maximum}
 
     return (lambda s: s.length_total <= maximum), explain, ()
+
+
+def length_bounds(doc: YamlDocument) -> list[Diagnostic]:
+    from evalkit.engine.diagnostics import error
+    from evalkit.engine.semantic import _condition_blocks, _is_number, rule_entries
+
+    out = []
+    for at, rule in rule_entries(doc.data):
+        for block_at, block in _condition_blocks(rule.get("when"), (*at, "when")):
+            low, high = block.get("min_total_length"), block.get("max_total_length")
+            if _is_number(low) and _is_number(high) and low > high:
+                out.append(
+                    error(
+                        doc.path,
+                        doc.value_span((*block_at, "min_total_length")),
+                        "impossible-length",
+                        f"min_total_length {low} is above max_total_length {high}: the rule can never fire",
+                    )
+                )
+    return out
 
 
 def _dimension_compare(thresholds: dict[str, float], greater: bool) -> Compiled:

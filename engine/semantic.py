@@ -15,9 +15,9 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TypeGuard
 
+from evalkit.engine.actions import template_problems
+from evalkit.engine.conditions import length_bounds, regex_problems
 from evalkit.engine.diagnostics import Diagnostic, Span, closest, error, warning
-from evalkit.engine.regex import PatternError
-from evalkit.engine.templates import TemplateProblem
 from evalkit.engine.yamlsource import JsonPath, YamlDocument
 
 RULE_LISTS = ("rating_rules", "ranking_rules", "rewrite_rules")
@@ -90,39 +90,6 @@ def duplicate_rule_ids(doc: YamlDocument) -> list[Diagnostic]:
     return list(dict.fromkeys(out))  # a rule aliases bring three times is one problem
 
 
-def regex_problems(doc: YamlDocument) -> list[Diagnostic]:
-    from evalkit.engine.regex import compile_pattern
-
-    out = []
-    for at, rule in rule_entries(doc.data):
-        for block_at, block in _condition_blocks(rule.get("when"), (*at, "when")):
-            for index, pattern in enumerate(_list(block.get("rewrite_regex_any"))):
-                if not isinstance(pattern, str):
-                    continue
-                try:
-                    compile_pattern(pattern)
-                except PatternError as exc:
-                    span = doc.value_span((*block_at, "rewrite_regex_any", index))
-                    out.append(error(doc.path, span, "bad-regex", f"RE2 cannot compile '{pattern}': {exc}"))
-    return out
-
-
-def template_problems(doc: YamlDocument) -> list[Diagnostic]:
-    from evalkit.engine.templates import compile_template
-
-    out = []
-    for at, rule in rule_entries(doc.data):
-        source = _mapping(rule.get("actions")).get("add_comment_template")
-        if not isinstance(source, str):
-            continue
-        try:
-            compile_template(source)
-        except TemplateProblem as exc:
-            span = scalar_line_span(doc, (*at, "actions", "add_comment_template"), exc.line)
-            out.append(error(doc.path, span, "bad-template", str(exc)))
-    return out
-
-
 def scalar_line_span(doc: YamlDocument, at: JsonPath, line: int) -> Span:
     """The span of line `line` (1-based) of the string at `at`. A block scalar (`|` or `>`) starts on the
     line after its indicator; for the first line of any other scalar, the whole value is the best place."""
@@ -137,23 +104,6 @@ def scalar_line_span(doc: YamlDocument, at: JsonPath, line: int) -> Span:
         return span
     text = lines[target - 1]
     return Span(target, len(text) - len(text.lstrip()) + 1, target, len(text) + 1)
-
-
-def length_bounds(doc: YamlDocument) -> list[Diagnostic]:
-    out = []
-    for at, rule in rule_entries(doc.data):
-        for block_at, block in _condition_blocks(rule.get("when"), (*at, "when")):
-            low, high = block.get("min_total_length"), block.get("max_total_length")
-            if _is_number(low) and _is_number(high) and low > high:
-                out.append(
-                    error(
-                        doc.path,
-                        doc.value_span((*block_at, "min_total_length")),
-                        "impossible-length",
-                        f"min_total_length {low} is above max_total_length {high}: the rule can never fire",
-                    )
-                )
-    return out
 
 
 def unreachable_rules(doc: YamlDocument) -> list[Diagnostic]:
