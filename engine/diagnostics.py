@@ -130,11 +130,7 @@ CODES: dict[str, str] = {
     "not-finite": "A number that is NaN or infinite.",
     "number-too-large": "An integer beyond the range of a float (about ±1.8e308).",
     "duplicate-rule-id": "Two rules share an id.",
-    "bad-regex": "A pattern RE2 cannot compile.",
-    "bad-template": "A comment template that does not parse, uses names its context lacks, uses what "
-    "the sandbox refuses (loops, macros, variables), or nests or runs longer than its limits.",
     "bad-placeholder": "A feedback text with a placeholder that cannot be filled.",
-    "impossible-length": "min_total_length above max_total_length: the rule can never fire.",
     "bad-scale": "A rating scale whose minimum is not below its maximum.",
     "outside-scale": "An ideal or tolerance outside the rating scale.",
     "unreachable-rule": "A rule after an unconditional rule under stop_after_first: it can never run.",
@@ -149,12 +145,22 @@ CODES: dict[str, str] = {
     "unknown-rule": "A rule test names a rule id the config does not have.",
     "uncovered-rule": "A rule that no rule test fires.",
 }
-"""Every diagnostic code, with what it means (SARIF rule descriptions, the README)."""
+"""Every diagnostic code but those of the conditions' and actions' own checks, with what it means."""
+
+
+def catalogue() -> dict[str, str]:
+    """Every diagnostic code with what it means (SARIF rule descriptions, the README): CODES, and the codes
+    of the conditions' and actions' checks, which their records hold (engine/conditions.py, actions.py)."""
+    from evalkit.engine.actions import ACTIONS
+    from evalkit.engine.conditions import CONDITIONS
+
+    problems = [kind.problems for kind in CONDITIONS.values()] + [kind.problems for kind in ACTIONS.values()]
+    return {**CODES, **{code: meaning for codes in problems for code, meaning in codes.items()}}
 
 
 def describe(code: str) -> str:
     """The one-line meaning of `code` (the code itself for one not catalogued)."""
-    return CODES.get(code, code)
+    return catalogue().get(code, code)
 
 
 def error(path: str, span: Span, code: str, message: str, fix: Fix | None = None) -> Diagnostic:

@@ -1,7 +1,8 @@
-"""Checks the schema cannot express: duplicate rule ids, regexes RE2 refuses, templates the sandbox
-refuses, feedback placeholders that cannot be filled, impossible length bounds, numbers that are not
-finite or beyond a float's range, ideals outside the scale, rules without actions and rules that can never
-be reached.
+"""Checks the schema cannot express: duplicate rule ids, each condition's and each action's own checks (their
+records in engine/conditions.py and engine/actions.py: regexes RE2 refuses, impossible length bounds,
+templates the sandbox refuses), feedback placeholders that cannot be filled, numbers that are not finite or
+beyond a float's range, ideals outside the scale, rules without actions and rules that can never be
+reached.
 
 Each check takes one parsed document and returns positioned diagnostics. The checks guard every type
 they read, so they also run on a document that failed schema validation: one run reports every problem.
@@ -15,8 +16,6 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TypeGuard
 
-from evalkit.engine.actions import template_problems
-from evalkit.engine.conditions import length_bounds, regex_problems
 from evalkit.engine.diagnostics import Diagnostic, Span, closest, error, warning
 from evalkit.engine.yamlsource import JsonPath, YamlDocument
 
@@ -33,7 +32,7 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _is_number(value: Any) -> TypeGuard[int | float]:
+def is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
@@ -88,6 +87,34 @@ def duplicate_rule_ids(doc: YamlDocument) -> list[Diagnostic]:
                 )
             )
     return list(dict.fromkeys(out))  # a rule aliases bring three times is one problem
+
+
+def condition_problems(doc: YamlDocument) -> list[Diagnostic]:
+    """Each condition's cross-value check (its record's `check`), on each block of conditions holding it."""
+    from evalkit.engine.conditions import CONDITIONS
+
+    out = []
+    for at, rule in rule_entries(doc.data):
+        for block_at, block in _condition_blocks(rule.get("when"), (*at, "when")):
+            for name in block:
+                kind = CONDITIONS.get(name) if isinstance(name, str) else None
+                if kind is not None and kind.check is not None:
+                    out += kind.check(doc, block_at, block)
+    return out
+
+
+def action_problems(doc: YamlDocument) -> list[Diagnostic]:
+    """Each action's cross-value check (its record's `check`), on every rule's actions that hold it."""
+    from evalkit.engine.actions import ACTIONS
+
+    out = []
+    for at, rule in rule_entries(doc.data):
+        actions = _mapping(rule.get("actions"))
+        for name in actions:
+            kind = ACTIONS.get(name) if isinstance(name, str) else None
+            if kind is not None and kind.check is not None:
+                out += kind.check(doc, (*at, "actions"), actions)
+    return out
 
 
 def scalar_line_span(doc: YamlDocument, at: JsonPath, line: int) -> Span:
@@ -155,7 +182,7 @@ def _has_effect(actions: Any) -> bool:
 def dimension_bounds(doc: YamlDocument) -> list[Diagnostic]:
     data = _mapping(doc.data)
     scale = data.get("scale", [0, 5])
-    if not (isinstance(scale, list) and len(scale) == 2 and all(_is_number(v) for v in scale)):
+    if not (isinstance(scale, list) and len(scale) == 2 and all(is_number(v) for v in scale)):
         return []
     low, high = scale
     if low >= high:
@@ -170,7 +197,7 @@ def dimension_bounds(doc: YamlDocument) -> list[Diagnostic]:
     out = []
     for name, dim in _mapping(data.get("dimensions")).items():
         ideal, tolerance = _mapping(dim).get("ideal"), _mapping(dim).get("tolerance")
-        if _is_number(ideal) and not low <= ideal <= high:
+        if is_number(ideal) and not low <= ideal <= high:
             out.append(
                 error(
                     doc.path,
@@ -179,7 +206,7 @@ def dimension_bounds(doc: YamlDocument) -> list[Diagnostic]:
                     f"ideal {ideal} of '{name}' is outside the scale [{low}, {high}]",
                 )
             )
-        if _is_number(tolerance) and tolerance > high - low:
+        if is_number(tolerance) and tolerance > high - low:
             out.append(
                 error(
                     doc.path,
@@ -273,9 +300,8 @@ def _numbers(value: Any, at: JsonPath) -> Iterator[tuple[JsonPath, int | float]]
 CHECKS = {
     "rules": (
         duplicate_rule_ids,
-        regex_problems,
-        template_problems,
-        length_bounds,
+        condition_problems,
+        action_problems,
         unreachable_rules,
         rules_without_actions,
         non_finite_numbers,
