@@ -5,8 +5,10 @@
     python3 docs/generate.py --check  # exit 1 if either differs from what is committed
 
 The text of a key is what the editor's hover says (evalkit.lsp.docs.key_markdown: its description, its
-type in words, its first example), so the site, completion and hover cannot drift apart;
-tests/test_docs.py holds the committed pages to this script and runs every example.
+type in words, its first example), so the site, completion and hover cannot drift apart; a condition's adds
+what its explanation shows, from its record (evalkit.engine.conditions). tests/test_docs.py holds the
+committed pages to this script and runs every example; tests/engine/test_registry.py holds the conditions
+and actions documented to the records.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit import schemas
+from evalkit.engine.conditions import CONDITIONS
 from evalkit.lsp import schemanav
 from evalkit.lsp.docs import key_markdown
 
@@ -63,7 +66,13 @@ def _files_page() -> str:
         lines += ["", f"## `{top.get('title', name)}`", "", str(top.get("description", ""))]
         for path, key, node in schema_keys(name):
             lines += ["", f"### `{'.'.join(path)}`", "", key_markdown(top, key, node)]
+            if name == "rules" and path[-2:-1] == ("when",) and key in CONDITIONS:
+                lines += ["", _observed(CONDITIONS[key].explains)]
     return "\n".join(lines) + "\n"
+
+
+def _observed(explains: str) -> str:
+    return f"What it observed (`fired_rules[].detail`, `--explain-json`): `held`, and {explains}"
 
 
 def _cli_page() -> str:
