@@ -10,6 +10,14 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evalkit.engine.actions import ACTIONS, compile_actions
+from evalkit.engine.context import RuleState, Signals
+from evalkit.engine.submission import parse_submission
+from tests.budget import examples
+from tests.engine.conftest import IDEALS
 
 Evaluate = Callable[..., dict[str, Any]]
 Rules = Callable[..., str]
@@ -233,6 +241,23 @@ def test_actions_run_in_the_seed_order_whatever_the_yaml_order(evaluate: Evaluat
 
 
 # --- options ---------------------------------------------------------------------------------------
+
+
+ANY_ACTIONS = st.lists(st.sampled_from(list(ACTIONS)), min_size=1, unique=True).flatmap(
+    lambda names: st.fixed_dictionaries({name: ACTIONS[name].values(st, None) for name in names})
+)
+"""Any of the actions, in any order, each with a value drawn from its record's strategy."""
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(ANY_ACTIONS)
+def test_any_actions_apply_in_the_records_order_one_record_each(actions: dict[str, Any]) -> None:
+    submission = parse_submission(
+        {"prompt": "P", "responses": [{"id": "a", "text": "t"}], "ranking": ["a"], "ratings": IDEALS}
+    )
+    state = RuleState(dict(submission.ratings), (0.0, 5.0), None, False)
+    records = [apply(state, Signals.of(submission), {}, "r") for apply in compile_actions(actions)]
+    assert [list(record) for record in records] == [[name] for name in ACTIONS if name in actions]
 
 
 def test_comments_repeat_without_dedupe(evaluate: Evaluate, rules_text: Rules) -> None:

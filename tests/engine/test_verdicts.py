@@ -10,35 +10,32 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalkit.engine import DIMENSIONS
-from evalkit.engine.conditions import compile_verdicts, compile_when
+from evalkit.engine.conditions import CONDITIONS, NEEDLE_ALPHABET, compile_verdicts, compile_when
 from evalkit.engine.context import Signals
 from evalkit.engine.needles import SHORT_TEXT
 from evalkit.engine.submission import parse_submission
 from tests.budget import examples
 
-WORDS = st.text(alphabet="aAbß\u0130é ({[.?$", max_size=4)  # case folding, regex metacharacters
-PATTERNS = st.sampled_from(["a", "^a", "b$", "(a+)+$", "[aé]{2}", "\\.", "(?i)ss", ""])
+WORDS = st.text(alphabet=NEEDLE_ALPHABET, max_size=4)  # case folding, regex metacharacters
 RATINGS = st.floats(min_value=-1, max_value=6, allow_nan=False)
-
-LEAVES: dict[str, st.SearchStrategy[Any]] = {
-    "response_contains_any": st.lists(WORDS, max_size=3),
-    "not_contains_any": st.lists(WORDS, max_size=3),
-    "preferred_rewrite_missing_substring": st.lists(WORDS, max_size=3),
-    "rewrite_regex_any": st.lists(PATTERNS, max_size=3),
-    "min_total_length": st.integers(0, 30),
-    "max_total_length": st.integers(0, 30),
-    "dimension_gt": st.dictionaries(st.sampled_from(DIMENSIONS), RATINGS, max_size=2),
-    "dimension_lt": st.dictionaries(st.sampled_from(DIMENSIONS), RATINGS, max_size=2),
-}
 
 
 def whens(depth: int = 2) -> st.SearchStrategy[dict[str, Any]]:
-    leaves = dict(LEAVES)
-    if depth:
-        leaves["any_of"] = st.lists(whens(depth - 1), max_size=3)
+    """Any `when` of every condition the records hold, each value drawn from its record's strategy; `any_of`
+    nests `depth` deep."""
+    nested = whens(depth - 1) if depth else None
+    drawn = {name: kind.values(st, nested) for name, kind in CONDITIONS.items()}
+    leaves = {name: values for name, values in drawn.items() if values is not None}
     return st.dictionaries(st.sampled_from(sorted(leaves)), st.none(), max_size=4).flatmap(
         lambda keys: st.fixed_dictionaries({key: leaves[key] for key in keys})
     )
+
+
+def test_every_condition_is_drawn_and_any_of_only_while_it_may_nest() -> None:
+    assert {name for name, kind in CONDITIONS.items() if kind.values(st, whens(0)) is not None} == set(
+        CONDITIONS
+    )
+    assert {name for name, kind in CONDITIONS.items() if kind.values(st, None) is None} == {"any_of"}
 
 
 submissions = st.fixed_dictionaries(
