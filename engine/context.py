@@ -23,10 +23,10 @@ class Signals:
         ratings: dict[str, float],
     ) -> None:
         self.text = text
-        """The responses and the rewrite, joined by newlines, for `response_contains_any`,
-        `not_contains_any`."""
+        """The responses and the rewrite, joined by newlines (which conditions read what: their records'
+        `reads`, engine/conditions.py)."""
         self.rewrite = rewrite
-        """The rewrite alone, for `preferred_rewrite_missing_substring`."""
+        """The rewrite alone."""
         self.rewrite_preferred, self.length_total = rewrite_preferred, length_total
         self.response_count, self.ratings = response_count, ratings
         self._rewrite_bytes: bytes | None = None
@@ -59,8 +59,8 @@ class Signals:
         )
 
     def rewrite_bytes(self) -> bytes:
-        """The rewrite's UTF-8 bytes, which `rewrite_regex_any` searches: encoded at the first call (most
-        configs have no such condition), kept for the next pattern."""
+        """The rewrite's UTF-8 bytes, which regexes search: encoded at the first call (most configs have no
+        regex), kept for the next pattern."""
         if self._rewrite_bytes is None:
             self._rewrite_bytes = self.rewrite_preferred.encode("utf-8", "surrogatepass")
         return self._rewrite_bytes
