@@ -86,6 +86,8 @@ class ConditionKind:
 
 
 class Condition:
+    """A condition compiled from its value: what a `Block` tests and explains."""
+
     def __init__(self, name: str, test: Test, explain: Explain, searches: Searches) -> None:
         self.name, self.test, self.explain, self.searches = name, test, explain, searches
 
