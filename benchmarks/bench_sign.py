@@ -6,7 +6,10 @@ turns run by run, wall clock and CPU time (user + system) side by side:
 1. Cold start: an unsigned `evalkit eval FILE` imports nothing of signing; with `--against REV` (e.g. main)
    its start is compared with that revision's, both installed from wheels (bench_startup's install_wheel).
 2. What `--sign` adds to a run: `evalkit eval samples --out R` with and without `--sign KEY`, alternated
-   (the difference of the medians; the issue asks for at most 10 ms, plus a TSA's round trip).
+   with a bare `python -c pass` and `python -c 'import cryptography.hazmat.bindings._rust'` (the anchor:
+   what loading cryptography's native module alone costs); the difference of the medians (the issue asks
+   for at most 10 ms, plus a TSA's round trip). Then where it goes: each import and step of signing timed
+   in fresh processes after eval's imports.
 3. `evalkit verify` of a results file of N GB (default 1): MB/s of the whole command, beside `sha256sum` of
    the same file as the anchor (the issue asks for at least 400 MB/s).
 """
@@ -64,51 +67,91 @@ def signing_cost(runs: int, folder: Path, env: dict[str, str]) -> None:
                    stdout=subprocess.DEVNULL)  # fmt: skip
     plain = [str(BIN / "evalkit"), "eval", "samples", "--out", str(folder / "r.jsonl")]
     signed = [*plain[:-1], str(folder / "s.jsonl"), "--sign", str(folder / "bench.key")]
+    python = str(BIN / "python")
     print("2. what --sign adds to `evalkit eval samples` (31 submissions):", flush=True)
-    times = timed_runs([("unsigned", plain, env), ("signed", signed, env)], runs)
-    unsigned = _line("unsigned (anchor)", times[0])
-    with_sign = _line("--sign KEY", times[1])
+    cases = [
+        ("unsigned (the floor)", plain, env),
+        ("--sign KEY", signed, env),
+        ("bare `python -c pass`", [python, "-c", "pass"], env),
+        ("`python -c 'import cryptography.hazmat.bindings._rust'`", [python, "-c", _RUST], env),
+    ]
+    times = timed_runs(cases, runs)
+    unsigned, with_sign, bare, rust = (
+        _line(label, measured) for (label, _, _), measured in zip(cases, times, strict=True)
+    )
     print(
         f"    --sign adds {(with_sign[0] - unsigned[0]) * 1000:.1f} ms wall, "
-        f"{(with_sign[1] - unsigned[1]) * 1000:.1f} ms CPU (medians' difference)"
+        f"{(with_sign[1] - unsigned[1]) * 1000:.1f} ms CPU (medians' difference); loading cryptography's "
+        f"native module alone costs {(rust[0] - bare[0]) * 1000:.1f} ms wall, "
+        f"{(rust[1] - bare[1]) * 1000:.1f} ms CPU"
     )
     signing_breakdown(runs, folder, env)
 
 
+_RUST = "import cryptography.hazmat.bindings._rust"
 _BREAKDOWN = """
 import sys, time
-import evalkit.commands._eval_run  # what an eval has imported by the time it signs
-cpu = time.process_time
-start = cpu()
-from evalkit.services.signing.sign import prepare, sign_run
-from evalkit.services.signing.statement import RunRecord
-from evalkit.services.signing import summaries
-from evalkit.commands._signing import expanded, config_folder
 from pathlib import Path
-imported = cpu()
-signer = prepare(sys.argv[1], None, [sys.argv[2]])
-record = RunRecord("eval", [], {"out": sys.argv[2]}, expanded(["samples"])(), config_folder(None),
-                   summaries.results(Path(sys.argv[2])))
-sign_run(signer, record)
-print(imported - start, cpu() - imported)
+import evalkit.commands._eval_run  # what an eval has imported by the time it signs
+stages, last = [], time.process_time()
+def stage(name):
+    global last
+    now = time.process_time()
+    stages.append(f"{name}={now - last}")
+    last = now
+import cryptography.hazmat.bindings._rust
+stage("cryptography's native module")
+from cryptography.hazmat.primitives.asymmetric import ec
+stage("its ec module")
+from cryptography.hazmat.primitives import hashes
+ec.ECDSA(hashes.SHA256())
+stage("its OpenSSL backend (ECDSA() imports it)")
+from cryptography.hazmat.primitives import serialization
+stage("its serialization (PEM keys; it imports its SSH module)")
+from evalkit.commands._signing import config_folder, expanded
+from evalkit.services.signing import summaries
+from evalkit.services.signing.sign import prepare, signed_bundle
+from evalkit.services.signing.statement import RunRecord, statement
+from evalkit.services.outputs.atomic import write_text_atomic
+import json
+stage("evalkit's signing modules")
+results = Path(sys.argv[2])
+signer = prepare(sys.argv[1], None, [str(results)])
+stage("reading the key")
+record = RunRecord("eval", [], {"out": str(results)}, config_folder(None))
+record.inputs = expanded(["samples"])()
+stage("listing the inputs again")
+record.summary = summaries.results(results)
+stage("the summary (results read again)")
+payload = json.dumps(statement(record, results.parent), separators=(",", ":")).encode()
+stage("the statement (every digest)")
+document = signed_bundle(signer.key, None, payload)
+stage("the signature")
+write_text_atomic(signer.bundle, json.dumps(document, indent=2) + "\\n")
+stage("writing the bundle (fsync)")
+print("\\n".join(stages))
 """
 
 
 def signing_breakdown(runs: int, folder: Path, env: dict[str, str]) -> None:
-    """In fresh processes: the CPU of importing signing's modules, and of the signing work after that."""
-    imports, work = [], []
+    """In fresh processes after eval's imports, the CPU of each step of signing, in the order a signed run
+    takes them (each import stage counts what the ones before it had not loaded)."""
+    stages: dict[str, list[float]] = {}
     for _ in range(runs):
         done = subprocess.run(
             [str(BIN / "python"), "-c", _BREAKDOWN, str(folder / "bench.key"), str(folder / "s.jsonl")],
             check=True, env=env, capture_output=True, text=True, cwd=ROOT,
         )  # fmt: skip
-        first, second = map(float, done.stdout.split())
-        imports.append(first)
-        work.append(second)
+        for line in done.stdout.splitlines():
+            name, _, seconds = line.rpartition("=")
+            stages.setdefault(name, []).append(float(seconds))
+    medians = {name: statistics.median(values) * 1000 for name, values in stages.items()}
     print(
-        f"    in process ({runs} runs): importing signing {statistics.median(imports) * 1000:.1f} ms CPU, "
-        f"then the signing work {statistics.median(work) * 1000:.1f} ms CPU (key, digests, signature, bundle)"
+        f"    in process, after eval's imports ({runs} runs, CPU medians; "
+        f"total {sum(medians.values()):.1f} ms):"
     )
+    for name, value in medians.items():
+        print(f"      {value:5.1f} ms  {name}")
 
 
 def _big_results(path: Path, gigabytes: float) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +31,15 @@ def bundle(envelope: dict[str, Any], hint: str, tokens: list[bytes]) -> dict[str
     return {"mediaType": MEDIA_TYPE, "verificationMaterial": material, "dsseEnvelope": envelope}
 
 
-@dataclass
 class ReadBundle:
-    payload_type: str
-    payload: bytes
-    signature: bytes
-    hint: str
-    tokens: list[bytes]
+    """A bundle's envelope and verification material, decoded. (Plain classes here: `--sign` imports this
+    module, and a dataclass costs 0.4 ms to define.)"""
+
+    def __init__(
+        self, payload_type: str, payload: bytes, signature: bytes, hint: str, tokens: list[bytes]
+    ) -> None:
+        self.payload_type, self.payload, self.signature = payload_type, payload, signature
+        self.hint, self.tokens = hint, tokens
 
 
 def read_bundle(path: str) -> ReadBundle:

@@ -8,7 +8,6 @@ key's hint (the bundle's `publicKey.hint`) is the SHA-256 of its SPKI DER, in he
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import sys
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from evalkit.engine.text import shown
 from evalkit.services.signing import SigningProblem
+from evalkit.services.signing.digests import sha256_hex
 
 PASSWORD_VARIABLE = "EVALKIT_KEY_PASSWORD"
 PRIVATE_SUFFIX, PUBLIC_SUFFIX = ".key", ".pub"
@@ -49,7 +49,7 @@ def passphrase(prompt: Prompt | None = None, confirm: bool = False) -> bytes | N
 
 
 def key_hint(public: ec.EllipticCurvePublicKey) -> str:
-    return hashlib.sha256(spki_der(public)).hexdigest()
+    return sha256_hex(spki_der(public))
 
 
 def spki_der(public: ec.EllipticCurvePublicKey) -> bytes:

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.engine.text import shown
-from evalkit.services.signing.statement import config_policy, file_sha256
+from evalkit.services.signing.digests import file_sha256
+from evalkit.services.signing.statement import config_policy
 from evalkit.services.signing.verify import Verification
 
 NOT_COMPARED = frozenset({"log_file"})

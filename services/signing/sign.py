@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,12 +33,17 @@ def _state(path: str) -> tuple[int, int, int] | None:
     return (info.st_ino, info.st_size, info.st_mtime_ns)
 
 
-@dataclass
 class PreparedSigner:
-    key: ec.EllipticCurvePrivateKey
-    tsa_url: str | None
-    outputs: list[str]
-    before: dict[str, tuple[int, int, int] | None] = field(default_factory=dict)
+    """The key, read before the run, and the state of each output then (to tell a stale bundle)."""
+
+    def __init__(
+        self,
+        key: ec.EllipticCurvePrivateKey,
+        tsa_url: str | None,
+        outputs: list[str],
+        before: dict[str, tuple[int, int, int] | None],
+    ) -> None:
+        self.key, self.tsa_url, self.outputs, self.before = key, tsa_url, outputs, before
 
     @property
     def bundle(self) -> Path:

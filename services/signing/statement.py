@@ -10,42 +10,36 @@ secrets, and which output is which, for `evalkit verify --reproduce`) and `times
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import os
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalkit.services.signing.digests import file_sha256, sha256_hex
+
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PREDICATE_TYPE = "urn:evalkit:attestation:run:v1"
-CHUNK = 1 << 20
 
 
-@dataclass
 class RunRecord:
-    """What a signed run did, as the command saw it."""
+    """What a signed run did, as the command saw it. (A plain class: a dataclass costs a signed run 0.4 ms
+    to define.)"""
 
-    command: str
-    arguments: list[str]
-    outputs: dict[str, str]  # role (the option's name: out, explain_json...) -> path as given
-    inputs: list[Path] = field(default_factory=list)
-    config_dir: Path | None = None  # None: no config (score); the shipped one is named by the command
-    summary: dict[str, Any] = field(default_factory=dict)
-    tsa_url: str | None = None
-
-
-def file_sha256(path: Path | str) -> str:
-    """The file's SHA-256, read in chunks (constant memory, at hashing speed)."""
-    digest = hashlib.sha256()
-    with open(path, "rb", buffering=0) as handle:
-        buffer = bytearray(CHUNK)
-        view = memoryview(buffer)
-        while count := handle.readinto(buffer):
-            digest.update(view[:count])
-    return digest.hexdigest()
+    def __init__(
+        self,
+        command: str,
+        arguments: list[str],
+        outputs: dict[str, str],
+        config_dir: Path | None = None,
+        tsa_url: str | None = None,
+    ) -> None:
+        self.command, self.arguments, self.tsa_url = command, arguments, tsa_url
+        self.outputs = outputs  # role (the option's name: out, explain_json...) -> path as given
+        self.config_dir = config_dir  # None: no config (score); the shipped one is named by the command
+        self.inputs: list[Path] = []
+        self.summary: dict[str, Any] = {}
 
 
 def descriptor(name: str, path: Path | str) -> dict[str, Any]:
@@ -106,9 +100,7 @@ def config_policy(folder: Path) -> dict[str, Any]:
 
     paths = sorted(config_files(folder).values(), key=lambda p: p.name)
     texts = {path.name: path.read_bytes() for path in paths if path.is_file()}
-    files = [
-        {"name": name, "digest": {"sha256": hashlib.sha256(data).hexdigest()}} for name, data in texts.items()
-    ]
+    files = [{"name": name, "digest": {"sha256": sha256_hex(data)}} for name, data in texts.items()]
     config_hash = hash_config(texts)
     return {
         "uri": f"evalkit-config:sha256:{config_hash}",

@@ -7,20 +7,39 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 
 def _objects(path: Path) -> Iterator[Any]:
-    """The JSON values of a JSON Lines file, or the one value of a JSON file (a single result, pretty)."""
-    data = path.read_bytes()
+    """The JSON values of a JSON Lines file, a line at a time (constant memory), or the one value of a JSON
+    file whose first line is no JSON value (a single result, pretty)."""
+    with path.open("rb") as handle:
+        first = handle.readline()
+        while first and not first.strip():
+            first = handle.readline()
+        try:
+            value = json.loads(first) if first else None
+        except ValueError:
+            yield from _document(first + handle.read())
+            return
+        if first:
+            yield value
+        yield from _lines(handle)
+
+
+def _document(data: bytes) -> Iterator[Any]:
     try:
-        yield json.loads(data)
-        return
+        value = json.loads(data)
     except ValueError:
-        pass
-    for line in data.splitlines():
+        yield from _lines(data.splitlines())
+        return
+    yield value
+
+
+def _lines(lines: Iterable[bytes]) -> Iterator[Any]:
+    for line in lines:
         if line.strip():
             try:
                 yield json.loads(line)

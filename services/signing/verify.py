@@ -24,9 +24,10 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from evalkit.engine.text import shown
 from evalkit.services.signing import SigningProblem
 from evalkit.services.signing.bundle import ReadBundle
+from evalkit.services.signing.digests import file_sha256
 from evalkit.services.signing.dsse import IN_TOTO_PAYLOAD_TYPE, pae
 from evalkit.services.signing.keys import key_hint
-from evalkit.services.signing.statement import PREDICATE_TYPE, STATEMENT_TYPE, file_sha256
+from evalkit.services.signing.statement import PREDICATE_TYPE, STATEMENT_TYPE
 
 
 @dataclass

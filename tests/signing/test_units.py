@@ -1,18 +1,22 @@
 """The pure parts: DSSE's pre-authentication encoding, a signature over it, the command line without
-secrets, a bundle's round trip."""
+secrets, a bundle's round trip, a file's digest, a run's summary."""
 
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalkit.services.signing import SigningProblem
+from evalkit.services.signing import SigningProblem, summaries
 from evalkit.services.signing.bundle import parse_bundle
+from evalkit.services.signing.digests import CHUNK, file_sha256
 from evalkit.services.signing.dsse import IN_TOTO_PAYLOAD_TYPE, pae
 from evalkit.services.signing.sign import signed_bundle
 from evalkit.services.signing.statement import without_secrets
@@ -100,3 +104,42 @@ def test_a_passphrase_typed_twice_differently_writes_no_key(monkeypatch: pytest.
     with pytest.raises(SigningProblem, match="the two passphrases differ"):
         passphrase(lambda question: next(answers), confirm=True)
     assert passphrase(lambda question: "", confirm=True) is None  # empty: no passphrase, not encrypted
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(size=st.sampled_from([0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK + 7]), seed=st.binary(max_size=64))
+def test_a_file_s_digest_is_its_sha256_whole_or_in_chunks(tmp_path: Path, size: int, seed: bytes) -> None:
+    data = (seed or b"\x00") * (size // max(1, len(seed)) + 1)
+    data = data[:size]
+    path = tmp_path / "file"
+    path.write_bytes(data)
+    assert file_sha256(path) == hashlib.sha256(data).hexdigest()
+
+
+result_objects = st.fixed_dictionaries(
+    {"label": st.sampled_from(["good", "bad"]), "flags": st.lists(st.sampled_from(["x", "y"]), max_size=2)}
+)
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(items=st.lists(st.one_of(result_objects, st.just("garbage")), max_size=6), blank=st.booleans())
+def test_the_summary_read_a_line_at_a_time_counts_every_line(
+    tmp_path: Path, items: list[object], blank: bool
+) -> None:
+    lines = [json.dumps(item) if item != "garbage" else "{not json" for item in items]
+    path = tmp_path / "results.jsonl"
+    path.write_text("\n" * blank + "\n".join(lines) + "\n")
+    good = [item for item in items if isinstance(item, dict)]
+    summary = summaries.results(path)
+    assert summary["submissions"] == len(items) and summary["errors"] == len(items) - len(good)
+    assert summary["labels"] == dict(Counter(str(item["label"]) for item in good))
+
+
+def test_the_summary_of_one_pretty_result_is_that_of_its_line(tmp_path: Path) -> None:
+    result = {"label": "good", "flags": ["x"], "score": 1}
+    pretty, line = tmp_path / "r.json", tmp_path / "r.jsonl"
+    pretty.write_text(json.dumps(result, indent=2) + "\n")
+    line.write_text(json.dumps(result) + "\n")
+    assert summaries.results(pretty) == summaries.results(line) == {
+        "submissions": 1, "errors": 0, "labels": {"good": 1}, "flags": {"x": 1}
+    }  # fmt: skip
