@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -143,3 +144,12 @@ def test_the_summary_of_one_pretty_result_is_that_of_its_line(tmp_path: Path) ->
     assert summaries.results(pretty) == summaries.results(line) == {
         "submissions": 1, "errors": 0, "labels": {"good": 1}, "flags": {"x": 1}
     }  # fmt: skip
+
+
+@pytest.mark.parametrize("special", ["named pipe", "/dev/zero", "folder"])
+def test_only_a_regular_file_is_hashed(tmp_path: Path, special: str) -> None:
+    path = {"named pipe": tmp_path / "pipe", "/dev/zero": Path("/dev/zero"), "folder": tmp_path}[special]
+    if special == "named pipe":
+        os.mkfifo(path)  # no writer: opening it to read would wait for one
+    with pytest.raises(OSError, match="not a regular file"):
+        file_sha256(path)
