@@ -75,7 +75,7 @@ def predicate(record: RunRecord, now: float) -> dict[str, Any]:
             "outputs": record.outputs,
         },
         "timestamp": {
-            "authority": record.tsa_url,
+            "authority": None if record.tsa_url is None else _url_without_password(record.tsa_url),
             "trusted": record.tsa_url is not None,
             "note": "an RFC 3161 token over the signature is in the bundle"
             if record.tsa_url

@@ -20,7 +20,7 @@ from evalkit.services.signing.bundle import parse_bundle
 from evalkit.services.signing.digests import CHUNK, file_sha256
 from evalkit.services.signing.dsse import IN_TOTO_PAYLOAD_TYPE, pae
 from evalkit.services.signing.sign import signed_bundle
-from evalkit.services.signing.statement import without_secrets
+from evalkit.services.signing.statement import RunRecord, predicate, without_secrets
 from evalkit.services.signing.verify import Trust, verify_bundle
 
 KEY = ec.generate_private_key(ec.SECP256R1())
@@ -153,3 +153,11 @@ def test_only_a_regular_file_is_hashed(tmp_path: Path, special: str) -> None:
         os.mkfifo(path)  # no writer: opening it to read would wait for one
     with pytest.raises(OSError, match="not a regular file"):
         file_sha256(path)
+
+
+def test_the_recorded_timestamp_authority_keeps_no_password() -> None:
+    url = "https://ann:hunter2@tsa.example/tsr"
+    record = RunRecord("eval", ["in", "--tsa", url], {"out": "r.jsonl"}, tsa_url=url)
+    recorded = predicate(record, 0.0)
+    assert "hunter2" not in json.dumps(recorded)
+    assert recorded["timestamp"]["authority"] == "https://ann:***@tsa.example/tsr"
