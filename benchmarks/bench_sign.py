@@ -134,8 +134,10 @@ print("\\n".join(stages))
 
 
 def signing_breakdown(runs: int, folder: Path, env: dict[str, str]) -> None:
-    """In fresh processes after eval's imports, the CPU of each step of signing, in the order a signed run
-    takes them (each import stage counts what the ones before it had not loaded)."""
+    """In fresh processes after eval's imports, the CPU of each step of signing. Each import stage counts
+    what the stages before it had not loaded: cryptography's serialization comes last, so its line is what
+    it adds to what signing cannot do without (the native module, ec, and the backend ECDSA imports); a
+    run imports it first, which moves time between the lines, not their sum."""
     stages: dict[str, list[float]] = {}
     for _ in range(runs):
         done = subprocess.run(
