@@ -132,11 +132,12 @@ def _score(args: argparse.Namespace) -> int:
     if args.jobs != 1:
         raise UsageProblem("--jobs does not go with --ray: Ray runs one scorer per CPU of the cluster")
     _require_ray()
-    from evalkit.commands.score import _render_summary, _show_error
+    from evalkit.commands.score import _render_summary
     from evalkit.engine.text import shown
     from evalkit.qydomain.summary import ScoreSummary
     from evalkit.ray._chunks import score_tasks
     from evalkit.ray._files import SCORE_SUFFIXES
+    from evalkit.services.run.score import _show_error
 
     files = _files([args.input], SCORE_SUFFIXES)
     summary, bad = ScoreSummary(), 0
