@@ -87,12 +87,13 @@ def _run(args: argparse.Namespace) -> int:
 
         print(f"{args.prog}: {shown_as(problem)}", file=sys.stderr)
         return 2
-    report = _render_summary(args, summary, bad_lines)
+    report = render_summary(args, summary, bad_lines)
     print(report, file=sys.stdout if args.out else sys.stderr)
     return 1 if bad_lines else 0
 
 
-def _render_summary(args: argparse.Namespace, summary: ScoreSummary, bad_lines: int) -> str:
+def render_summary(args: argparse.Namespace, summary: ScoreSummary, bad_lines: int) -> str:
+    """The summary in --format's form: per data source, the count and the spread of the scores."""
     from evalkit.engine.text import shown
     from evalkit.engine.untrusted_text import shown_as
 

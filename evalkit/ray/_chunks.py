@@ -250,7 +250,7 @@ def _evaluated_table(result: bytes, notes: list[Outcome]) -> pa.Table:
 
 def _scored_range(index: int, task: LineRange) -> Done:
     """A JSONL range scored as `evalkit score` scores it, its bad lines numbered (the driver need not)."""
-    from evalkit.services.run.score import ByteRange, _error_entry, score_range
+    from evalkit.services.run.score import ByteRange, error_entry, score_range
 
     scored = score_range(ByteRange(task.path, task.start, task.end))
     if scored.problem is not None:
@@ -259,7 +259,7 @@ def _scored_range(index: int, task: LineRange) -> Done:
     pieces, errors = [scored.output], []
     for bad in scored.bad:
         number = task.first + bad.position
-        pieces += [_error_entry(task.source, number, bad.code, bad.message), b"\n", bad.after]
+        pieces += [error_entry(task.source, number, bad.code, bad.message), b"\n", bad.after]
         errors.append(f"{task.source}:{number}: {bad.message}")
     records = sum(len(values) for values in scored.scores.values()) + len(errors)
     return Done(index, b"".join(pieces), None, 0, records, errors, scored.scores, None, task.end, 0.0)

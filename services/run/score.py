@@ -81,7 +81,7 @@ class _Tally:
 
     def bad_line(self, message: str) -> None:
         self.bad_lines += 1
-        _show_error(self.progress, self.bad_lines, message)
+        show_error(self.progress, self.bad_lines, message)
 
     def _caption(self, done: int, total: int) -> str:
         return f"{100 * done // total:3d}% {self.summary.total + self.bad_lines} rows"
@@ -157,7 +157,7 @@ def _take(scored: Scored, name: str, write: Callable[[bytes | Spooled | Held], N
     write(scored.output)
     for bad in scored.bad:
         number = tally.lines + bad.position + 1
-        write(_error_entry(name, number, bad.code, bad.message) + b"\n" + bad.after)
+        write(error_entry(name, number, bad.code, bad.message) + b"\n" + bad.after)
         tally.bad_line(f"{name}:{number}: {bad.message}")
     tally.lines += scored.lines
     for data_source, values in scored.scores.items():
@@ -345,7 +345,8 @@ def _too_long() -> str:
     return f"the line is longer than {MAX_SUBMISSION_BYTES:,} bytes"
 
 
-def _error_entry(path: str, number: int, code: str, message: str) -> bytes:
+def error_entry(path: str, number: int, code: str, message: str) -> bytes:
+    """The output line (without its b"\n") of line `number` of `path` that could not be scored."""
     entry = {"source": f"{path}:{number}", "error": {"code": code, "message": message}}
     return json.dumps(entry).encode("ascii")
 
@@ -370,7 +371,8 @@ class ScoreChunks:
         return score_chunk
 
 
-def _show_error(progress: Progress, count: int, message: str) -> None:
+def show_error(progress: Progress, count: int, message: str) -> None:
+    """The `count`th bad line's message on stderr, above the bar; after ERRORS_SHOWN, only counted."""
     from evalkit.engine.untrusted_text import shown_as
 
     if count > ERRORS_SHOWN:
