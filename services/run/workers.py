@@ -49,9 +49,7 @@ DIED = "a worker process died (killed, or out of memory?); try fewer --jobs"
 class WorkerDied(Exception):
     """A worker process ended before its work was done (killed, or out of memory)."""
 
-    def __init__(
-        self, message: str = "a worker process died (killed, or out of memory?); try fewer --jobs"
-    ) -> None:
+    def __init__(self, message: str = DIED) -> None:
         super().__init__(message)
 
 
