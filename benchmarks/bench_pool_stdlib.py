@@ -16,7 +16,9 @@ pool replaced or not:
 
 The variants run alternated, round after round (the machine's load swings alike for each); each line gives
 the median wall seconds, the median CPU seconds (the parent's user+sys, then its workers'), the parent's
-peak memory (max RSS), and the ratio to `pool` in the same rounds. The outputs are checked equal.
+peak memory (max RSS), the ratio to `pool` in the same rounds, and the parent's CPU a line beyond what a run
+of 200 lines costs it (starting, forking, ending): what caps the lines a second however many workers there
+are. The outputs are checked equal.
 
 Behaviour: the same command (`eval BATCH --jobs 2 --out FILE`, a batch large enough to be at work), with the
 pool and with the stdlib's, (1) killed outright (SIGKILL to the parent) once its workers run: how many of its
@@ -124,11 +126,17 @@ def timed(log: Path, variant: str, arguments: list[str], out: Path | None, cwd: 
     return {"wall": wall, **json.loads(log.read_text())}
 
 
-def timing(folder: Path, cases: dict[str, list[str]], variants: list[str], rounds: int) -> None:
+Case = tuple[list[str], list[str], int]
+"""A command's arguments on the whole input, on its first TINY lines, and its count of lines."""
+TINY = 200
+
+
+def timing(folder: Path, cases: dict[str, Case], variants: list[str], rounds: int) -> None:
     log = folder / "usage.json"
-    for name, arguments in cases.items():
+    for name, (arguments, tiny, count) in cases.items():
         for output in ("--out", "pipe"):
             rows: dict[str, list[dict[str, float]]] = {variant: [] for variant in variants}
+            starts: dict[str, list[float]] = {variant: [] for variant in variants}
             outputs: dict[str, bytes] = {}
             for variant in variants:  # a round not counted: the files in the page cache, the code too
                 timed(log, variant, arguments, folder / "warm" if output == "--out" else None, folder)
@@ -138,6 +146,7 @@ def timing(folder: Path, cases: dict[str, list[str]], variants: list[str], round
                     rows[variant].append(timed(log, variant, arguments, out, folder))
                     if out is not None:
                         outputs[variant] = out.read_bytes()
+                    starts[variant].append(timed(log, variant, tiny, out, folder)["cpu"])
             if outputs:
                 assert len(set(outputs.values())) == 1, "every variant must write the same bytes"
             anchor = statistics.median(row["wall"] for row in rows[variants[0]])
@@ -148,9 +157,14 @@ def timing(folder: Path, cases: dict[str, list[str]], variants: list[str], round
                 workers = statistics.median(row["workers_cpu"] for row in rows[variant])
                 cpu = statistics.median(row["cpu"] + row["workers_cpu"] for row in rows[variant])
                 rss = statistics.median(row["rss_mb"] for row in rows[variant])
+                # the parent's CPU a line beyond what it spends on TINY lines (starting, forking, ending):
+                # what caps the lines a second however many workers there are
+                line = (parent - statistics.median(starts[variant])) / (count - TINY)
                 print(
                     f"{name} --jobs 2 {output:<5} {variant:<9}: wall {wall:6.2f} s ({wall / anchor:4.2f}x), "
-                    f"CPU {parent:5.2f} + {workers:5.2f} s ({cpu / anchor_cpu:4.2f}x), parent {rss:5.0f} MB",
+                    f"CPU {parent:5.2f} + {workers:5.2f} s ({cpu / anchor_cpu:4.2f}x), parent {rss:5.0f} MB, "
+                    f"{line * 1e6:4.1f} us a line"
+                    + (f" (at most {1 / line:,.0f} lines/s)" if line > 0 else ""),
                     flush=True,
                 )
 
@@ -294,9 +308,22 @@ def main() -> None:
         batch = _batch_file(folder, args.lines)
         rows = folder / "rows.jsonl"
         rows.write_text("".join(json.dumps(row) + "\n" for row in make_rows(args.rows)), encoding="utf-8")
+        (folder / "tiny").mkdir()
+        tiny_batch = folder / "tiny" / "batch.jsonl"
+        tiny_batch.write_text("".join(batch.read_text(encoding="utf-8").splitlines(True)[:TINY]))
+        tiny_rows = folder / "tiny" / "rows.jsonl"
+        tiny_rows.write_text("".join(rows.read_text(encoding="utf-8").splitlines(True)[:TINY]))
         cases = {
-            "eval": ["eval", str(batch), "--jobs", "2"],
-            "score": ["score", str(rows), "--jobs", "2"],
+            "eval": (
+                ["eval", str(batch), "--jobs", "2"],
+                ["eval", str(tiny_batch), "--jobs", "2"],
+                args.lines,
+            ),
+            "score": (
+                ["score", str(rows), "--jobs", "2"],
+                ["score", str(tiny_rows), "--jobs", "2"],
+                args.rows,
+            ),
         }
         if args.only != "behaviour":
             timing(folder, cases, variants, args.rounds)
@@ -304,7 +331,7 @@ def main() -> None:
             (folder / "big").mkdir()
             big = _batch_file(folder / "big", args.lines * 5)
             behaviour(folder, ["eval", str(big), "--jobs", "2"], ["pool", "stdlib"], args.tries)
-            slow_reader(folder, cases["eval"], ["pool", "stdlib"])
+            slow_reader(folder, cases["eval"][0], ["pool", "stdlib"])
 
 
 if __name__ == "__main__":
