@@ -12,7 +12,9 @@ pool replaced or not:
 - `pipe`: the same pool, every chunk of output crossing the pipe to the parent (no hold, no spool);
 - `stdlib`: `concurrent.futures.ProcessPoolExecutor(2)` (forked, the work made once per worker by its
   initializer) and its `map`, every chunk crossing its pipe, the parent writing it;
-- `nomallopt` (on request): the pool without `_keep_freed_memory`'s mallopt: what that earns.
+- `nomallopt`, `nofadvise` (on request): the pool without `_keep_freed_memory`'s mallopt, without the
+  `posix_fadvise` that starts writing each chunk to disk as it is placed or copied: what each earns (the
+  latter in the seconds the output's fsync takes at the end).
 
 The variants run alternated, round after round (the machine's load swings alike for each); each line gives
 the median wall seconds, the median CPU seconds (the parent's user+sys, then its workers'), the parent's
@@ -45,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 _RUN = r"""
-import contextlib, json, os, resource, sys
+import contextlib, json, os, resource, sys, time
 LOG, VARIANT = sys.argv[1], sys.argv[2]
 sys.argv = ['evalkit', *sys.argv[3:]]
 from evalkit.services.run import pool, workers
@@ -79,6 +81,17 @@ if VARIANT == 'stdlib':
     pool.ordered_map = stdlib_map
 if VARIANT == 'nomallopt':
     workers._keep_freed_memory = lambda: None
+if VARIANT == 'nofadvise':
+    os.posix_fadvise = lambda *args: None
+FSYNC = [0.0]
+original_fsync = os.fsync
+
+def fsync(fd):
+    begin = time.monotonic()
+    original_fsync(fd)
+    FSYNC[0] += time.monotonic() - begin
+
+os.fsync = fsync
 from evalkit.cli import main
 try:
     code = main()
@@ -89,7 +102,7 @@ finally:
         peak = next(int(line.split()[1]) for line in status if line.startswith('VmHWM:'))
     with open(LOG, 'w') as out:
         json.dump({'cpu': own.ru_utime + own.ru_stime, 'workers_cpu': children.ru_utime + children.ru_stime,
-                   'rss_mb': peak / 1024}, out)
+                   'rss_mb': peak / 1024, 'fsync': FSYNC[0]}, out)
 sys.exit(code)
 """
 """The command's own entry point, the pool replaced as VARIANT says; its CPU and memory written to LOG."""
@@ -157,12 +170,14 @@ def timing(folder: Path, cases: dict[str, Case], variants: list[str], rounds: in
                 workers = statistics.median(row["workers_cpu"] for row in rows[variant])
                 cpu = statistics.median(row["cpu"] + row["workers_cpu"] for row in rows[variant])
                 rss = statistics.median(row["rss_mb"] for row in rows[variant])
+                fsync = statistics.median(row["fsync"] for row in rows[variant])
                 # the parent's CPU a line beyond what it spends on TINY lines (starting, forking, ending):
                 # what caps the lines a second however many workers there are
                 line = (parent - statistics.median(starts[variant])) / (count - TINY)
                 print(
                     f"{name} --jobs 2 {output:<5} {variant:<9}: wall {wall:6.2f} s ({wall / anchor:4.2f}x), "
                     f"CPU {parent:5.2f} + {workers:5.2f} s ({cpu / anchor_cpu:4.2f}x), parent {rss:5.0f} MB, "
+                    f"fsync {fsync:4.2f} s, "
                     f"{line * 1e6:4.1f} us a line"
                     + (f" (at most {1 / line:,.0f} lines/s)" if line > 0 else ""),
                     flush=True,
