@@ -36,7 +36,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 _BEFORE = r"""
 import importlib.util, sys
 import evalkit.commands, evalkit.services
-for name in ("services/inputs", "services/workers", "services/pool", "evalkit/commands/_eval_run"):
+POOL = ("services/inputs/read", "services/run/workers", "services/run/pool", "evalkit/commands/_eval_run")
+for name in POOL:
     module_name = "evalkit." + name.replace("evalkit/", "").replace("/", ".")
     spec = importlib.util.spec_from_file_location(module_name, f"{CHECKOUT}/{name}.py")
     module = importlib.util.module_from_spec(spec)

@@ -25,7 +25,6 @@ from evalkit.services.run.batch import (
     Want,
     can_render_in_workers,
     count_items,
-    error_json,
     evaluate_all,
     evaluate_rendered,
     jsonl_line,
@@ -390,9 +389,6 @@ def _output_is_input(args: argparse.Namespace) -> str | None:
             also = "" if read == path else f" ({read})"
             return f"{option} {path} is also an input{also}"
     return None
-
-
-_error_json = error_json
 
 
 def _rendered(outcome: Outcome, field: str, batch: bool) -> str:

@@ -132,11 +132,12 @@ def _score(args: argparse.Namespace) -> int:
     if args.jobs != 1:
         raise UsageProblem("--jobs does not go with --ray: Ray runs one scorer per CPU of the cluster")
     _require_ray()
-    from evalkit.commands.score import _render_summary, _show_error
+    from evalkit.commands.score import render_summary
     from evalkit.engine.text import shown
     from evalkit.qydomain.summary import ScoreSummary
     from evalkit.ray._chunks import score_tasks
     from evalkit.ray._files import SCORE_SUFFIXES
+    from evalkit.services.run.score import show_error
 
     files = _files([args.input], SCORE_SUFFIXES)
     summary, bad = ScoreSummary(), 0
@@ -148,14 +149,14 @@ def _score(args: argparse.Namespace) -> int:
             raise UsageProblem(f"{shown(args.input)}: cannot read: {done.problem}")
         for line in done.errors:
             bad += 1
-            _show_error(progress, bad, line)
+            show_error(progress, bad, line)
         for data_source, values in done.scores.items():
             summary.extend(data_source, values)
         progress.advance(done.records)
 
     stdout = _on_ray(args, "score", None, score_tasks(files), take)
     progress.finish()
-    report = _render_summary(args, summary, bad) + "\n"
+    report = render_summary(args, summary, bad) + "\n"
     if args.out:
         stdout.write(report.encode("utf-8"))
         stdout.flush()

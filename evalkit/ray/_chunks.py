@@ -3,7 +3,7 @@
 The driver only cuts the inputs (a JSONL file into ranges of whole lines, numbered as it counts their
 newlines; a Parquet file whole; other files read as text, they are small) and hands each chunk to a worker.
 The worker reads its chunk itself, evaluates or scores it with the local run's own code (run/batch.py's
-ChunkRenderer, commands/score.py's score_range), and either sends its output back (a single ordered output)
+ChunkRenderer, run/score.py's score_range), and either sends its output back (a single ordered output)
 or writes it as a part of an `--out` folder itself and sends back only the part's name and size. The
 files are read by path, so every node must see the inputs (and an `--out` folder) where the driver does,
 as Ray Data's own readers and writers need.
@@ -250,7 +250,7 @@ def _evaluated_table(result: bytes, notes: list[Outcome]) -> pa.Table:
 
 def _scored_range(index: int, task: LineRange) -> Done:
     """A JSONL range scored as `evalkit score` scores it, its bad lines numbered (the driver need not)."""
-    from evalkit.commands.score import ByteRange, _error_entry, score_range
+    from evalkit.services.run.score import ByteRange, error_entry, score_range
 
     scored = score_range(ByteRange(task.path, task.start, task.end))
     if scored.problem is not None:
@@ -259,7 +259,7 @@ def _scored_range(index: int, task: LineRange) -> Done:
     pieces, errors = [scored.output], []
     for bad in scored.bad:
         number = task.first + bad.position
-        pieces += [_error_entry(task.source, number, bad.code, bad.message), b"\n", bad.after]
+        pieces += [error_entry(task.source, number, bad.code, bad.message), b"\n", bad.after]
         errors.append(f"{task.source}:{number}: {bad.message}")
     records = sum(len(values) for values in scored.scores.values()) + len(errors)
     return Done(index, b"".join(pieces), None, 0, records, errors, scored.scores, None, task.end, 0.0)

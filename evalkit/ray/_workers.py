@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from evalkit.qydomain.records import RowError, score_json_line
 from evalkit.ray._files import row_text
-from evalkit.services.run.batch import Outcome, RawItem
+from evalkit.services.run.batch import Outcome, RawItem, jsonl_line
 
 EVALUATED_SCHEMA = pa.schema(
     [("source", pa.string()), ("label", pa.string()), ("error", pa.string()), ("record", pa.large_string())]
@@ -93,7 +93,6 @@ class EvaluateBatch:
     folder), a config folder (read on the worker), or None for the shipped default config."""
 
     def __init__(self, config: Mapping[str, bytes] | str | Path | None = None) -> None:
-        from evalkit.commands._eval_run import _rendered
         from evalkit.engine.config import analyze
         from evalkit.services.run.batch import BatchEvaluator, Want
 
@@ -106,7 +105,6 @@ class EvaluateBatch:
             problems = "; ".join(d.format() for d in analyzed.diagnostics)
             raise ValueError(f"the config has errors: {problems}")
         self._batch = BatchEvaluator(analyzed, Want(result=True))
-        self._render = _rendered  # the local run's line: one function makes both
 
     def __call__(self, batch: Any) -> pa.Table:
         rows = []
@@ -117,7 +115,7 @@ class EvaluateBatch:
                     "source": source,
                     "label": outcome.label,
                     "error": outcome.error,
-                    "record": self._render(outcome, "result", True)[:-1],
+                    "record": jsonl_line(outcome, "result")[:-1],  # the line `evalkit eval` writes
                 }
             )
         return pa.Table.from_pylist(rows, schema=EVALUATED_SCHEMA)

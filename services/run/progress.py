@@ -35,9 +35,6 @@ class Progress:
         self._drawn_at = 0.0
         self._open = False  # a bar is on the line
 
-    def step(self) -> None:
-        self.advance(1)
-
     def advance(self, count: int) -> None:
         self.update(self.done + count)
 

@@ -49,9 +49,7 @@ DIED = "a worker process died (killed, or out of memory?); try fewer --jobs"
 class WorkerDied(Exception):
     """A worker process ended before its work was done (killed, or out of memory)."""
 
-    def __init__(
-        self, message: str = "a worker process died (killed, or out of memory?); try fewer --jobs"
-    ) -> None:
+    def __init__(self, message: str = DIED) -> None:
         super().__init__(message)
 
 
@@ -128,13 +126,9 @@ class Worker:
         self.handed += 1
 
     def send(self, message: Any) -> None:
-        """`message` down the pipe, as Connection.send sends it without a pickler made for each. Raises
-        WorkerDied when the worker is gone."""
-        import pickle
-
-        data = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
+        """`message` down the pipe. Raises WorkerDied when the worker is gone."""
         try:
-            self.connection.send_bytes(data)
+            self.connection.send(message)
         except OSError:  # the worker's end is closed: it died (not BrokenPipeError for the caller's stdout)
             raise WorkerDied from None
 
@@ -150,15 +144,6 @@ class Crew:
         for worker in workers:
             self._by_handle[worker.connection] = worker
             self._by_handle[worker.process.sentinel] = worker
-        import select
-
-        # one poll object for the run, rather than a selector made and filled at each wait for replies
-        self._poll = select.poll() if hasattr(select, "poll") else None  # not on Windows
-        self._by_fd = {worker.connection.fileno(): worker for worker in workers}
-        self._sentinels = {worker.process.sentinel for worker in workers}
-        if self._poll is not None:
-            for fd in [*self._by_fd, *self._sentinels]:
-                self._poll.register(fd, select.POLLIN)
 
     def place(self, chunk: Held, fd: int, offset: int) -> None:
         """Tell the worker holding `chunk` to write it at `offset` of `fd`; it does so between chunks, the
@@ -207,15 +192,11 @@ class Crew:
 
     def _ready(self) -> tuple[list[Worker], bool]:
         """Waits for a reply or a worker's end: the workers with a reply to read, and whether one ended."""
-        if self._poll is None:
-            from multiprocessing.connection import wait
+        from multiprocessing.connection import wait
 
-            handles = wait(list(self._by_handle))
-            workers = [self._by_handle[handle] for handle in handles if not isinstance(handle, int)]
-            return workers, len(workers) < len(handles)
-        events = self._poll.poll()
-        workers = [self._by_fd[fd] for fd, _ in events if fd in self._by_fd]
-        return workers, any(fd in self._sentinels for fd, _ in events)
+        handles = wait(list(self._by_handle))
+        workers = [self._by_handle[handle] for handle in handles if not isinstance(handle, int)]
+        return workers, len(workers) < len(handles)
 
 
 @contextlib.contextmanager

@@ -9,8 +9,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalkit.commands.score import score_lines
 from evalkit.qydomain.records import score_text
+from evalkit.services.run.score import score_lines
 from tests.budget import examples
 
 ROWS = [

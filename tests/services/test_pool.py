@@ -79,6 +79,27 @@ def test_results_come_in_input_order(
     assert not any(in_process_table(pid) for pid in worker_pids(folder))
 
 
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_the_tasks_are_read_no_further_ahead_than_the_window(pids: Path, jobs: int) -> None:
+    """Memory stays flat whatever the input's size: at most WINDOW tasks a worker are read and not yet
+    answered (concurrent.futures' Executor.map reads every task before the first result, and keeps every
+    result until it is taken: benchmarks/bench_pool_stdlib.py)."""
+    from evalkit.services.run.pool import WINDOW
+
+    read = 0
+
+    def tasks() -> Iterator[int]:
+        nonlocal read
+        for task in range(300):
+            read += 1
+            yield task
+
+    for taken, result in enumerate(ordered_map(tasks(), Work(pids), jobs), start=1):
+        assert result == (taken - 1) ** 2
+        assert read - taken <= WINDOW * jobs  # the task being handed out, and those in flight before it
+    assert read == 300
+
+
 def test_a_worker_killed_mid_chunk_ends_the_run_with_worker_died(pids: Path) -> None:
     got = []
     with pytest.raises(WorkerDied, match="a worker process died"):
