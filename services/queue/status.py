@@ -131,7 +131,7 @@ def _in_progress(store: QueueStore, every_item: bool) -> list[tuple[str, int, in
 # without reading a slot's row.
 _UNITS = (
     "SELECT kind, entries, count(*) FROM (SELECT CASE WHEN d.target = 'label' THEN 'label' "
-    "WHEN d.target LIKE 'rating.%' THEN 'rating' ELSE '' END AS kind, "
+    "WHEN substr(d.target, 1, 7) = 'rating.' THEN 'rating' ELSE '' END AS kind, "  # LIKE: no case in SQLite
     "{list_of}({entry}(d.action, d.rules, d.value)){as_text} AS entries FROM decisions d "
     "WHERE d.role = ? AND d.action <> 'clear' AND NOT EXISTS (SELECT 1 FROM decisions later "
     "WHERE later.item_id = d.item_id AND later.target = d.target AND later.role = d.role "

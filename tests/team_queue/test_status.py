@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from evalkit.services.queue.status import NO_LABEL, queue_status
@@ -43,7 +43,8 @@ def test_alpha_from_value_counts_is_alpha(level: Any, decided: dict[tuple[int, i
 
 # One reviewer's entries on one item, in the order written: (target, action, value, rules). Values a
 # journal can hold: ratings that are no finite number (a string, true, null, NaN, an integer beyond a float)
-# and labels that count as none ("", null); `clear` withdraws a decision.
+# and labels that count as none ("", null); `clear` withdraws a decision. A target that differs from a
+# rating's only by case (Rating.x) is no rating (SQLite's LIKE would take it).
 ACTION = st.sampled_from(["edit", "accept", "discard", "clear"])
 RULES = st.lists(st.sampled_from(["r1", "r2", "r3"]), unique=True, max_size=2)
 RATING = st.one_of(
@@ -52,7 +53,7 @@ RATING = st.one_of(
 )
 ENTRY = st.one_of(
     st.tuples(st.just("label"), ACTION, st.sampled_from(["good", "bad", "", None]), RULES),
-    st.tuples(st.sampled_from(["rating.accuracy", "rating.clarity"]), ACTION, RATING, RULES),
+    st.tuples(st.sampled_from(["rating.accuracy", "rating.clarity", "Rating.x"]), ACTION, RATING, RULES),
     st.tuples(st.just("rewrite"), ACTION, st.just("text"), RULES),
 )
 WORK = st.dictionaries(
@@ -75,6 +76,7 @@ def stores(tmp_path: Path, pg_url: str) -> Iterator[list[QueueStore]]:
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(work=WORK)
+@example(work={(0, 0): (True, [("Rating.x", "edit", 1, [])]), (1, 0): (True, [("Rating.x", "edit", 4, [])])})
 def test_queue_agreement_is_the_stats_alpha_on_both_databases(
     stores: list[QueueStore], work: dict[tuple[int, int], tuple[bool, list[Any]]]
 ) -> None:
