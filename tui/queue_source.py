@@ -271,8 +271,8 @@ class QueueReviewApp(ReviewApp):
         database that cannot be reached (before anything the header may cut at its end)."""
         progress = self.journal.progress
         if self.adjudicate:
-            text.append("adjudicating  ", "bold magenta")
-            super().append_progress(text)
+            settled = self.session.progress()
+            text.append(f"adjudicating: {settled.done}/{settled.total} settled", "bold magenta")
         else:
             text.append(f"{self.journal.reviewer}: {progress.mine} done", "bold")
         text.append(f"  team: {progress.team}/{progress.total} reviews", "bold")
@@ -283,17 +283,26 @@ class QueueReviewApp(ReviewApp):
         text.append(f"  queue {visible(self.journal.store.shown, lines=False)}", "dim")  # no password
 
     def _update_detail(self) -> None:
+        """Adjudicating: every reviewer's decision on the selected proposal, on the line after the proposal
+        (the pane is three lines high: below the why, they were out of sight)."""
         super()._update_detail()
         proposal = self.proposals_table.current
         if not self.adjudicate or proposal is None or self.current is None:
             return
         by_reviewer = self.others.get(self.session.items[self.current].source, {})
-        text = detail_text(proposal, self.session.decisions(self.current).get(proposal.target)).copy()
-        for reviewer, targets in sorted(by_reviewer.items()):
-            entry = targets.get(proposal.target)
-            said = "no decision" if entry is None else f"{entry['action']} {entry['value']!r}"
-            text.append(f"\n{reviewer}: {said}")
+        said = "  ·  ".join(
+            f"{reviewer}: {_decision_said(targets.get(proposal.target))}"
+            for reviewer, targets in sorted(by_reviewer.items())
+        )
+        first, *why = detail_text(proposal, self.session.decisions(self.current).get(proposal.target)).split(
+            "\n", allow_blank=True
+        )
+        text = Text("\n").join([first, Text(said, "bold"), *why])
         self.proposal_detail.update(text, layout=False)
+
+
+def _decision_said(entry: dict[str, Any] | None) -> str:
+    return "no decision" if entry is None else f"{entry['action']} {entry['value']!r}"
 
 
 def nothing_left(progress: Progress) -> str:

@@ -120,8 +120,9 @@ async def test_adjudicate_shows_the_disagreements_side_by_side(queue_url: str) -
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.current is not None and app.session.evaluation_finished)
         assert len(app.session.items) == 1  # only the item they disagree on
-        assert "ann: accept 4.0" in str(app.proposal_detail.content)
-        assert "bob: discard 4.0" in str(app.proposal_detail.content)
+        shown = str(app.proposal_detail.content).split("\n")
+        assert shown[1] == "ann: accept 4.0  ·  bob: discard 4.0"  # in the pane's 3 lines, not below
+        assert "adjudicating: 0/1 settled  team: 2/4 reviews" in app.status_text().plain
         await pilot.press("a")
         await pilot.press("q")
     assert stored(queue_url, "lead") == [(1, "rating.accuracy", "accept")]
