@@ -1,6 +1,7 @@
 """Benchmark the team queue (issue #28's figures) on SQLite and on a real PostgreSQL started for the run.
 
     .venv/bin/python benchmarks/bench_queue.py [--items 100000] [--claims 40] [--skip-postgresql]
+        [--parts claim,add,status,next] [--repeat N]
 
 - claim: N reviewer processes (50 on PostgreSQL, 20 on SQLite) claim and finish items as fast as they can,
   each timing `claim` (wall) and a `SELECT 1` round trip on the same connection (the anchor: what the
@@ -9,7 +10,9 @@
 - add: `evalkit queue add` of ITEMS submissions (one JSONL file), through the real command: wall and
   CPU (user + system of the child). Target < 10 s.
 - status: `queue status` computed over ITEMS items and 3 x ITEMS decisions (K = 3, every review done,
-  filled in bulk), wall and CPU of the status pass in this process. Target < 1 s.
+  filled in bulk), wall and CPU (this process's, and on PostgreSQL the server's too), alternated with the
+  anchor: one plain read of every decision (`SELECT count(*), max(length(value)) FROM decisions`). Target
+  < 1 s.
 - next item: what the app does between a reviewer finishing an item and the next one being ready: the
   done decision written (QueueJournal.append), the next claim, and the submission parsed; beside it, the
   file-backed app's cost of the same step (the journal append). Target < 100 ms.
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import os
 import resource
 import statistics
 import subprocess
@@ -27,6 +31,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +42,7 @@ from tests.team_queue.postgres import running_server  # noqa: E402
 
 EVALKIT = Path(sys.executable).parent / "evalkit"
 CONFIG = ROOT / "config_samples"
+ANCHOR = "SELECT count(*), max(length(value)) FROM decisions"
 SAMPLE = json.loads((ROOT / "samples" / "sample_submission.json").read_text())
 
 
@@ -120,7 +126,7 @@ def bench_add(url: str, items: int, folder: Path) -> None:
     print(f"  queue add of {items} submissions: {wall:.2f} s wall, {cpu:.2f} s CPU (the command)")
 
 
-def bench_status(url: str, items: int) -> None:
+def bench_status(url: str, server_cpu: Callable[[], float]) -> None:
     from evalkit.services.queue.status import queue_status
 
     store = QueueStore.open(url)  # the queue bench_add filled
@@ -136,18 +142,54 @@ def bench_status(url: str, items: int) -> None:
             "'label', 'edit', "
             "CASE WHEN (item_id + slot) % 3 = 0 THEN '\"bad\"' ELSE '\"good\"' END, NULL, 1, 'r1' FROM slots"
         )
+    if db.dialect == "postgresql":
+        db.execute("VACUUM ANALYZE")  # as autovacuum would after such a fill
     rows = db.execute("SELECT count(*) FROM decisions").fetchone()[0]
-    walls, cpus = [], []
-    for _ in range(3):
-        cpu, started = time.process_time(), time.perf_counter()
-        status = queue_status(store)
-        walls.append(time.perf_counter() - started)
-        cpus.append(time.process_time() - cpu)
+    timed: dict[str, list[tuple[float, float]]] = {"status": [], "anchor": []}
+    for _ in range(3):  # alternated: the anchor, a plain read of every decision, then the status
+        for name, step in (
+            ("anchor", lambda: db.execute(ANCHOR).fetchall()),
+            ("status", lambda: queue_status(store)),
+        ):
+            cpu, server, started = time.process_time(), server_cpu(), time.perf_counter()
+            step()
+            wall = time.perf_counter() - started
+            timed[name].append((wall, time.process_time() - cpu + server_cpu() - server))
+    status = queue_status(store)
     store.close()
+    wall, cpu = min(timed["status"])
+    anchor_wall, anchor_cpu = min(timed["anchor"])
     print(
-        f"  queue status over {status.items} items, {rows} decisions: best {min(walls):.2f} s wall, "
-        f"{min(cpus):.2f} s CPU (of 3; alpha over {status.agreement[1].items} items)"
+        f"  queue status over {status.items} items, {rows} decisions: best {wall:.2f} s wall, "
+        f"{cpu:.2f} s CPU (this process and the server; of 3; alpha over {status.agreement[1].items} "
+        f"items); the anchor (every decision read): {anchor_wall:.2f} s wall, {anchor_cpu:.2f} s CPU; "
+        f"ratio {wall / anchor_wall:.1f}x"
     )
+
+
+def no_server() -> float:
+    return 0.0
+
+
+def postgres_cpu(folder: Path) -> Callable[[], float]:
+    """The CPU seconds the server's processes used so far: the postmaster's own and its reaped children's
+    (parallel workers come and go), and its live children's (the backends)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def used() -> float:
+        postmaster = int((folder / "data" / "postmaster.pid").read_text().split()[0])
+        total = 0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # a process that ended meanwhile
+            pid, parent = int(stat.parent.name), int(fields[1])
+            if pid == postmaster or parent == postmaster:
+                total += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+        return total / ticks
+
+    return used
 
 
 def bench_next_item(url: str, folder: Path) -> None:
@@ -184,14 +226,26 @@ def bench_next_item(url: str, folder: Path) -> None:
     )
 
 
-def run(kind: str, url_for: object, args: argparse.Namespace, folder: Path) -> None:
+def run(
+    kind: str,
+    url_for: object,
+    args: argparse.Namespace,
+    folder: Path,
+    server_cpu: Callable[[], float] = no_server,
+) -> None:
     print(kind)
     reviewers = 50 if kind == "postgresql" else 20
-    bench_claims(url_for("claims"), reviewers, args.claims)  # type: ignore[operator]
-    add_url = url_for("add")  # type: ignore[operator]
-    bench_add(add_url, args.items, folder)
-    bench_status(add_url, args.items)
-    bench_next_item(url_for("next"), folder)  # type: ignore[operator]
+    parts = args.parts.split(",")
+    for run_number in range(args.repeat):
+        if "claim" in parts:
+            bench_claims(url_for(f"claims{run_number}"), reviewers, args.claims)  # type: ignore[operator]
+    if "add" in parts or "status" in parts:
+        add_url = url_for("add")  # type: ignore[operator]
+        bench_add(add_url, args.items, folder)
+        if "status" in parts:
+            bench_status(add_url, server_cpu)
+    if "next" in parts:
+        bench_next_item(url_for("next"), folder)  # type: ignore[operator]
 
 
 def main() -> None:
@@ -199,6 +253,10 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--claims", type=int, default=40, help="claims per reviewer process")
     parser.add_argument("--skip-postgresql", action="store_true")
+    parser.add_argument(
+        "--parts", default="claim,add,status,next", help="which parts to run (status needs add)"
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="runs of the claim part, each on a new queue")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
@@ -210,7 +268,7 @@ def main() -> None:
                     server.psql(f"CREATE DATABASE {label}")
                     return server.url(label)
 
-                run("postgresql", url_for, args, folder)
+                run("postgresql", url_for, args, folder, postgres_cpu(server.folder))
 
 
 if __name__ == "__main__":

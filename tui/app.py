@@ -431,8 +431,7 @@ class ReviewApp(App[int]):
             return
         self.current = index
         if index is None:
-            message = "Reading the input…" if self.loading else "No submission matches the filter."
-            self.detail_header.update(Text(message, "dim"), layout=False)
+            self.detail_header.update(Text(self.empty_message(), "dim"), layout=False)
             self.proposals_table.show([], {})
             self.tabs.show(None)
             self._update_detail()
@@ -489,7 +488,7 @@ class ReviewApp(App[int]):
         progress = self.session.progress()
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("evalkit review  ", "bold")
-        text.append(f"{progress.done}/{progress.total} reviewed", "bold")
+        self.append_progress(text)
         if progress.errors:
             text.append(f"  {progress.errors} error(s)", "red")
         if self.journal_problem is not None:
@@ -502,8 +501,21 @@ class ReviewApp(App[int]):
         text.append("  config ", "dim")
         text.append("ok" if config.ok else "has errors", "green" if config.ok else "bold red")
         text.append(f"  sort {self.session.sort}", "dim")
-        text.append(f"  journal {visible(self.journal.path.name, lines=False)}", "dim")
+        self.append_source(text)
         return text
+
+    def empty_message(self) -> str:
+        """What the detail pane says when no submission is shown."""
+        return "Reading the input…" if self.loading else "No submission matches the filter."
+
+    def append_progress(self, text: Text) -> None:
+        """The header's progress (a team's queue shows the reviewer's and the team's instead)."""
+        progress = self.session.progress()
+        text.append(f"{progress.done}/{progress.total} reviewed", "bold")
+
+    def append_source(self, text: Text) -> None:
+        """Where decisions go, at the header's end."""
+        text.append(f"  journal {visible(self.journal.path.name, lines=False)}", "dim")
 
     # Deciding
 

@@ -35,6 +35,7 @@ from evalkit.tui.decisions import STATUS_TARGET
 from evalkit.tui.journal import Journal
 from evalkit.tui.model import ReviewSession
 from evalkit.tui.proposals_table import detail_text
+from evalkit.tui.visible import visible
 
 RENEW_FRACTION = 3  # the lease is renewed this many times per lease period
 RETRY_SECONDS = 2.0  # how often a reviewer whose database is away tries again
@@ -134,6 +135,7 @@ class QueueReviewApp(ReviewApp):
         self.adjudicate = adjudicate
         self.others: dict[str, dict[str, dict[str, Any]]] = {}  # source -> reviewer -> target -> entry
         self._claim_lock = threading.Lock()
+        self.nothing_left_said: str | None = None  # why the queue gave this reviewer no item, once it did
 
     def on_mount(self) -> None:  # Textual calls ReviewApp.on_mount too (each class's handler in the MRO)
         self.journal.on_done = self._item_done
@@ -210,9 +212,8 @@ class QueueReviewApp(ReviewApp):
                     return
                 claimed = journal.store.claim(journal.reviewer)
                 if claimed is None:
-                    self.call_from_thread(
-                        self.notify, "Nothing left in the queue for you. Thank you!", timeout=10
-                    )
+                    journal.progress = journal.store.progress(journal.reviewer)
+                    self.call_from_thread(self._nothing_left, nothing_left(journal.progress))
                     return
                 name = item_source(claimed.item_id, claimed.source)
                 if self.session.index_of(name) is not None:
@@ -232,6 +233,18 @@ class QueueReviewApp(ReviewApp):
         self.call_from_thread(
             self._show_claimed, parse_text(json.dumps(claimed.body), name, ".json"), entries
         )
+
+    def _nothing_left(self, message: str) -> None:
+        self.nothing_left_said = message
+        self.notify(message, timeout=10)
+        self.update_status()
+        if self.current is None:
+            self.show(None)
+
+    def empty_message(self) -> str:
+        if self.loading or self.session.items:
+            return super().empty_message()
+        return self.nothing_left_said or "Claiming an item from the queue…"
 
     def _show_claimed(self, loaded: LoadedSubmission, entries: list[dict[str, Any]]) -> None:
         self.session.replay(entries)
@@ -253,28 +266,54 @@ class QueueReviewApp(ReviewApp):
                 if self.journal.offline is None:
                     self.claim_next()
 
-    def status_text(self) -> Text:
-        text = super().status_text()
+    def append_progress(self, text: Text) -> None:
+        """First what this reviewer finished and the team's reviews done of those the queue wants, then a
+        database that cannot be reached (before anything the header may cut at its end)."""
         progress = self.journal.progress
-        text.append(f"  mine {progress.mine}  team {progress.team}/{progress.total}", "bold")
+        if self.adjudicate:
+            settled = self.session.progress()
+            text.append(f"adjudicating: {settled.done}/{settled.total} settled", "bold magenta")
+        else:
+            text.append(f"{self.journal.reviewer}: {progress.mine} done", "bold")
+        text.append(f"  team: {progress.team}/{progress.total} reviews", "bold")
         if self.journal.offline is not None:
             text.append("  database away: decisions kept on disk", "bold red")
-        if self.adjudicate:
-            text.append("  adjudicating", "bold magenta")
-        return text
+
+    def append_source(self, text: Text) -> None:
+        text.append(f"  queue {visible(self.journal.store.shown, lines=False)}", "dim")  # no password
 
     def _update_detail(self) -> None:
+        """Adjudicating: every reviewer's decision on the selected proposal, on the line after the proposal
+        (the pane is three lines high: below the why, they were out of sight)."""
         super()._update_detail()
         proposal = self.proposals_table.current
         if not self.adjudicate or proposal is None or self.current is None:
             return
         by_reviewer = self.others.get(self.session.items[self.current].source, {})
-        text = detail_text(proposal, self.session.decisions(self.current).get(proposal.target)).copy()
-        for reviewer, targets in sorted(by_reviewer.items()):
-            entry = targets.get(proposal.target)
-            said = "no decision" if entry is None else f"{entry['action']} {entry['value']!r}"
-            text.append(f"\n{reviewer}: {said}")
+        said = "  ·  ".join(
+            f"{reviewer}: {_decision_said(targets.get(proposal.target))}"
+            for reviewer, targets in sorted(by_reviewer.items())
+        )
+        first, *why = detail_text(proposal, self.session.decisions(self.current).get(proposal.target)).split(
+            "\n", allow_blank=True
+        )
+        text = Text("\n").join([first, Text(said, "bold"), *why])
         self.proposal_detail.update(text, layout=False)
+
+
+def _decision_said(entry: dict[str, Any] | None) -> str:
+    return "no decision" if entry is None else f"{entry['action']} {entry['value']!r}"
+
+
+def nothing_left(progress: Progress) -> str:
+    """What a reviewer the queue has no item for is told: why, and what now."""
+    if not progress.total:
+        return "The queue holds no items yet: a lead adds them with evalkit queue add."
+    if progress.mine:
+        return (
+            f"Nothing left in the queue for you: your {progress.mine} review(s) are in. Thank you! (q quits)"
+        )
+    return "Nothing in the queue for you now: other reviewers hold or finished every item."
 
 
 def _disagree(by_reviewer: dict[str, dict[str, dict[str, Any]]]) -> bool:

@@ -46,7 +46,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--calibration",
         metavar="N|P%",
         default="",
-        help="items every reviewer sees: the first N added, or P%% of them",
+        help="items every reviewer sees: the first N added, or P%% of them (rounded to the nearest)",
     )
     init.add_argument(
         "--lease",
@@ -140,8 +140,13 @@ def _init(args: argparse.Namespace) -> int:
         db.close()
     if not created and before == after:
         raise UsageProblem(f"{url.shown}: already a queue; nothing changed")
-    said = "created" if created else f"schema upgraded from version {before} to {after}"
-    print(f"{url.shown}: {said} ({args.per_item} reviewers per item)", file=sys.stderr)
+    # an upgraded queue keeps its own settings: its K is not this command's
+    said = (
+        f"created ({args.per_item} reviewers per item)"
+        if created
+        else f"schema upgraded from version {before} to {after}"
+    )
+    print(f"{url.shown}: {said}", file=sys.stderr)
     return 0
 
 
@@ -183,6 +188,8 @@ def _settings_checks(args: argparse.Namespace) -> float:
         raise UsageProblem(f"--per-item {args.per_item}: at least 1 reviewer per item")
     if args.calibration and not _CALIBRATION.fullmatch(args.calibration):
         raise UsageProblem(f"--calibration {args.calibration}: expected a count (20) or a percentage (5%)")
+    if args.calibration.endswith("%") and float(args.calibration[:-1]) > 100:
+        raise UsageProblem(f"--calibration {args.calibration}: a percentage is 100% at most")
     found = _DURATION.fullmatch(args.lease)
     if found is None or float(found.group(1)) <= 0:
         raise UsageProblem(f"--lease {args.lease}: expected a duration such as 90s, 30m or 2h")

@@ -6,7 +6,7 @@ lock in the transaction; SQLite: BEGIN IMMEDIATE), so two leads migrating at onc
 and a failure leaves the queue as it was (DDL is transactional in both). A queue whose schema is newer
 than this evalkit knows is refused: its tables may mean things this code does not know.
 
-Why our own small migrations table and not Alembic: six statements in one version, two drivers, and no
+Why our own small migrations table and not Alembic: a dozen statements in two versions, two drivers, and no
 ORM; Alembic would bring SQLAlchemy (about 20 MB) for what one table and one lock do here.
 """
 
@@ -41,6 +41,16 @@ MIGRATIONS: list[list[str]] = [
         "ts TEXT NOT NULL, target TEXT NOT NULL, action TEXT NOT NULL, value TEXT, note TEXT, "
         "step INTEGER NOT NULL, undoes INTEGER, redoes INTEGER, rules TEXT NOT NULL DEFAULT '')",
         "CREATE INDEX decisions_item ON decisions (item_id, reviewer)",
+    ],
+    [  # 2: indexes for claims (the first open slot, no sort), `queue status` (final decisions by unit,
+        # finished slots, pace) and the app's progress
+        "DROP INDEX slots_free",
+        "CREATE INDEX slots_open ON slots (item_id, slot, reviewer, lease_until) WHERE done_at IS NULL",
+        "DROP INDEX slots_reviewer",
+        "CREATE INDEX slots_reviewer ON slots (reviewer, done_at, claimed_at)",
+        "CREATE INDEX decisions_unit ON decisions (item_id, target, role, reviewer, seq)",
+        "CREATE INDEX slots_done ON slots (item_id, reviewer) WHERE done_at IS NOT NULL",
+        "CREATE INDEX items_calibration ON items (calibration)",
     ],
 ]
 LATEST = len(MIGRATIONS)

@@ -3,12 +3,14 @@ far on the items two or more reviewers finished: Krippendorff's alpha (services/
 `evalkit stats` uses) over final ratings (interval) and labels (nominal), and per rule over what reviewers
 did with that rule's proposals (accept, discard, edit: nominal).
 
-Everything is read with a few aggregate queries and one pass over the final decisions, so 100,000 items
-and 300,000 decisions report in well under a second (benchmarks/bench_queue.py).
+Everything is read with a few aggregate queries on indexes (schema version 2); agreement is gathered by the
+database into one row per distinct set of values a unit holds, so Python sums a few rows, not 300,000
+decisions (benchmarks/bench_queue.py).
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -16,7 +18,7 @@ from html import escape
 from typing import Any
 
 from evalkit.services.queue.store import REVIEW, QueueStore
-from evalkit.services.stats.agreement import Alpha, alpha_of_units
+from evalkit.services.stats.agreement import Alpha, alpha_of_counted
 
 NO_LABEL = "(none)"  # as `evalkit stats` counts a label discarded or cleared
 SHOWN_IN_PROGRESS = 20  # items listed by name in the text and HTML reports
@@ -63,20 +65,17 @@ def queue_status(store: QueueStore, every_item: bool = False) -> QueueStatus:
     """The report; `every_item` lists each item a reviewer ever held (JSON), else the first few under way."""
     settings = store.settings()
     db = store.db
-    items, calibration = db.execute("SELECT count(*), coalesce(sum(calibration), 0) FROM items").fetchone()
-    reviews = dict(
-        db.execute(
-            "SELECT n, count(*) FROM (SELECT count(s.done_at) AS n FROM items i "
-            "LEFT JOIN slots s ON s.item_id = i.id GROUP BY i.id) counts GROUP BY n"
-        ).fetchall()
-    )
+    items, calibration = db.execute(
+        "SELECT (SELECT count(*) FROM items), (SELECT count(*) FROM items WHERE calibration = 1)"
+    ).fetchone()
+    reviews = _items_by_reviews(store, int(items))
     status = QueueStatus(
         store.shown,
         settings.per_item,
         int(items),
         int(calibration),
         _reviewers(store),
-        {int(k): int(v) for k, v in reviews.items()},
+        reviews,
         _in_progress(store, every_item),
         [],
     )
@@ -101,49 +100,83 @@ def _pace(done: int, first: float | None, last: float | None) -> float | None:
     return round(done / ((last - first) / 3600), 1)
 
 
+def _items_by_reviews(store: QueueStore, items: int) -> dict[int, int]:
+    """Reviews finished -> how many items have that many (the items no one finished: the rest)."""
+    rows = store.db.execute(
+        "SELECT n, count(*) FROM (SELECT count(*) AS n FROM slots WHERE done_at IS NOT NULL "
+        "GROUP BY item_id) counts GROUP BY n"
+    ).fetchall()
+    reviewed = {int(n): int(count) for n, count in rows}
+    unreviewed = items - sum(reviewed.values())
+    return {0: unreviewed, **reviewed} if unreviewed else reviewed
+
+
 def _in_progress(store: QueueStore, every_item: bool) -> list[tuple[str, int, int]]:
     """(source, reviews finished, reviews claimed and unfinished) of the items under way (the first few),
     or of every item held or reviewed."""
-    having = "count(s.reviewer) > 0" if every_item else "count(s.reviewer) > count(s.done_at)"
+    held = "reviewer IS NOT NULL" + ("" if every_item else " AND done_at IS NULL")
     limit = "" if every_item else f" LIMIT {SHOWN_IN_PROGRESS}"
     rows = store.db.execute(
         "SELECT i.source, count(s.done_at), count(s.reviewer) - count(s.done_at) FROM slots s "
-        f"JOIN items i ON i.id = s.item_id GROUP BY i.id, i.source HAVING {having} ORDER BY i.id{limit}"
+        f"JOIN items i ON i.id = s.item_id WHERE s.item_id IN (SELECT item_id FROM slots WHERE {held}) "
+        f"GROUP BY i.id, i.source ORDER BY i.id{limit}"
     ).fetchall()
     return [(source, int(done), int(claimed)) for source, done, claimed in rows]
 
 
+# Each unit's final decisions (a reviewer's last entry per item and target, not a `clear`, of a review they
+# finished), gathered into one list per unit by the database: units holding the same list are counted, not
+# sent. The lists come in the order the rows did, so one set of values may come as a few lists: it counts
+# the same. `decisions_unit` gives the rows in unit order (no sort), `slots_done` the finished reviews
+# without reading a slot's row.
+_UNITS = (
+    "SELECT kind, entries, count(*) FROM (SELECT CASE WHEN d.target = 'label' THEN 'label' "
+    "WHEN substr(d.target, 1, 7) = 'rating.' THEN 'rating' ELSE '' END AS kind, "  # LIKE: no case in SQLite
+    "{list_of}({entry}(d.action, d.rules, d.value)){as_text} AS entries FROM decisions d "
+    "WHERE d.role = ? AND d.action <> 'clear' AND NOT EXISTS (SELECT 1 FROM decisions later "
+    "WHERE later.item_id = d.item_id AND later.target = d.target AND later.role = d.role "
+    "AND later.reviewer = d.reviewer AND later.seq > d.seq) AND EXISTS (SELECT 1 FROM slots s{finished} "
+    "WHERE s.item_id = d.item_id AND s.reviewer = d.reviewer AND s.done_at IS NOT NULL) "
+    "GROUP BY d.item_id, d.target HAVING count(*) >= 2) units GROUP BY kind, entries"
+)
+_WORDS = {
+    # SQLite would take the unique (item_id, reviewer) index and read each slot's row for done_at
+    "sqlite": {
+        "list_of": "json_group_array",
+        "entry": "json_array",
+        "as_text": "",
+        "finished": " INDEXED BY slots_done",
+    },
+    "postgresql": {"list_of": "json_agg", "entry": "json_build_array", "as_text": "::text", "finished": ""},
+}
+
+
 def _agreement(store: QueueStore) -> tuple[list[Alpha], dict[str, Alpha]]:
-    """Alpha over final decisions (each reviewer's last entry per item and target) of finished reviews,
-    on the items two or more reviewers finished. One scan of the decisions in the order written (the last
-    entry wins) and one of the finished slots: a few hundred thousand rows, no join."""
-    finished: dict[int, set[str]] = defaultdict(set)
-    for item_id, reviewer in store.db.execute(
-        "SELECT item_id, reviewer FROM slots WHERE done_at IS NOT NULL"
-    ):
-        finished[item_id].add(reviewer)
-    final: dict[tuple[int, str, str], tuple[str, str | None, str]] = {}
-    for item_id, reviewer, target, action, value, rules in store.db.execute(
-        "SELECT item_id, reviewer, target, action, value, rules FROM decisions WHERE role = ? ORDER BY seq",
-        (REVIEW,),
-    ):
-        final[(item_id, reviewer, target)] = (action, value, rules)
-    ratings: dict[Any, list[float]] = defaultdict(list)
-    labels: dict[Any, list[str]] = defaultdict(list)
-    actions: dict[str, dict[Any, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for (item_id, reviewer, target), (action, value, rules) in final.items():
-        if action == "clear" or reviewer not in finished.get(item_id, ()) or len(finished[item_id]) < 2:
-            continue
-        if target == "label":
-            labels[item_id].append(NO_LABEL if value in (None, "null", '""') else value)
-        elif target.startswith("rating."):
-            number = _number(value)
-            if number is not None:
-                ratings[(item_id, target)].append(number)
+    """Alpha over final decisions of finished reviews (units with two or more): ratings (interval) and
+    labels (nominal) per item and target, and per rule what reviewers did with its proposals (nominal)."""
+    ratings: list[tuple[list[float], int]] = []
+    labels: list[tuple[list[str], int]] = []
+    actions: dict[str, list[tuple[list[str], int]]] = defaultdict(list)
+    sql = _UNITS.format(**_WORDS[store.db.dialect])
+    for kind, entries, units in store.db.execute(sql, (REVIEW,)).fetchall():
+        decided = json.loads(entries)
+        if kind == "label":
+            labels.append(([NO_LABEL if v in (None, "null", '""') else v for _, _, v in decided], units))
+        elif kind == "rating":
+            ratings.append(([n for _, _, v in decided if (n := _number(v)) is not None], units))
+        for rule, done in _by_rule(decided).items():
+            actions[rule].append((done, units))
+    overall = [alpha_of_counted("interval", ratings), alpha_of_counted("nominal", labels)]
+    return overall, {rule: alpha_of_counted("nominal", units) for rule, units in actions.items()}
+
+
+def _by_rule(decided: list[list[Any]]) -> dict[str, list[str]]:
+    """What the unit's reviewers did with each rule's proposals (a rule named twice counts twice)."""
+    done: dict[str, list[str]] = defaultdict(list)
+    for action, rules, _ in decided:
         for rule in filter(None, rules.split(",")):
-            actions[rule][(item_id, target)].append(action)
-    overall = [alpha_of_units("interval", ratings), alpha_of_units("nominal", labels)]
-    return overall, {rule: alpha_of_units("nominal", units) for rule, units in actions.items()}
+            done[rule].append(action)
+    return done
 
 
 def _number(value: str | None) -> float | None:

@@ -15,8 +15,9 @@ A review is done when its slot is: the reviewer marked the item done.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, cast
 
 from evalkit.services.queue import LeaseLost, QueueError
@@ -35,7 +36,7 @@ ADD_LOCK = 7_342_029  # PostgreSQL advisory lock: one `queue add` at a time
 class Settings:
     per_item: int
     lease_seconds: float
-    calibration: str  # "" (none), "N" (the first N items added) or "P%" (P in 100 of them, by digest)
+    calibration: str  # "" (none), "N" (the first N items added) or "P%" (P in 100 of them: calibration_rule)
     config_hash: str
     config_dir: str
 
@@ -120,6 +121,7 @@ class QueueStore:
         transaction; (added, already there). Adds are serial (the write lock on SQLite, an advisory lock
         on PostgreSQL), so the ids after the last one before are this add's."""
         settings = self.settings()
+        is_calibration = calibration_rule(settings.calibration)
         added = already = 0
         with self.db.transaction():
             if self.db.dialect == "postgresql":
@@ -130,9 +132,7 @@ class QueueStore:
                 already += len(batch) - len(fresh)
                 rows = []
                 for digest, source, body in fresh:
-                    rows.append(
-                        (digest, source, body, int(_is_calibration(settings.calibration, count, digest)))
-                    )
+                    rows.append((digest, source, body, int(is_calibration(count))))
                     count += 1
                 self.db.insert_rows("items", ("digest", "source", "body", "calibration"), rows)
                 added += len(fresh)
@@ -193,9 +193,11 @@ class QueueStore:
                 "ON CONFLICT (item_id, reviewer) DO NOTHING",
                 (item_id, reviewer),
             )
-            row = self.db.execute(
-                "SELECT source, body, calibration FROM items WHERE id = ?", (item_id,)
-            ).fetchone()
+        # read after the commit: items never change once added, and on SQLite every statement inside
+        # the transaction holds the one write lock all reviewers wait for
+        row = self.db.execute(
+            "SELECT source, body, calibration FROM items WHERE id = ?", (item_id,)
+        ).fetchone()
         return Claimed(item_id, slot, row[0], _body(row[1], self.shown, item_id), bool(row[2]))
 
     def _claim_in_one_statement(self, reviewer: str, lease: float) -> Claimed | None:
@@ -409,12 +411,22 @@ def _batches(items: Iterable[tuple[str, str, str]], size: int) -> Iterator[list[
         yield batch
 
 
-def _is_calibration(calibration: str, position: int, digest: str) -> bool:
+def calibration_rule(calibration: str) -> Callable[[int], bool]:
+    """Whether the item added at a position (0 for the first ever) is a calibration item: none, the first
+    N, or P% of the items counted as they come: after n items, n x P / 100 of them rounded to the nearest
+    whole number (a half up), spread evenly through the order added."""
     if not calibration:
-        return False
-    if calibration.endswith("%"):
-        return int(digest[:8], 16) % 10_000 < float(calibration[:-1]) * 100
-    return position < int(calibration)
+        return lambda position: False
+    if not calibration.endswith("%"):
+        return lambda position: position < int(calibration)
+    share = Fraction(calibration[:-1]) / 100
+    # n x P / 100 + 1/2 = (n x 2a + b) / 2b, with P / 100 = a / b: whole numbers, exact
+    top, bottom = share.numerator * 2, share.denominator * 2
+
+    def shared(items: int) -> int:
+        return (items * top + bottom // 2) // bottom
+
+    return lambda position: shared(position + 1) > shared(position)
 
 
 def _decision_row(reviewer: str, item_id: int, role: str, entry: dict[str, Any]) -> tuple[Any, ...]:

@@ -49,22 +49,36 @@ def alpha(level: Level, by_reviewer: Sequence[Mapping[Hashable, Any]]) -> Alpha:
 
 def alpha_of_units(level: Level, units: Mapping[Hashable, Sequence[Any]]) -> Alpha:
     """Alpha from each item's values (one per reviewer who decided it), over the items with two or more:
-    for nominal data the values as text, for interval data as finite floats (others left out). A team's
-    queue gives its items this way (services/queue/status.py)."""
-    coded = ([_coded(level, value) for value in values] for values in units.values())
-    shared = [values for values in ([v for v in item if v is not None] for item in coded) if len(values) >= 2]
+    for nominal data the values as text, for interval data as finite floats (others left out)."""
+    return alpha_of_counted(level, ((values, 1) for values in units.values()))
+
+
+def alpha_of_counted(level: Level, units: Iterable[tuple[Sequence[Any], int]]) -> Alpha:
+    """Alpha from (an item's values, how many items hold just these values) pairs: a team's queue reads its
+    items this way, grouped by the database (services/queue/status.py). With every count 1, this is
+    `alpha_of_units` to the last bit."""
+    coded = (([_coded(level, value) for value in values], count) for values, count in units)
+    shared = [
+        (kept, count)
+        for kept, count in ((_known(values), count) for values, count in coded)
+        if len(kept) >= 2
+    ]
     if not shared:
         return Alpha(level, 0, note="no item was decided by two reviewers")
     if level == "interval":  # alpha is a ratio: the same scale on both sides, and no square overflows
-        scale = max(abs(value) for values in shared for value in values) or 1.0
-        shared = [[value / scale for value in values] for values in shared]
-    spread = _nominal if level == "nominal" else _interval
-    observed = math.fsum(spread(values) / (len(values) - 1) for values in shared)
-    pooled = [value for values in shared for value in values]
-    expected = spread(pooled)
+        scale = max(abs(value) for values, _ in shared for value in values) or 1.0
+        shared = [([value / scale for value in values], count) for values, count in shared]
+    items = sum(count for _, count in shared)
+    observed = math.fsum(count * _spread(level, values) / (len(values) - 1) for values, count in shared)
+    pooled = sum(len(values) * count for values, count in shared)
+    expected = _pooled_spread(level, shared, pooled)
     if expected == 0:
-        return Alpha(level, len(shared), note="undefined: every shared item got one and the same value")
-    return Alpha(level, len(shared), 1 - (len(pooled) - 1) * observed / expected)
+        return Alpha(level, items, note="undefined: every shared item got one and the same value")
+    return Alpha(level, items, 1 - (pooled - 1) * observed / expected)
+
+
+def _known(values: list[Any]) -> list[Any]:
+    return [value for value in values if value is not None]
 
 
 def _coded(level: Level, value: Any) -> Any:
@@ -79,10 +93,24 @@ def _finite(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _nominal(values: Iterable[str]) -> float:
+def _spread(level: Level, values: Sequence[Any]) -> float:
+    return _nominal(Counter(values), len(values)) if level == "nominal" else _interval(values)
+
+
+def _pooled_spread(level: Level, shared: list[tuple[list[Any], int]], pooled: int) -> float:
+    """The spread of every shared value, each item's as many times as its count says."""
+    if level == "nominal":
+        counts: Counter[Any] = Counter()
+        for values, count in shared:
+            for value in values:
+                counts[value] += count
+        return _nominal(counts, pooled)
+    mean = math.fsum(count * value for values, count in shared for value in values) / pooled
+    return 2 * pooled * math.fsum(count * (value - mean) ** 2 for values, count in shared for value in values)
+
+
+def _nominal(counts: Counter[Any], total: int) -> float:
     """Ordered pairs of the values (each value with each other one) that differ."""
-    counts = Counter(values)
-    total = sum(counts.values())
     return float(total * total - sum(count * count for count in counts.values()))
 
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 from typing import Any
 
 from evalkit.commands._review_queue import _app
-from evalkit.services.queue.store import QueueStore
+from evalkit.services.queue.store import Progress, QueueStore
+from evalkit.tui.queue_source import nothing_left
 from tests.team_queue.conftest import REPO, evalkit, init_queue
 
 SIZE = (140, 40)
@@ -65,7 +67,7 @@ async def test_decisions_go_to_the_store_and_done_brings_the_next_item(queue_url
         await pilot.press("A")  # accept the rest: the item is done
         await wait_until(pilot, lambda: len(app.session.items) == 2 and app.current == 1)
         assert app.session.items[1].source.startswith("#2 ")
-        assert "mine 1  team 1/4" in app.status_text().plain
+        assert "ann: 1 done  team: 1/4 reviews" in app.status_text().plain
         await pilot.press("q")
     again: Any = _app(args(queue_url, "ann"))
     async with again.run_test(size=SIZE) as pilot:  # a restart shows what ann did and resumes item 2
@@ -118,8 +120,9 @@ async def test_adjudicate_shows_the_disagreements_side_by_side(queue_url: str) -
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.current is not None and app.session.evaluation_finished)
         assert len(app.session.items) == 1  # only the item they disagree on
-        assert "ann: accept 4.0" in str(app.proposal_detail.content)
-        assert "bob: discard 4.0" in str(app.proposal_detail.content)
+        shown = str(app.proposal_detail.content).split("\n")
+        assert shown[1] == "ann: accept 4.0  ·  bob: discard 4.0"  # in the pane's 3 lines, not below
+        assert "adjudicating: 0/1 settled  team: 2/4 reviews" in app.status_text().plain
         await pilot.press("a")
         await pilot.press("q")
     assert stored(queue_url, "lead") == [(1, "rating.accuracy", "accept")]
@@ -138,3 +141,25 @@ async def test_the_app_renews_its_lease_while_the_reviewer_works(tmp_path: Any) 
         store.close()
         assert taken is not None and taken.item_id == 2  # item 1 is still ann's
         await pilot.press("q")
+
+
+async def test_a_reviewer_the_queue_has_nothing_for_is_told_why(tmp_path: Path) -> None:
+    url = str(tmp_path / "team.db")
+    init_queue(url, "--per-item", "1")
+    app: Any = _app(args(url, "ann"))
+    async with app.run_test(size=SIZE) as pilot:  # no items at all
+        await wait_until(pilot, lambda: app.nothing_left_said is not None)
+        assert "holds no items yet: a lead adds them with evalkit queue add" in str(
+            app.detail_header.render()
+        )
+        await pilot.press("q")
+    assert evalkit("queue", "add", url, str(SAMPLES[0])).returncode == 0
+    store = QueueStore.open(url)
+    assert store.claim("bob") is not None  # the one slot is bob's
+    store.close()
+    again: Any = _app(args(url, "ann"))
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: again.nothing_left_said is not None)
+        assert again.nothing_left_said.startswith("Nothing in the queue for you now: other reviewers")
+        await pilot.press("q")
+    assert "your 3 review(s) are in. Thank you!" in nothing_left(Progress(3, 5, 6))

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.services.queue.schema import LATEST
 from evalkit.services.queue.store import QueueStore
 from tests.team_queue.conftest import CONFIG, REPO, evalkit, init_queue
 from tests.team_queue.postgres import PASSWORD, Server
@@ -65,11 +66,12 @@ def test_a_newer_queue_and_a_corrupted_row(queue_url: str, tmp_path: Path) -> No
     refused(evalkit("queue", "export", queue_url, "--journals", str(tmp_path)), "corrupted row", "item #1")
     assert not list(tmp_path.glob("*.jsonl"))  # the export was written whole or not at all
     store = QueueStore.open(queue_url)
-    store.db.execute("INSERT INTO evalkit_queue_migrations (version, applied_at) VALUES (2, 'x')")
-    store.close()
-    refused(
-        evalkit("queue", "status", queue_url), "version 2, newer than this evalkit's (1)", "upgrade evalkit"
+    store.db.execute(
+        "INSERT INTO evalkit_queue_migrations (version, applied_at) VALUES (?, 'x')", (LATEST + 1,)
     )
+    store.close()
+    newer = f"version {LATEST + 1}, newer than this evalkit's ({LATEST})"
+    refused(evalkit("queue", "status", queue_url), newer, "upgrade evalkit")
     refused(evalkit("review", "--queue", queue_url, "--reviewer", "ann"), "newer than this evalkit's")
 
 
@@ -106,7 +108,10 @@ def test_two_leads_initialising_at_once_make_one_queue(queue_url: str) -> None:
     store.close()
 
 
-@pytest.mark.parametrize("options", [["--per-item", "0"], ["--lease", "soon"], ["--calibration", "x%"]])
+@pytest.mark.parametrize(
+    "options",
+    [["--per-item", "0"], ["--lease", "soon"], ["--calibration", "x%"], ["--calibration", "120%"]],
+)
 def test_init_with_bad_settings_writes_nothing(tmp_path: Path, options: list[str]) -> None:
     url = tmp_path / "team.db"
     refused(evalkit("queue", "init", str(url), "--config-dir", str(CONFIG), *options))

@@ -8,6 +8,8 @@ import json
 import uuid
 from pathlib import Path
 
+import pytest
+
 from evalkit.services.queue.store import QueueStore
 from tests.team_queue.conftest import CONFIG, REPO, evalkit, init_queue
 from tests.team_queue.postgres import PASSWORD
@@ -89,3 +91,55 @@ def test_assign_and_release(queue_url: str) -> None:
     store = QueueStore.open(queue_url)
     assert store.claim("ann") is not None
     store.close()
+
+
+def test_a_version_1_queue_is_refused_until_init_upgrades_it(queue_url: str) -> None:
+    init_queue(queue_url, "--per-item", "3")
+    assert (
+        evalkit("queue", "add", queue_url, str(SAMPLES / "01_algorithms_graphs_complete.json")).returncode
+        == 0
+    )
+    store = QueueStore.open(queue_url)
+    with store.db.transaction():  # back to what version 1 made
+        for index in ("decisions_unit", "slots_done", "items_calibration", "slots_reviewer", "slots_open"):
+            store.db.execute(f"DROP INDEX {index}")
+        store.db.execute("CREATE INDEX slots_reviewer ON slots (reviewer, done_at)")
+        store.db.execute("CREATE INDEX slots_free ON slots (done_at, lease_until, item_id)")
+        store.db.execute("DELETE FROM evalkit_queue_migrations WHERE version = 2")
+    store.close()
+    refused = evalkit("queue", "status", queue_url)
+    assert refused.returncode == 2
+    assert "version 1; this evalkit needs 2: a lead upgrades it with evalkit queue init" in refused.stderr
+    upgraded = evalkit("queue", "init", queue_url, "--config-dir", str(CONFIG))
+    assert upgraded.returncode == 0, upgraded.stderr
+    assert upgraded.stderr.strip().endswith("schema upgraded from version 1 to 2")  # not this command's K
+    report = json.loads(evalkit("queue", "status", queue_url, "--format", "json").stdout)
+    assert (report["per_item"], report["items"]) == (3, 1)
+
+
+@pytest.mark.parametrize(
+    ("calibration", "expected"),
+    [("3", {1, 2, 3}), ("10%", {5, 15, 25}), ("2.5%", {20})],  # of 31: 3.1 -> 3, 0.775 -> 1, spread out
+)
+def test_calibration_items_are_seen_by_every_reviewer_first(
+    queue_url: str, calibration: str, expected: set[int]
+) -> None:
+    init_queue(queue_url, "--per-item", "1", "--calibration", calibration)
+    added = evalkit("queue", "add", queue_url, str(SAMPLES))
+    assert added.returncode == 0 and ": 31 added" in added.stderr, added.stderr
+    store = QueueStore.open(queue_url)
+    chosen = {row[0] for row in store.db.execute("SELECT id FROM items WHERE calibration = 1")}
+    assert chosen == expected
+    for reviewer in ("ann", "bob", "cy"):
+        seen = []
+        for _ in range(len(expected) + 1):
+            claimed = store.claim(reviewer)
+            assert claimed is not None
+            seen.append(claimed.item_id)
+            done = {"id": uuid.uuid4().hex, "ts": "t", "target": "status", "action": "done", "step": 1}
+            store.record(reviewer, claimed.item_id, [{**done, "value": None, "note": None}])
+        assert set(seen[:-1]) == expected and seen[-1] not in expected  # all of them first, then another
+    store.close()
+    report = json.loads(evalkit("queue", "status", queue_url, "--format", "json").stdout)
+    assert report["calibration"] == len(expected)
+    assert report["items_by_reviews"]["3"] == len(expected)  # each calibration item: every reviewer's
