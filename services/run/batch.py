@@ -429,19 +429,14 @@ class ChunkRenderer:
 
     def __init__(self, evaluator: BatchEvaluator, notes: bool, spool: str | None = None) -> None:
         from msgspec.json import decode
-        from msgspec.structs import astuple
 
-        from evalkit.engine.submission import from_typed, parse_submission
+        from evalkit.engine.submission import parse_submission
         from evalkit.services.run.pool import spooler
-        from evalkit.services.run.typed_lines import typed_decoder
 
         self.evaluator, self.notes = evaluator, notes
         self._spooled = spooler(spool)
         self.encoder = _FastEncoder()
         self._decode: Callable[[str], Any] = decode
-        self._decode_typed = typed_decoder()
-        self._from_typed = from_typed
-        self._fields: Callable[[Any], tuple[Any, ...]] = astuple
         self._parse_submission = parse_submission
 
     def run(self, item: RawItem) -> Outcome:
@@ -467,14 +462,13 @@ class ChunkRenderer:
         )
 
     def _render_lines(self, lines: Iterable[tuple[str, str | None, str | None]]) -> _Chunk:
-        """The hot loop of `evalkit eval` on JSONL: per line, one msgspec decode (into typed Structs,
-        services/run/typed_lines.py; a line they refuse, into a dict, parsed as before), the submission, the
-        evaluation and its line (`_FastEncoder.result_line`); nothing else unless asked for. (No call
-        here that the loop can do itself: a Python call costs about a fortieth of a line's work.)"""
+        """The hot loop of `evalkit eval` on JSONL: per line, one msgspec decode (into a dict), the
+        submission (`parse_submission`), the evaluation and its line (`_FastEncoder.result_line`); nothing
+        else unless asked for. (No call here that the loop can do itself: a Python call costs about a
+        fortieth of a line's work.)"""
         want = self.evaluator.want
         evaluate = self.evaluator.evaluator.evaluate
         decode, parse_submission, line = self._decode, self._parse_submission, self.encoder.line
-        decode_typed, from_typed, fields = self._decode_typed, self._from_typed, self._fields
         result_line = self.encoder.result_line
         results: list[bytes] = []
         explains: list[bytes] | None = [] if want.explain else None
@@ -484,14 +478,9 @@ class ChunkRenderer:
             submission = None
             if text is not None:
                 try:  # noqa: SIM105 - contextlib.suppress costs a context manager a line
-                    submission = from_typed(decode_typed(text), fields)
-                except Exception:  # not the common submission: decoded as a dict
+                    submission = parse_submission(decode(text))
+                except Exception:  # the slow path below says what is wrong
                     pass
-                if submission is None:
-                    try:  # noqa: SIM105
-                        submission = parse_submission(decode(text))
-                    except Exception:  # the slow path below says what is wrong
-                        pass
             if submission is None:
                 outcome = (
                     Outcome(where, error=problem)
