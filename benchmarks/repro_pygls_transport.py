@@ -10,7 +10,8 @@ back within a few seconds:
 - a body that is not JSON: JSON-RPC 2.0 answers it with a Parse error (-32700, id null);
 - a Content-Length larger than the body that follows: the reader must not take the next frames as the
   rest of this body (a client that miscounts once must not leave the server deaf for good);
-- a Content-Length that is not a number: the frame is skipped and the next one read.
+- a Content-Length that is not a number: the frame is skipped and the next one read;
+- a request whose params do not fit its method: JSON-RPC answers Invalid params (-32602) for its id.
 """
 
 from __future__ import annotations
@@ -41,6 +42,11 @@ CASES = {
     "a body that is not JSON": frame(b"{not json"),
     "a Content-Length past the body": frame(b"{}", 100_000),
     "a Content-Length that is not a number": frame(b"{}", "x"),
+    "after initialize (id 0), a request (id 1) whose params do not fit": frame(
+        b'{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"capabilities": {}}}'
+    )
+    + frame(b'{"jsonrpc": "2.0", "method": "initialized", "params": {}}')
+    + frame(b'{"jsonrpc": "2.0", "id": 1, "method": "textDocument/hover", "params": {"position": 3}}'),
 }
 
 
@@ -83,8 +89,8 @@ def summary(messages: list[dict]) -> str:
     for message in messages:
         if "error" in message:
             said.append(f"error {message['error'].get('code')} for id {message.get('id')}")
-        elif message.get("id") == 2:
-            said.append("initialize answered")
+        elif message.get("id") in (0, 2):
+            said.append(f"initialize (id {message['id']}) answered")
     return "; ".join(said) or "nothing at all"
 
 
