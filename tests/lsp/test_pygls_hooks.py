@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 import logging
 
+import pytest
 from lsprotocol import types
 from pygls.protocol import JsonRPCProtocol
 from pygls.workspace import TextDocument, Workspace
@@ -40,6 +41,16 @@ def test_the_workspace_still_makes_its_documents_in_create_text_document() -> No
     )  # reversed and past the line's end: the reference model's text, not pygls's
     workspace.update_text_document(types.VersionedTextDocumentIdentifier(version=2, uri=URI), change)
     assert workspace.get_text_document(URI).source == "a\u2028b!\r\n", BROKEN
+
+
+def test_a_server_on_a_pygls_without_the_hook_says_so(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.delattr(Workspace, "_create_text_document")
+    workspace = Workspace(None, types.TextDocumentSyncKind.Incremental)
+    with caplog.at_level(logging.ERROR, logger="evalkit.lsp.documents"):
+        count_lines_as_the_protocol(workspace)
+    assert "no _create_text_document" in caplog.text
 
 
 def test_a_documents_text_is_still_its_source_attribute() -> None:
