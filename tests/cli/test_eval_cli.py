@@ -806,8 +806,8 @@ COLD_EVAL_MODULES = {
 }
 """What `evalkit eval FILE` imports of evalkit with its config cache warm (and the compiled engine's shared
 library, `evalkit.engine._native__mypyc`, when it is compiled). hashlib and hmac are imported (the config
-hash and the cache's MAC, through their public modules: OpenSSL's load, about 2.5 ms of CPU of a 52 ms start,
-`benchmarks/bench_startup.py --against`, 2026-12-04)."""
+hash and the cache's MAC, through their public modules: OpenSSL's load, 2.5-4.6 ms of CPU of a 47-52 ms
+start, `benchmarks/bench_startup.py --against`, 2026-12-04)."""
 NEVER_IN_A_COLD_EVAL = {
     "argparse",  # the plain command line is parsed without it (eval_.parse_plain)
     "dataclasses",  # it writes each class's methods with exec, and imports inspect
