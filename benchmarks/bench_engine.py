@@ -8,6 +8,13 @@ start of `evalkit eval` on one file.
     .venv/bin/python benchmarks/bench_engine.py --jsonl --jobs-lines 0   # the same without --jobs 2
     .venv/bin/python benchmarks/bench_engine.py --jobs-only --runs 15   # issue 15: only --jobs 2 against 1
     .venv/bin/python benchmarks/bench_engine.py --instructions 2000   # the same work counted by valgrind
+    .venv/bin/python benchmarks/bench_engine.py --against /tmp/base --runs 9   # this tree against another
+
+`--against TREE`: `evalkit eval` on a 40,000-line JSONL file (`--batch`) in one process, alternated run by
+run with the same command run from TREE, a copy of another build's import folder (`TREE/evalkit/...`, the
+package as the editable install maps it: evalkit/, and engine/, services/... copied into it, the compiled
+engine's shared libraries with them), found first through PYTHONPATH (both run from a temporary folder,
+so that the current folder's `evalkit/` is not found first); wall and CPU time of each, medians.
 
 The engine is measured as installed: compiled by mypyc (setup.py) where the install found a C compiler,
 else pure Python; the first line says which. `EVALKIT_COMPILE=0 .venv/bin/pip install -e .` installs the
@@ -23,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -292,6 +300,43 @@ def jobs_against_one(folder: Path, runs: int, jobs_lines: int) -> None:
     )
 
 
+def against_tree(tree: str, size: int, runs: int) -> None:
+    """This build's `evalkit eval` against TREE's (see the module's docstring), alternated run by run."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    builds = {"this tree": env, tree: {**env, "PYTHONPATH": tree}}
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in builds}
+    with tempfile.TemporaryDirectory() as tmp:
+        source = _batch_file(Path(tmp), size)
+        outputs = {}
+        for name, build_env in builds.items():  # warm-up: bytecode and config caches written
+            outputs[name] = Path(tmp) / f"out-{len(outputs)}.jsonl"
+            command = [*EVALKIT, "eval", str(source), "--out", str(outputs[name])]
+            subprocess.run(command, check=True, env=build_env, cwd=tmp)
+            where = subprocess.run(
+                [sys.executable, "-c", "import evalkit.engine.evaluator as e; print(e.__file__)"],
+                check=True, env=build_env, cwd=tmp, capture_output=True, text=True,
+            )  # fmt: skip
+            print(f"{name}: the engine from {where.stdout.strip()}")
+        for _ in range(runs):
+            for name, build_env in builds.items():
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                start = time.perf_counter()
+                command = [*EVALKIT, "eval", str(source), "--out", str(outputs[name])]
+                subprocess.run(command, check=True, env=build_env, cwd=tmp)
+                wall = time.perf_counter() - start
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+                times[name].append((wall, cpu))
+        same = len({path.read_bytes() for path in outputs.values()}) == 1
+    print(f"eval {size:,} JSONL lines, one process, {runs} alternated runs each (outputs the same: {same}):")
+    for name, pairs in times.items():
+        wall = statistics.median(w for w, _ in pairs)
+        cpu = statistics.median(c for _, c in pairs)
+        print(
+            f"  {name}: wall median {wall:.3f} s ({wall / size * 1e6:.1f} us a line), CPU median {cpu:.3f} s"
+        )
+
+
 def instructions_a_line(lines: int) -> None:
     """`evalkit eval` on a JSONL file of `lines` lines and on one of 2, each under valgrind's callgrind
     (PYTHONHASHSEED=0): the difference over the lines between is the instructions a line costs, the same
@@ -412,8 +457,12 @@ def main() -> None:
         metavar="LINES",
         help="only the instructions a JSONL line costs, under valgrind (try 2000)",
     )
+    parser.add_argument("--against", metavar="TREE", help="alternated with another build (see above)")
     args = parser.parse_args()
     print(f"engine: {engine_build()}")
+    if args.against:
+        against_tree(args.against, 40_000 if args.batch == 10_000 else args.batch, args.runs)
+        return
     if args.instructions:
         instructions_a_line(args.instructions)
         return

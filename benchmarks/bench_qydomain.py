@@ -10,7 +10,11 @@ With --rows: CPU µs per row of each data source in bench_score_cli.py's mix (ty
 plots answered backwards, which score 0 (a pair scored 0 was once split into sentences twice, to say
 whether it was too large to score).
 
-    .venv/bin/python benchmarks/bench_qydomain.py [--rows]
+With --instructions: the instructions `score_json_line` costs a row of each data source, counted by
+valgrind's callgrind (the same from run to run however loaded the machine is): a process scoring 2,000 of
+the mix's rows less one scoring 2, over the 1,998 between. Needs valgrind; about a minute.
+
+    .venv/bin/python benchmarks/bench_qydomain.py [--rows | --instructions]
 """
 
 from __future__ import annotations
@@ -157,6 +161,47 @@ def per_row() -> int:
     return 0
 
 
+def instructions_a_row(count: int = 2000) -> int:
+    """Callgrind's count of `score_json_line` a row, per data source (see the module's docstring)."""
+    import json
+    import shutil
+    import subprocess
+    import tempfile
+
+    from bench_score_cli import KINDS, make_rows
+
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        print("valgrind is not installed (apt-get install valgrind)")
+        return 1
+    rows = make_rows(30_000)
+    kinds = {kind: [row for row in rows if row["data_source"] == kind] for kind in KINDS}
+    with tempfile.TemporaryDirectory() as folder:
+        for kind, mine in kinds.items():
+            counts = []
+            for size in (count, 2):
+                path = Path(folder) / f"{kind}-{size}.jsonl"
+                path.write_text("".join(json.dumps(row) + "\n" for row in mine[:size]), encoding="utf-8")
+                done = subprocess.run(
+                    [valgrind, "--tool=callgrind", f"--callgrind-out-file={folder}/callgrind.out",
+                     sys.executable, __file__, "--score-file", str(path)],
+                    check=True, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"},
+                )  # fmt: skip
+                counts.append(int(done.stderr.split("refs:")[-1].split()[0].replace(",", "")))
+            a_row = (counts[0] - counts[1]) / (count - 2)
+            print(f"{kind:<14} score_json_line: {a_row:,.0f} instructions a row")
+    return 0
+
+
+def score_file(path: str) -> int:
+    """Scores each line of `path` (the process --instructions counts)."""
+    from evalkit.qydomain.records import score_json_line
+
+    for line in Path(path).read_bytes().splitlines(keepends=True):
+        score_json_line(line)
+    return 0
+
+
 def scoring_zero(count: int) -> list[dict[str, Any]]:
     """Unscrambling rows whose answer is the plot backwards, an even number of sentences: each scores 0."""
     rng = random.Random(3)
@@ -173,6 +218,10 @@ def scoring_zero(count: int) -> list[dict[str, Any]]:
 def main() -> int:
     if "--rows" in sys.argv[1:]:
         return per_row()
+    if "--instructions" in sys.argv[1:]:
+        return instructions_a_row()
+    if sys.argv[1:2] == ["--score-file"]:
+        return score_file(sys.argv[2])
     rng = random.Random(20240601)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (other work slows both sides)")
     vocabulary = make_words(rng, 5000)

@@ -93,7 +93,7 @@ def install_wheel(into: Path, revision: str | None = None) -> Path:
     venv = into / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], **quiet)
     bin_ = venv / ("Scripts" if os.name == "nt" else "bin")
-    wheel = next(wheels.glob("evalkit-*.whl"))
+    wheel = next(wheels.glob("evalkit*.whl"))  # evalkit_rules since it took a name free on the index
     subprocess.run([str(bin_ / "python"), "-m", "pip", "install", "--quiet", str(wheel)], **quiet)
     return bin_
 

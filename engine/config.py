@@ -16,11 +16,6 @@ from evalkit.engine.limits import MAX_YAML_BYTES
 from evalkit.engine.plan import ConfigPlan, compile_plan
 from evalkit.engine.text import NotText, TooLarge, decode_utf8, not_a_regular_file, read_capped
 
-try:  # CPython's SHA-256 alone: importing hashlib loads OpenSSL's libcrypto, a twentieth of eval's start
-    from _sha256 import sha256  # type: ignore[import-not-found, unused-ignore]  # 3.11; no stub
-except ImportError:  # 3.12 renamed it _sha2; other interpreters
-    from hashlib import sha256
-
 if TYPE_CHECKING:
     from evalkit.engine.diagnostics import Diagnostic, Span
     from evalkit.engine.yamlsource import YamlDocument
@@ -114,6 +109,8 @@ def config_name(path: Path) -> str | None:
 
 def hash_config(texts: Mapping[str, bytes]) -> str:
     """SHA-256 of the folder's YAML files' raw bytes, concatenated in sorted file-name order."""
+    from hashlib import sha256  # here, not at the top: `import evalkit.engine` does without OpenSSL
+
     digest = sha256()
     for name in sorted(texts):
         digest.update(texts[name])

@@ -10,12 +10,11 @@ from evalkit.engine.config import Config, ConfigError
 from evalkit.engine.context import RuleState, Signals
 from evalkit.engine.phases import (
     PullCache,
-    WholePulls,
     check_prompt,
     decide_label,
     finalize_rewrite,
     normalize_ranking,
-    pull_all,
+    pull_dimensions,
     require_justification,
 )
 from evalkit.engine.plan import ConfigPlan, RulePlan
@@ -33,7 +32,6 @@ class Evaluator:
         self.config = config
         self.plan: ConfigPlan = config.plan
         self._pulls: PullCache = {}
-        self._whole_pulls: WholePulls = {}
         self._heads: dict[float, str] = {}
         """The global summary's first line for each mean adjustment met (`_summary`)."""
         self._meta_base = {
@@ -54,7 +52,7 @@ class Evaluator:
             submission = parse_submission(submission)
         plan = self.plan
         signals = Signals.of(submission)
-        corrected, rationale = pull_all(plan, submission.ratings, self._whole_pulls, self._pulls)
+        corrected, rationale = pull_dimensions(plan, submission.ratings, self._pulls)
         state = RuleState(dict(corrected), plan.scale, plan.round_digits, plan.dedupe_comments)
         fired: list[FiredRule] = []
         skipped: list[SkippedRule | RulePlan] = []

@@ -24,26 +24,6 @@ PULLS_KEPT: Final = 20_000
 Pulled = tuple[dict[str, float], dict[str, str]]
 """A submission's corrected ratings and their rationales, as pull_dimensions gives them."""
 
-WholePulls = dict[tuple[tuple[str, ...], tuple[Any, ...]], Pulled]
-"""(the dimensions, their ratings) -> what pull_dimensions gave for them, for one plan."""
-
-
-def pull_all(plan: ConfigPlan, ratings: dict[str, float], whole: WholePulls, cache: PullCache) -> Pulled:
-    """pull_dimensions, looked up in `whole` by all of a submission's ratings at once, where each is a
-    float other than zero (0.0 and -0.0 are one key, and written apart): most submissions repeat a few
-    combinations. What it gives is shared from one submission to the next: not to be changed."""
-    values: tuple[Any, ...] = tuple(ratings.values())
-    for value in values:
-        if type(value) is not float or value == 0.0:
-            return pull_dimensions(plan, ratings, cache)
-    key = (tuple(ratings), values)
-    pulled = whole.get(key)
-    if pulled is None:
-        if len(whole) >= PULLS_KEPT:
-            whole.clear()
-        pulled = whole[key] = pull_dimensions(plan, ratings, cache)
-    return pulled
-
 
 def pull_dimensions(plan: ConfigPlan, ratings: dict[str, float], cache: PullCache) -> Pulled:
     """Phase 2: a rating outside tolerance moves `pull_fraction` of the way to the ideal.

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable
 from typing import Any, Final
 
 from evalkit.engine.type_words import found_words
@@ -234,54 +233,6 @@ def _well_typed(data: Any) -> Submission | None:
         rewrite or "",
         evidence,
         {k: v for k, v in data.items() if k not in _KNOWN},
-    )
-
-
-def from_typed(line: Any, fields: Callable[[Any], tuple[Any, ...]]) -> Submission | None:
-    """The Submission of a line decoded into typed Structs (services/run/typed_lines.py: every field of its
-    type, string ids, no key beyond the known ones), as `parse_submission` builds it from the line's dict;
-    None where `_well_typed` would send that dict to the careful path (no response). `fields` gives a
-    Struct's fields in their order (msgspec's `structs.astuple`: one call, where reading each attribute is
-    a lookup of its own)."""
-    (
-        prompt,
-        raw_responses,
-        ranking,
-        raw_ratings,
-        category,
-        subcategory,
-        difficulty,
-        ranking_rationale,
-        rewrite,
-        evidence,
-    ) = fields(line)
-    if not raw_responses:
-        return None
-    instructions, accuracy, optimality, presentation, freshness, justification = fields(raw_ratings)
-    ratings: dict[str, Any] = {  # Any: compiled, each float stays the object msgspec made
-        "instructions": instructions,
-        "accuracy": accuracy,
-        "optimality": optimality,
-        "presentation": presentation,
-        "freshness": freshness,
-    }
-    responses = []
-    for raw in raw_responses:
-        rid, text, meta = fields(raw)
-        responses.append(Response(rid, text, meta))
-    return Submission(
-        prompt,
-        tuple(responses),
-        tuple(ranking),
-        ratings,
-        justification or "",
-        category,
-        subcategory,
-        difficulty,
-        ranking_rationale,
-        rewrite or "",
-        evidence,
-        {},
     )
 
 

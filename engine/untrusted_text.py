@@ -24,6 +24,11 @@ The forms, and what each guarantees whatever the text holds:
   escapes them, fenced by more backticks than any line holds.
 - `html`: HTML text or attribute value: control characters escaped as `terminal` escapes them, then
   HTML's own escapes.
+- `screen`, `screen-line`: text in the reviewer app (a full-screen terminal app, tui/visible.py). Every
+  control character escaped as `terminal` escapes it, but `screen` keeps a multi-line text's lines (a
+  newline, and "\\r\\n" as one) and its tabs, and `screen-line` (a name, an id, a one-line field) escapes
+  tabs too (`\\t`), so that one value stays on one line. No CI runner reads the app's screen: a leading
+  `::` is shown as it is.
 
 JSON needs none: every JSON output escapes control characters itself.
 """
@@ -35,11 +40,18 @@ from typing import Literal
 
 from evalkit.engine.text import shown
 
-Form = Literal["terminal", "github", "github-property", "markdown", "markdown-code", "markdown-block", "html"]
+Form = Literal[
+    "terminal", "github", "github-property", "markdown", "markdown-code", "markdown-block", "html", "screen",
+    "screen-line",
+]  # fmt: skip
 
-_UNSEEN = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
-"""Control characters (but tab), those that reorder or end a line, and lone surrogates (undecodable bytes)."""
-_NAMED = {"\n": "\\n", "\r": "\\r"}
+UNSEEN = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+"""What no form shows raw beside tab and newline (a regex class's inside): control characters, those that
+reorder or end a line, and lone surrogates (undecodable bytes). tui/visible.py's ControlFilter drops them."""
+_UNSEEN = re.compile(f"[\n{UNSEEN}]")
+_UNSEEN_ON_SCREEN = re.compile(f"\r\n|[{UNSEEN}]")
+_UNSEEN_IN_A_FIELD = re.compile(f"[\t\n{UNSEEN}]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _CI_COMMAND_START = re.compile(r"\s*(?::(?=:)|#(?=#\[))")
 """A line that starts so is a command to GitHub Actions' runner (`::name ...::`, `##[name]`)."""
 _CI_COMMAND_ANYWHERE = re.compile(r"#(?=#vso\[)", re.IGNORECASE)
@@ -79,6 +91,22 @@ def _escape(found: re.Match[str]) -> str:
     if 0xD800 <= code <= 0xDFFF:
         return shown(character)
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def _screen(text: str) -> str:
+    if text.isascii() and text.isprintable():
+        return text
+    return _UNSEEN_ON_SCREEN.sub(_escape_on_screen, text)
+
+
+def _escape_on_screen(found: re.Match[str]) -> str:
+    return "\n" if found.group() == "\r\n" else _escape(found)
+
+
+def _screen_line(text: str) -> str:
+    if text.isascii() and text.isprintable():
+        return text
+    return _UNSEEN_IN_A_FIELD.sub(_escape, text)
 
 
 def _terminal(text: str) -> str:
@@ -146,4 +174,6 @@ _FORMS = {
     "markdown-code": _markdown_code,
     "markdown-block": _markdown_block,
     "html": _html,
+    "screen": _screen,
+    "screen-line": _screen_line,
 }

@@ -9,11 +9,13 @@ edits are applied as the protocol's reference model applies them (`edits.apply_c
 
 Two pygls internals are used, for want of a public hook: `Workspace._create_text_document` (where the
 workspace makes its documents) and `TextDocument._source` (the text `source` returns);
-tests/lsp/test_pygls_hooks.py fails if a pygls release changes either.
+tests/lsp/test_pygls_hooks.py fails if a pygls release changes either, and a server run on a pygls without
+the hook logs it. docs/upstream/pygls.md proposes the public change that would retire them.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 from lsprotocol import types
@@ -21,6 +23,8 @@ from pygls.workspace import TextDocument, Workspace
 
 from evalkit.engine.positions import lines_with_ends
 from evalkit.lsp.edits import apply_change
+
+logger = logging.getLogger(__name__)
 
 
 class ProtocolLinesDocument(TextDocument):
@@ -56,5 +60,10 @@ class ProtocolLinesWorkspace(Workspace):
 
 def count_lines_as_the_protocol(workspace: Workspace) -> None:
     """Make `workspace` (pygls creates it at `initialize`, before any document opens) create documents
-    that split lines as the protocol does."""
+    that split lines as the protocol does; logs an error where this pygls has no such hook."""
+    if not callable(getattr(Workspace, "_create_text_document", None)):
+        logger.error(
+            "pygls's Workspace has no _create_text_document: documents count lines as str.splitlines does, "
+            "and edits after a U+2028 land a line early (docs/upstream/pygls.md)"
+        )
     workspace.__class__ = ProtocolLinesWorkspace

@@ -5,8 +5,7 @@ An entry holds a config's checked data as JSON, named after the config hash, the
 the evalkit build that checked it, in `$XDG_CACHE_HOME/evalkit` (else `~/.cache/evalkit`). Safety:
 
 - tampering: each entry is signed with keyed BLAKE2b (a MAC by design, hashlib's documented replacement for
-  HMAC; its module loads without OpenSSL's libcrypto, which hmac and hashlib load, a twentieth of a cold
-  start) under a secret key of the user's own (`key`, mode 0600, made on first use); an entry that does
+  HMAC) under a secret key of the user's own (`key`, mode 0600, made on first use); an entry that does
   not verify is ignored and written anew, and a key file that is not the user's alone turns the cache off.
   Entries are JSON, never pickle: even a forged one is only data.
 - concurrent writers: an entry is written to a temporary file and renamed over its name (outputs/atomic.py),
@@ -28,14 +27,10 @@ import json
 import math
 import os
 import stat
-from _operator import _compare_digest as compare_digest  # hmac.compare_digest, without importing hmac
+from hashlib import blake2b
+from hmac import compare_digest
 from pathlib import Path
 from typing import Any
-
-try:
-    from _blake2 import blake2b  # hashlib's BLAKE2, without the OpenSSL that importing hashlib loads
-except ImportError:  # an interpreter without CPython's module
-    from hashlib import blake2b
 
 from evalkit import __version__
 from evalkit.engine.config import (

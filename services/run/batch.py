@@ -429,19 +429,14 @@ class ChunkRenderer:
 
     def __init__(self, evaluator: BatchEvaluator, notes: bool, spool: str | None = None) -> None:
         from msgspec.json import decode
-        from msgspec.structs import astuple
 
-        from evalkit.engine.submission import from_typed, parse_submission
+        from evalkit.engine.submission import parse_submission
         from evalkit.services.run.pool import spooler
-        from evalkit.services.run.typed_lines import typed_decoder
 
         self.evaluator, self.notes = evaluator, notes
         self._spooled = spooler(spool)
         self.encoder = _FastEncoder()
-        self._decode: Callable[[str | memoryview], Any] = decode
-        self._decode_typed = typed_decoder()
-        self._from_typed = from_typed
-        self._fields: Callable[[Any], tuple[Any, ...]] = astuple
+        self._decode: Callable[[str], Any] = decode
         self._parse_submission = parse_submission
 
     def run(self, item: RawItem) -> Outcome:
@@ -454,7 +449,9 @@ class ChunkRenderer:
 
     def _render(self, task: Task) -> _Chunk:
         if not isinstance(task, list):  # a LineRange
-            return self._render_lines(_range_texts(task))
+            return self._render_lines(
+                range_lines(Path(task.path), task.source, task.start, task.end, task.first)
+            )
         outcomes = [item if isinstance(item, Outcome) else self.run(item) for item in task]
         explain = self.evaluator.want.explain
         return (
@@ -464,15 +461,14 @@ class ChunkRenderer:
             [_note(o) for o in outcomes if self.notes or o.error is not None],
         )
 
-    def _render_lines(self, lines: Iterable[tuple[str, str | memoryview | None, str | None]]) -> _Chunk:
-        """The hot loop of `evalkit eval` on JSONL: per line, one msgspec decode (into typed Structs,
-        services/run/typed_lines.py; a line they refuse, into a dict, parsed as before), the submission, the
-        evaluation and its line (`_FastEncoder.result_line`); nothing else unless asked for. (No call
-        here that the loop can do itself: a Python call costs about a fortieth of a line's work.)"""
+    def _render_lines(self, lines: Iterable[tuple[str, str | None, str | None]]) -> _Chunk:
+        """The hot loop of `evalkit eval` on JSONL: per line, one msgspec decode (into a dict), the
+        submission (`parse_submission`), the evaluation and its line (`_FastEncoder.result_line`); nothing
+        else unless asked for. (No call here that the loop can do itself: a Python call costs about a
+        fortieth of a line's work.)"""
         want = self.evaluator.want
         evaluate = self.evaluator.evaluator.evaluate
         decode, parse_submission, line = self._decode, self._parse_submission, self.encoder.line
-        decode_typed, from_typed, fields = self._decode_typed, self._from_typed, self._fields
         result_line = self.encoder.result_line
         results: list[bytes] = []
         explains: list[bytes] | None = [] if want.explain else None
@@ -482,19 +478,14 @@ class ChunkRenderer:
             submission = None
             if text is not None:
                 try:  # noqa: SIM105 - contextlib.suppress costs a context manager a line
-                    submission = from_typed(decode_typed(text), fields)
-                except Exception:  # not the common submission: decoded as a dict
+                    submission = parse_submission(decode(text))
+                except Exception:  # the slow path below says what is wrong
                     pass
-                if submission is None:
-                    try:  # noqa: SIM105
-                        submission = parse_submission(decode(text))
-                    except Exception:  # the slow path below says what is wrong
-                        pass
             if submission is None:
                 outcome = (
                     Outcome(where, error=problem)
                     if text is None
-                    else self.evaluator.run(RawItem(where, _as_text(text), ".json"))
+                    else self.evaluator.run(RawItem(where, text, ".json"))
                 )
                 results.append(_line_bytes(outcome, "result"))
                 if explains is not None:
@@ -531,53 +522,6 @@ def _line_bytes(outcome: Outcome, field: str) -> bytes:
 
 def _joined(lines: list[bytes]) -> bytes:
     return b"\n".join(lines) + b"\n" if lines else b""
-
-
-RANGE_IN_MEMORY = 4 * RANGE_BYTES
-"""A range read whole, decoded at once and split; a longer one (a few very long lines) line by line."""
-
-
-def _range_texts(task: LineRange) -> Iterator[tuple[str, str | memoryview | None, str | None]]:
-    """range_lines' triples for a range, faster: a range of a usual size is read in one call and, when it
-    is all UTF-8 (ASCII is, which `isascii` finds in a pass over words; else a decode says), its lines are
-    handed on as views of the bytes read (msgspec decodes them as they are: no text made of each line, no
-    copy), each with its "\n" as range_lines gives it."""
-    if task.end - task.start > RANGE_IN_MEMORY:
-        yield from range_lines(Path(task.path), task.source, task.start, task.end, task.first)
-        return
-    try:
-        with open(task.path, "rb") as handle:
-            handle.seek(task.start)
-            data = handle.read(task.end - task.start)
-    except OSError as exc:
-        yield task.source, None, read_problem(exc)
-        return
-    if not data.isascii():
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:  # some line is not UTF-8: each says so with its column
-            yield from range_lines(Path(task.path), task.source, task.start, task.end, task.first)
-            return
-    view, find, size, source = memoryview(data), data.find, len(data), task.source
-    start = len(_BOM) if task.first == 1 and data.startswith(_BOM) else 0
-    number = task.first
-    while start < size:
-        end = find(b"\n", start) + 1 or size
-        # blank: bytes.strip()'s whitespace alone (other spaces are the parser's to refuse); a line of JSON
-        # mostly starts with "{", which settles it without copying the line as strip() does
-        if data[start] not in _ASCII_SPACE_BYTES or data[start:end].strip():
-            yield f"{source}:{number}", view[start:end], None
-        start = end
-        number += 1
-
-
-_BOM = "\ufeff".encode()
-_ASCII_SPACE_BYTES = frozenset(b" \t\n\r\x0b\x0c")
-
-
-def _as_text(text: str | memoryview) -> str:
-    """A line _range_texts gives, as text (a view of bytes it found UTF-8)."""
-    return text if isinstance(text, str) else str(text, "utf-8")
 
 
 def _encoded(lines: list[str]) -> bytes:

@@ -805,7 +805,9 @@ COLD_EVAL_MODULES = {
     "evalkit.services.run.workers",
 }
 """What `evalkit eval FILE` imports of evalkit with its config cache warm (and the compiled engine's shared
-library, `evalkit.engine._native__mypyc`, when it is compiled)."""
+library, `evalkit.engine._native__mypyc`, when it is compiled). hashlib and hmac are imported (the config
+hash and the cache's MAC, through their public modules: OpenSSL's load, 2.5-4.6 ms of CPU of a 47-52 ms
+start, `benchmarks/bench_startup.py --against`, 2026-12-04)."""
 NEVER_IN_A_COLD_EVAL = {
     "argparse",  # the plain command line is parsed without it (eval_.parse_plain)
     "dataclasses",  # it writes each class's methods with exec, and imports inspect
@@ -814,9 +816,6 @@ NEVER_IN_A_COLD_EVAL = {
     "evalkit.engine.template_caps",  # caps what Jinja builds: the samples' template is text and lookups
     "gettext",
     "shutil",
-    "hashlib",  # hashlib and hmac load OpenSSL; the config hash and the cache's MAC do without
-    "hmac",
-    "_hashlib",
     "yaml",
     "ruamel",
     "jinja2",

@@ -111,3 +111,16 @@ def test_a_fenced_block_keeps_every_line_inside(text: str) -> None:
 def test_html_is_text(text: str) -> None:
     shown = shown_as(text, "html")
     assert not set(shown) & set("<>\"'") and UNSEEN.search(shown) is None
+
+
+@given(HOSTILE)
+@example("a\r\nb\rc\td\u2028e")
+def test_the_reviewer_apps_screen_keeps_lines_and_shows_every_other_control_as_an_escape(text: str) -> None:
+    from evalkit.engine.untrusted_text import UNSEEN as NOT_RAW
+
+    screen = shown_as(text, "screen")
+    assert re.search(f"[{NOT_RAW}]", screen) is None
+    assert screen.count("\n") == text.count("\n")  # "\r\n" is one newline; a lone "\r" is an escape
+    field = shown_as(text, "screen-line")
+    assert re.search(f"[\t\n{NOT_RAW}]", field) is None
+    assert shown_as(field, "screen-line") == field

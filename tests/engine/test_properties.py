@@ -382,34 +382,3 @@ def test_rounded_is_round(value: float, digits: int) -> None:
 
     assert rounded(value, digits) == round(value, digits)
     assert math.copysign(1, rounded(value, digits)) == math.copysign(1, round(value, digits))
-
-
-PULLED_RATINGS = st.one_of(
-    st.sampled_from([0.0, -0.0, 4.0, 4.5, 1e-05, 1e300]),
-    st.floats(min_value=-10, max_value=10, allow_nan=False),
-    st.integers(-3, 8),
-)
-
-
-@SETTINGS
-@given(
-    st.lists(st.dictionaries(st.sampled_from(DIMENSIONS), PULLED_RATINGS, min_size=1), min_size=1, max_size=8)
-)
-def test_the_ratings_looked_up_at_once_are_those_pulled_one_by_one(
-    default_plan: ConfigPlan, batch: list[dict[str, Any]]
-) -> None:
-    """`pull_all` (one lookup for all of a submission's ratings) gives what `pull_dimensions` gives, value for
-    value and of the same type, across a batch that shares its caches: repeated, zero and integer ratings,
-    dimensions in any order and number."""
-    from evalkit.engine.phases import pull_all, pull_dimensions
-
-    plan = default_plan
-    whole: dict[Any, Any] = {}
-    for ratings in batch + batch[::-1]:
-        corrected, rationale = pull_all(plan, ratings, whole, {})
-        expected = pull_dimensions(plan, ratings, {})
-        assert (corrected, rationale) == expected
-        assert [type(value) for value in corrected.values()] == [type(v) for v in expected[0].values()]
-        assert [math.copysign(1, v) for v in corrected.values()] == [
-            math.copysign(1, v) for v in expected[0].values()
-        ]

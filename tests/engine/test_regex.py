@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalkit.engine import ConfigError, Evaluator, analyze, load_config
@@ -154,60 +154,3 @@ def test_a_lone_surrogate_in_a_pattern_finds_itself_in_the_text() -> None:
     regex = compile_pattern("a\ud800")
     assert regex.found("xa\ud800y".encode("utf-8", "surrogatepass"))
     assert not regex.found(b"xa")
-
-
-# The text a pattern requires (`required_text`): a text without it is not searched. It must be in every match.
-
-LITERALS = ["a", "b", "é", "O", "log", " ", r"\(", r"\)", r"\.", r"\d", r"\b", r"\w", r"\s", r"\n", r"\pL"]
-GROUPS = ["[^)]", "[ab]", "[]a]", r"[\]b]", "[[:alpha:]]", "(a|b)", "(ab)", "(?:a)", "(?i)", r"\Qa|\E", "."]
-REPEATS = ["*", "+", "?", "{2}", "{1,2}", "*?", "{", "}", "]", "|", "^", "$", r"\x41"]
-TOKENS = st.sampled_from([*LITERALS, *GROUPS, *REPEATS])
-SUBJECTS = st.text(alphabet="abéOlog ().A9\n]{}|Qb", max_size=14)
-
-
-@settings(max_examples=examples(600), deadline=None)
-@given(st.lists(TOKENS, max_size=7).map("".join), st.lists(SUBJECTS, min_size=1, max_size=4))
-@example("a{", ["a{"])  # a `{` that no `}` closes
-@example(r"[\]b]a", ["]a"])  # an escape inside a class
-def test_every_match_holds_the_text_its_pattern_requires(pattern: str, subjects: list[str]) -> None:
-    """Whatever the pattern, what `required_text` reads from it is in every match RE2 finds, and so a
-    pattern searches exactly as google-re2's own search does."""
-    import re2
-
-    from evalkit.engine.regex import _options, required_text
-
-    try:
-        regex = re2.compile(pattern.encode("utf-8", "surrogatepass"), _options())
-    except re2.error:
-        return
-    required = required_text(pattern)
-    compiled = compile_pattern(pattern)
-    for subject in subjects:
-        data = subject.encode()
-        match = regex.search(data)
-        if match is not None:
-            assert required in bytes(match.group())
-        assert compiled.found(data) == (match is not None)
-
-
-@pytest.mark.parametrize(
-    ("pattern", "required"),
-    [
-        (r"O\([^)]*log[^)]*\)", b"log"),
-        ("abc", b"abc"),
-        ("ab*c", b"a"),
-        (r"\d+x", b"x"),
-        ("x{2}yz", b"yz"),
-        ("[]a]bc", b"bc"),
-        ("niño", "niño".encode()),
-        ("a|bc", b""),
-        ("(?i)abc", b""),
-        (r"\Qab\E", b""),
-        ("[[:alpha:]]xy", b""),
-        (r"\pLxy", b""),
-    ],
-)
-def test_the_text_a_pattern_requires(pattern: str, required: bytes) -> None:
-    from evalkit.engine.regex import required_text
-
-    assert required_text(pattern) == required
