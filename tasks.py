@@ -203,9 +203,7 @@ def demo() -> None:
 PYTEST = [BIN / "python", "-m", "pytest", "-q"]
 PYCACHE = VENV / "pycache"
 SAME_IN_BOTH_BUILDS = (
-    "tests/engine/test_limits_yaml.py",
     "tests/engine/test_positions.py",
-    "tests/engine/test_validator.py",
     "tests/qydomain/test_score_cli.py",
 )
 """Test files the pure pass leaves out, since they run the same code in both builds: none reaches a compiled

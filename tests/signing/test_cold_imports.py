@@ -48,10 +48,3 @@ NETWORK = ("evalkit.services.signing.tsa", "rfc3161_client", "urllib.request", "
 def test_a_signed_eval_without_tsa_loads_no_network_or_timestamp_code(tmp_path: Path, keys: Path) -> None:
     imported = _imported(tmp_path, "--out", "results.jsonl", "--sign", f"{keys}.key")
     assert sorted(m for m in imported if m.startswith(NETWORK)) == []
-
-
-def test_a_signed_eval_hashes_with_cryptography_s_openssl_alone(tmp_path: Path, keys: Path) -> None:
-    """hashlib would load the system's libcrypto beside cryptography's own (3 ms of a signed run)."""
-    imported = _imported(tmp_path, "--out", "results.jsonl", "--sign", f"{keys}.key")
-    assert "cryptography.hazmat.primitives.hashes" in imported
-    assert sorted(m for m in imported if m in ("hashlib", "_hashlib")) == []
