@@ -163,3 +163,23 @@ async def test_a_reviewer_the_queue_has_nothing_for_is_told_why(tmp_path: Path) 
         assert again.nothing_left_said.startswith("Nothing in the queue for you now: other reviewers")
         await pilot.press("q")
     assert "your 3 review(s) are in. Thank you!" in nothing_left(Progress(3, 5, 6))
+
+
+async def test_a_reviewer_never_sees_another_reviewers_decisions(queue_url: str) -> None:
+    """Blind: ann finishes item 1; bob, given item 1 next, sees it untouched, and none of her decisions."""
+    queue_of_two(queue_url)
+    ann: Any = _app(args(queue_url, "ann"))
+    async with ann.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: ann.current is not None and ann.session.evaluation_finished)
+        await pilot.press("d", "A")  # discard the first proposal, accept the rest: item 1 is done
+        await wait_until(pilot, lambda: len(ann.session.items) == 2)
+        await pilot.press("q")
+    assert [action for item, _, action in stored(queue_url, "ann") if item == 1][:1] == ["discard"]
+    bob: Any = _app(args(queue_url, "bob"))
+    async with bob.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: bob.current is not None and bob.session.evaluation_finished)
+        assert bob.session.items[bob.current].source.startswith("#1 ")
+        assert bob.session.status(bob.current) == "pending"
+        assert bob.session.book.of(bob.session.items[bob.current].source) == {}
+        assert "discard" not in bob.status_text().plain and "ann" not in bob.status_text().plain
+        await pilot.press("q")
