@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
-import time
-import uuid
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from evalkit.engine.config import analyze
 from evalkit.services.inputs.read import read_inputs
 from evalkit.tui.journal import Journal
 from evalkit.tui.model import ReviewSession
+from tests.tui.test_tmux import Tmux, wait_for_file
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -134,27 +134,14 @@ def _run_in_a_terminal(command: str, cwd: Path) -> None:
     """Run the reviewer app in tmux, wait for its first screen, press q; it must exit 0."""
     if shutil.which("tmux") is None:  # tasks.py installs it where it can (Debian, as root)
         pytest.fail("the reviewer's example runs in a real terminal and needs tmux: apt-get install tmux")
-    socket, code_file = f"evalkit-help-{uuid.uuid4().hex[:8]}", cwd / "review.code"
-    tmux = ["tmux", "-L", socket]
-    shell = f"unset COLUMNS LINES; export PATH={BIN}:$PATH; {command}; echo $? > {code_file}"
-    subprocess.run([*tmux, "new-session", "-d", "-x", "120", "-y", "40", "-c", str(cwd), shell], check=True)
+    code_file = cwd / "review.code"
+    terminal = Tmux()  # the reviewer app's own tmux tests' driver: it removes its socket when stopped
     try:
-        _wait(lambda: "samples" in _screen(tmux), "the reviewer's first screen", tmux)
-        subprocess.run([*tmux, "send-keys", "q"], check=True)
-        _wait(code_file.exists, "the reviewer to quit", tmux)
-        assert code_file.read_text().strip() == "0"
+        terminal.start(
+            f"cd {shlex.quote(str(cwd))} && export PATH={BIN}:$PATH; {command}; echo $? > {code_file}"
+        )
+        terminal.wait_for(lambda screen: "samples" in screen, "the reviewer's first screen")
+        terminal.keys("q")
+        assert wait_for_file(code_file, lambda text: text.strip() != "").strip() == "0"
     finally:
-        subprocess.run([*tmux, "kill-server"], capture_output=True)
-
-
-def _screen(tmux: list[str]) -> str:
-    return subprocess.run([*tmux, "capture-pane", "-p"], capture_output=True, text=True).stdout
-
-
-def _wait(ready: object, what: str, tmux: list[str]) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if ready():  # type: ignore[operator]
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}; the screen shows:\n{_screen(tmux)}")
+        terminal.stop()
