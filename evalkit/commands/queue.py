@@ -11,18 +11,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import re
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evalkit.services.usage import UsageProblem
 
 if TYPE_CHECKING:
-    from evalkit.services.queue.store import QueueStore, Settings
-    from evalkit.services.queue.url import QueueURL
+    from evalkit.services.queue.store import QueueStore
 
 DEFAULT_PER_ITEM = 2
 DEFAULT_LEASE = "30m"
@@ -101,7 +98,7 @@ def _open(url: str) -> QueueStore:
 
 def _init(args: argparse.Namespace) -> int:
     from evalkit.engine.config import analyze
-    from evalkit.services.queue.backend import open_database
+    from evalkit.services.queue.backend import Database, create_sqlite, open_database
     from evalkit.services.queue.roles import create_roles
     from evalkit.services.queue.schema import migrate
     from evalkit.services.queue.store import QueueStore, Settings
@@ -124,7 +121,12 @@ def _init(args: argparse.Namespace) -> int:
     settings = Settings(
         args.per_item, settings_of, args.calibration, config.config_hash, str(folder.resolve())
     )
-    if url.kind == "sqlite" and not Path(url.target).exists() and _create_sqlite(url, settings):
+
+    def build(db: Database) -> None:
+        migrate(db)
+        QueueStore(db).write_settings(settings)
+
+    if url.kind == "sqlite" and not Path(url.target).exists() and create_sqlite(url, build):
         print(f"{url.shown}: created ({args.per_item} reviewers per item)", file=sys.stderr)
         return 0
     db = open_database(url, create=True)
@@ -148,38 +150,6 @@ def _init(args: argparse.Namespace) -> int:
     )
     print(f"{url.shown}: {said}", file=sys.stderr)
     return 0
-
-
-def _create_sqlite(url: QueueURL, settings: Settings) -> bool:
-    """Build a whole new queue file beside `url` and link it into place, so that no one ever sees it half
-    made and two leads racing make one queue; False when another lead's file got there first."""
-    from evalkit.services.queue.backend import open_database
-    from evalkit.services.queue.schema import migrate
-    from evalkit.services.queue.store import QueueStore
-
-    target = Path(url.target)
-    scratch = target.with_name(f".{target.name}.init-{os.getpid()}")
-    try:
-        db = open_database(replace(url, target=str(scratch)), create=True)
-        try:
-            migrate(db)
-            QueueStore(db).write_settings(settings)
-        finally:
-            db.close()
-        try:
-            os.link(scratch, target)
-        except FileExistsError:
-            return False
-        except OSError as exc:
-            raise UsageProblem(f"{url.shown}: cannot create the queue: {exc.strerror or exc}") from None
-        return True
-    finally:
-        _remove_sqlite(scratch)
-
-
-def _remove_sqlite(path: Path) -> None:
-    for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-        name.unlink(missing_ok=True)
 
 
 def _settings_checks(args: argparse.Namespace) -> float:

@@ -15,7 +15,8 @@ import os
 import random
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +135,40 @@ class SqliteDatabase(Database):
     def table_names(self) -> set[str]:
         rows = self.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
         return {row[0] for row in rows}
+
+
+def create_sqlite(url: QueueURL, build: Callable[[Database], object]) -> bool:
+    """A new SQLite queue at `url`: made whole by `build` in a scratch file beside it, then linked into
+    place, so that no one ever sees it half made and of two leads racing, one makes it. False when a file
+    got there first (another lead's); the scratch file goes either way, and those of killed inits with it."""
+    from evalkit.services.outputs.atomic import orphans, stamped_name
+
+    target = Path(url.target)
+    prefix = f".{target.name}."
+    for orphan in orphans(target.parent, prefix, ".init"):
+        _remove_sqlite(orphan)
+    scratch = target.parent / stamped_name(prefix, ".init")
+    try:
+        db = SqliteDatabase(replace(url, target=str(scratch)), create=True)
+        try:
+            build(db)
+        finally:
+            db.close()
+        try:
+            os.link(scratch, target)
+        except FileExistsError:
+            return False
+        except OSError as exc:
+            raise QueueError(f"{url.shown}: cannot create the queue: {exc.strerror or exc}") from None
+        return True
+    finally:
+        _remove_sqlite(scratch)
+
+
+def _remove_sqlite(path: Path) -> None:
+    """A SQLite file and its write-ahead log and shared-memory index."""
+    for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        name.unlink(missing_ok=True)
 
 
 def _refuse_non_sqlite(path: Path, url: QueueURL) -> None:
