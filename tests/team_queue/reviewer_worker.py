@@ -18,7 +18,8 @@ from evalkit.services.queue import LeaseLost
 from evalkit.services.queue.store import QueueStore
 
 
-def entry(target: str, action: str, value: object, step: int) -> dict[str, object]:
+def entry(target: str, action: str, value: object = None, step: int = 1) -> dict[str, object]:
+    """A journal entry with a new decision id (the store keeps each id once); the queue tests' too."""
     return {
         "id": uuid.uuid4().hex,
         "ts": "2026-12-04T10:00:00Z",

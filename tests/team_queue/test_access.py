@@ -11,22 +11,9 @@ from evalkit.services.queue import QueueError
 from evalkit.services.queue.store import QueueStore
 from tests.team_queue.conftest import CONFIG, REPO, evalkit, init_queue
 from tests.team_queue.postgres import Server
+from tests.team_queue.reviewer_worker import entry
 
 SAMPLE = str(REPO / "samples" / "01_algorithms_graphs_complete.json")
-
-
-def done(item_id: int) -> list[dict[str, object]]:
-    return [
-        {
-            "id": uuid.uuid4().hex,
-            "ts": "t",
-            "target": "status",
-            "action": "done",
-            "value": None,
-            "note": None,
-            "step": 1,
-        }
-    ]
 
 
 def test_reviewer_and_lead_roles(postgres: Server, pg_url: str) -> None:
@@ -43,7 +30,7 @@ def test_reviewer_and_lead_roles(postgres: Server, pg_url: str) -> None:
     ann = QueueStore.open(postgres.url(database, password="pw-ann", user="ann"))
     claimed = ann.claim("ann")
     assert claimed is not None
-    ann.record("ann", claimed.item_id, done(claimed.item_id))
+    ann.record("ann", claimed.item_id, [entry("status", "done")])
     for name, role in (("bob", "review"), ("ann", "adjudication")):  # in another's name; the lead's part
         with pytest.raises(QueueError, match="row-level security"):
             ann.db.execute(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 from pathlib import Path
 
 import pytest
@@ -13,22 +12,11 @@ import pytest
 from evalkit.services.queue import LeaseLost, QueueError
 from evalkit.services.queue.store import QueueStore
 from tests.team_queue.conftest import init_queue
+from tests.team_queue.reviewer_worker import entry
 
 
 def items(count: int, start: int = 0) -> list[tuple[str, str, str]]:
     return [(f"{n:064x}", f"s{n}.json", json.dumps({"n": n})) for n in range(start, start + count)]
-
-
-def entry(target: str, action: str, value: object = None, step: int = 1) -> dict[str, object]:
-    return {
-        "id": uuid.uuid4().hex,
-        "ts": "2026-12-04T10:00:00Z",
-        "target": target,
-        "action": action,
-        "value": value,
-        "note": None,
-        "step": step,
-    }
 
 
 @pytest.fixture
