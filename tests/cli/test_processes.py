@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -111,6 +112,14 @@ class Run:
     def _close_feed(self) -> None:
         with contextlib.suppress(OSError):  # nobody reads any more
             self.feed.close()
+
+
+def _end_left_behind(process: subprocess.Popen[Any], workers: list[int]) -> None:
+    """Kill the command and its workers should a test leave them running on big.jsonl, and reap it."""
+    for pid in [process.pid, *workers]:
+        if alive(pid) and _runs_on(pid, Path("big.jsonl")):
+            os.kill(pid, signal.SIGKILL)
+    process.wait()
 
 
 def _runs_on(pid: int, fifo: Path) -> bool:
@@ -430,10 +439,7 @@ def test_sigterm_while_workers_write_into_the_output_removes_it(tmp_path: Path) 
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=DEADLINE_S)
     finally:
-        for pid in [process.pid, *workers]:
-            if alive(pid) and _runs_on(pid, Path("big.jsonl")):
-                os.kill(pid, signal.SIGKILL)
-        process.wait()
+        _end_left_behind(process, workers)
     assert process.returncode == 128 + signal.SIGTERM
     assert err.endswith("terminated\n") and "Traceback" not in err
     wait_for(lambda: not any(alive(pid) for pid in workers), "the workers to end")
@@ -485,10 +491,7 @@ def test_a_run_into_redirected_stdout_interrupted_half_way_leaves_a_prefix_witho
             process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=DEADLINE_S)
     finally:
-        for pid in [process.pid, *workers]:
-            if alive(pid) and _runs_on(pid, Path("big.jsonl")):
-                os.kill(pid, signal.SIGKILL)
-        process.wait()
+        _end_left_behind(process, workers)
     assert process.returncode == (130 if signum == signal.SIGINT else 128 + signal.SIGTERM), err
     cut = cut_path.read_bytes()
     assert b"\0" not in cut and cut.endswith(b"\n") and whole.startswith(cut)
@@ -518,10 +521,7 @@ def test_a_worker_killed_while_writing_into_redirected_stdout_leaves_a_prefix_wi
         os.kill(workers[0], signal.SIGKILL)
         _, err = process.communicate(timeout=DEADLINE_S)
     finally:
-        for pid in [process.pid, *workers]:
-            if alive(pid) and _runs_on(pid, Path("big.jsonl")):
-                os.kill(pid, signal.SIGKILL)
-        process.wait()
+        _end_left_behind(process, workers)
     assert process.returncode == 2 and "a worker process died" in err and "Traceback" not in err, err
     cut = cut_path.read_bytes()
     assert b"\0" not in cut and whole.startswith(cut) and (cut == b"" or cut.endswith(b"\n"))

@@ -93,15 +93,21 @@ def test_sarif_describes_the_warning(workspace: Path, reviewer: Any, evalkit: An
     }
 
 
-def test_a_glob_over_folders_reads_the_journals_in_them_not_the_folders(
-    workspace: Path, reviewer: Any, evalkit: Any
-) -> None:
+def _archived(workspace: Path, reviewer: Any) -> Path:
+    """Two reviewers' journals that discard the penalty rule, moved into reviews/2026-11/."""
     reviewer("ana", discard_penalty)
     reviewer("ben", discard_penalty)
     archive = workspace / "reviews" / "2026-11"
     archive.mkdir(parents=True)
     for journal in workspace.glob("*.decisions.jsonl"):
         journal.rename(archive / journal.name)
+    return archive
+
+
+def test_a_glob_over_folders_reads_the_journals_in_them_not_the_folders(
+    workspace: Path, reviewer: Any, evalkit: Any
+) -> None:
+    _archived(workspace, reviewer)
     done = evalkit("check", "config_samples", "--journals", str(workspace / "reviews" / "**" / "*.jsonl"))
     assert done.returncode == 0, done.stderr
     every = evalkit("check", "config_samples", "--journals", str(workspace / "reviews" / "**"))
@@ -113,12 +119,7 @@ def test_a_recursive_glob_over_folders_that_link_to_themselves_ends(
     workspace: Path, reviewer: Any, evalkit: Any
 ) -> None:
     """`reviews/**` over a folder holding two links to itself: the glob module never ended."""
-    reviewer("ana", discard_penalty)
-    reviewer("ben", discard_penalty)
-    archive = workspace / "reviews" / "2026-11"
-    archive.mkdir(parents=True)
-    for journal in workspace.glob("*.decisions.jsonl"):
-        journal.rename(archive / journal.name)
+    archive = _archived(workspace, reviewer)
     (archive / "again").symlink_to(archive)
     (archive / "and-again").symlink_to(archive)
     done = evalkit("check", "config_samples", "--journals", str(workspace / "reviews" / "**" / "*.jsonl"))
